@@ -1,0 +1,10 @@
+"""fgrad: differentiate NumPy and CuPy programs."""
+from . import numpy  # noqa: F401  (attaches operators to traced values)
+from .backend import Device, device
+from .ir.graph import Graph, make_graph
+from .ops.stop_gradient import stop_gradient
+from .transforms.forward import jvp, linearize
+from .transforms.reverse import grad, value_and_grad, vjp
+
+__version__ = "0.1.0"
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "stop_gradient", "device", "Device", "make_graph", "Graph"]

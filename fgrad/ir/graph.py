@@ -1,0 +1,151 @@
+"""The Graph: the tape of one traced call, for reading, printing and export.
+
+`fgrad.make_graph(f)(*args)` records every primitive applied to traced values, in
+execution order. Printing gives one line per node; `to_networkx()` and `to_dot()`
+export it (networkx is imported only here, never on the hot path).
+"""
+import numpy as np
+
+from .value import concrete
+
+__all__ = ["Graph", "make_graph"]
+
+
+def _aval(value):
+    c = concrete(value)
+    dtype = getattr(c, "dtype", None)
+    if dtype is None:
+        return type(c).__name__
+    return f"{dtype}[{','.join(str(d) for d in np.shape(c))}]"
+
+
+def _param_text(value):
+    if hasattr(value, "shape") and np.ndim(value) > 0:
+        return f"<{_aval(value)}>"
+    if isinstance(value, tuple) and any(hasattr(v, "shape") and np.ndim(v) > 0 for v in value):
+        return "(" + ", ".join(_param_text(v) for v in value) + ")"
+    return repr(value)
+
+
+class Graph:
+    """Inputs, nodes in execution order, and outputs of one traced call."""
+
+    def __init__(self, inputs, nodes, outputs, input_labels):
+        self.inputs = inputs        # Leaf per differentiated input leaf
+        self.nodes = nodes          # Node per recorded primitive application
+        self.outputs = outputs      # per output leaf: (node, index) or None for a constant
+        self.input_labels = input_labels
+        self._names = {}
+        for k, leaf in enumerate(inputs):
+            self._names[(leaf, 0)] = f"%in{k}"
+        for k, node in enumerate(nodes):
+            outs = node.out if node.prim.multiple_results else (node.out,)
+            for j in range(len(outs)):
+                self._names[(node, j)] = f"%{k}" if len(outs) == 1 else f"%{k}.{j}"
+        self._by_value = {id(node.out): self._names[(node, 0)] for node in nodes if not node.prim.multiple_results}
+
+    def name_of(self, tracer_or_value):
+        """The %name of a value on this tape, or a description of a constant."""
+        node = getattr(tracer_or_value, "node", None)
+        if node is not None and (node, tracer_or_value.index) in self._names:
+            return self._names[(node, tracer_or_value.index)]
+        if id(tracer_or_value) in self._by_value:
+            return self._by_value[id(tracer_or_value)]
+        c = tracer_or_value
+        if np.ndim(c) == 0 and isinstance(c, (int, float, np.number)):
+            return repr(c.item() if hasattr(c, "item") else c)
+        return f"const:{_aval(c)}"
+
+    def _node_line(self, k, node):
+        args = [self.name_of(t if t is not None else p) for t, p in zip(node.inputs, node.primals)]
+        params = ", ".join(f"{key}={_param_text(v)}" for key, v in node.params.items())
+        outs = node.out if node.prim.multiple_results else (node.out,)
+        lhs = ", ".join(f"{self._names[(node, j)]}:{_aval(o)}" for j, o in enumerate(outs))
+        return f"{lhs} = {node.prim.name}({', '.join(args)}{'; ' + params if params else ''})"
+
+    def __str__(self):
+        lines = ["graph(" + ", ".join(f"%in{k}:{_aval(leaf_value)} ({label})" for k, (label, leaf_value)
+                                       in enumerate(zip(self.input_labels, self._input_values))) + ") {"]
+        lines += ["  " + self._node_line(k, node) for k, node in enumerate(self.nodes)]
+        outs = [self._names.get(o, "?") if o is not None else "const" for o in self.outputs]
+        lines.append(f"  return {', '.join(outs)}")
+        lines.append("}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def primitives(self):
+        """Names of the primitives on the tape, in order."""
+        return [node.prim.name for node in self.nodes]
+
+    def to_networkx(self):
+        """A networkx.DiGraph: one vertex per input and node, edges along data flow."""
+        import networkx as nx
+        g = nx.DiGraph()
+        for k, leaf in enumerate(self.inputs):
+            g.add_node(f"%in{k}", kind="input", label=self.input_labels[k], aval=_aval(self._input_values[k]))
+        for k, node in enumerate(self.nodes):
+            name = self._names[(node, 0)].split(".")[0]
+            outs = node.out if node.prim.multiple_results else (node.out,)
+            g.add_node(name, kind="op", prim=node.prim.name, params={key: _param_text(v) for key, v in node.params.items()},
+                       avals=[_aval(o) for o in outs], index=k)
+            for pos, t in enumerate(node.inputs):
+                if t is not None:
+                    src = self._names[(t.node, t.index)].split(".")[0]
+                    g.add_edge(src, name, argnum=pos, output=t.index)
+                elif id(node.primals[pos]) in self._by_value:
+                    g.add_edge(self._by_value[id(node.primals[pos])], name, argnum=pos, output=0)
+        for j, o in enumerate(self.outputs):
+            g.add_node(f"%out{j}", kind="output")
+            if o is not None:
+                g.add_edge(self._names[o].split(".")[0], f"%out{j}", argnum=0, output=o[1])
+        return g
+
+    def to_dot(self):
+        """Graphviz DOT text of the graph."""
+        g = self.to_networkx()
+        lines = ["digraph fgrad {", "  rankdir=TB;", '  node [fontname="monospace"];']
+        for name, data in g.nodes(data=True):
+            if data["kind"] == "input":
+                label, shape = f"{name}\\n{data['label']}\\n{data['aval']}", "ellipse"
+            elif data["kind"] == "output":
+                label, shape = name, "plaintext"
+            else:
+                label, shape = f"{name} = {data['prim']}\\n{' '.join(data['avals'])}", "box"
+            lines.append(f'  "{name}" [label="{label}", shape={shape}];')
+        for a, b, data in g.edges(data=True):
+            lines.append(f'  "{a}" -> "{b}" [label="{data["argnum"]}"];')
+        lines.append("}")
+        return "\n".join(lines)
+
+
+def make_graph(fun):
+    """`make_graph(f)(*args)` -> the Graph of one call of f (every float leaf of args is traced)."""
+    def graph_of(*args, **kwargs):
+        from ..ops.primitive import new_trace
+        from ..transforms import trees
+        from ..transforms.reverse import VJPTrace, VJPTracer, trace_inputs
+        leaves, treedef = trees.flatten(args)
+        labels = trees.leaf_labels(treedef, "args")
+        floating = [hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating)
+                    or isinstance(x, float) for x in leaves]
+        with new_trace(VJPTrace, "make_graph") as trace:
+            trace.tape = []
+            traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
+                                  [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
+            it = iter(traced)
+            ins = [next(it) if f else x for x, f in zip(leaves, floating)]
+            out = fun(*trees.unflatten(treedef, ins), **kwargs)
+        out_leaves, _ = trees.flatten(out)
+        outputs = [(o.node, o.index) if isinstance(o, VJPTracer) and o._trace is trace else None for o in out_leaves]
+        graph = Graph([t.node for t in traced], trace.tape, outputs, [t.node.label for t in traced])
+        graph._input_values = [t.primal for t in traced]
+        graph.output_values = [trees.primal_of(o, trace) for o in out_leaves]
+        return graph
+    return graph_of

@@ -1,0 +1,80 @@
+"""Traced values. A `Tracer` belongs to exactly one trace and wraps its primal.
+
+Tracing is eager: the primal is a concrete array (or a value of the enclosing trace),
+so `float(x)`, `bool(x > 0)`, `x.shape` and `len(x)` work and Python control flow may
+differ from call to call. Operators and NumPy-style methods are attached by
+`fgrad.numpy`, which owns the ops they call.
+"""
+import numpy as np
+
+__all__ = ["Tracer", "concrete"]
+
+
+def concrete(x):
+    """The concrete array beneath any number of traced levels."""
+    while isinstance(x, Tracer):
+        x = x.primal
+    return x
+
+
+class Tracer:
+    """A value under a transform: `_trace` owns it, `primal` is its value one level down."""
+
+    __slots__ = ("_trace", "primal")
+    __array_priority__ = 1000  # NumPy defers binary operators to us
+
+    @property
+    def shape(self):
+        return np.shape(concrete(self.primal))
+
+    @property
+    def dtype(self):
+        return concrete(self.primal).dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def device(self):
+        from ..backend import device_of
+        return device_of(concrete(self))
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d traced value")
+        return shape[0]
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __float__(self):
+        return float(concrete(self))
+
+    def __int__(self):
+        return int(concrete(self))
+
+    def __complex__(self):
+        return complex(concrete(self))
+
+    def __bool__(self):
+        return bool(concrete(self))
+
+    def __index__(self):
+        return concrete(self).__index__()
+
+    __hash__ = None  # like ndarray: comparison returns arrays
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"fgrad: converting a traced value of {self._trace.transform} (shape {self.shape}, "
+            f"dtype {self.dtype}) to a NumPy array would drop its derivative; call the NumPy "
+            f"function on it directly (fgrad handles it) or use fgrad.stop_gradient(x)")
+
+    def __repr__(self):
+        return f"Traced<{self._trace.transform}>({concrete(self)!r})"

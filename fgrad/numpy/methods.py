@@ -1,0 +1,88 @@
+"""Operators and NumPy-style methods of traced values (attached to `Tracer`).
+
+Operators bind primitives directly (one call less on the hot path); methods reuse
+the NumPy-compatible functions of this package.
+"""
+from ..ir.value import Tracer, concrete
+from ..ops import elementwise as ew
+from ..ops.primitive import bind
+from . import _core as fnp
+
+_NO_PARAMS = {}
+
+
+def _binary(prim):
+    def op(self, other):
+        return bind(prim, (self, other), _NO_PARAMS)
+
+    def rop(self, other):
+        return bind(prim, (other, self), _NO_PARAMS)
+    return op, rop
+
+
+def _unary(prim):
+    return lambda self: bind(prim, (self,), _NO_PARAMS)
+
+
+def _matmul(a, b):
+    from .linalg import matmul
+    return matmul(a, b)
+
+
+def install(cls=Tracer):
+    """Attach operators and methods to `cls`."""
+    for name, prim in [("add", ew.add), ("sub", ew.subtract), ("mul", ew.multiply), ("truediv", ew.divide),
+                       ("pow", ew.power), ("mod", ew.remainder), ("floordiv", ew.floor_divide)]:
+        op, rop = _binary(prim)
+        setattr(cls, f"__{name}__", op)
+        setattr(cls, f"__r{name}__", rop)
+    for name, prim in [("eq", ew.equal), ("ne", ew.not_equal), ("lt", ew.less), ("le", ew.less_equal),
+                       ("gt", ew.greater), ("ge", ew.greater_equal)]:
+        setattr(cls, f"__{name}__", _binary(prim)[0])
+    cls.__neg__ = _unary(ew.negative)
+    cls.__abs__ = _unary(ew.absolute)
+    cls.__pos__ = lambda self: self
+    cls.__matmul__ = lambda self, other: _matmul(self, other)
+    cls.__rmatmul__ = lambda self, other: _matmul(other, self)
+    cls.__getitem__ = fnp.getitem
+    cls.__setitem__ = _setitem
+    cls.T = property(lambda self: fnp.transpose(self))
+    cls.mT = property(lambda self: fnp.swapaxes(self, -1, -2))
+    cls.real = property(lambda self: self)
+    for name in ("sum", "mean", "var", "std", "prod", "max", "min", "ptp", "cumsum", "cumprod", "argmax",
+                 "argmin", "argsort", "ravel", "transpose", "swapaxes", "squeeze", "diagonal", "trace",
+                 "repeat", "take", "clip", "round", "nonzero", "any", "all", "astype", "copy"):
+        setattr(cls, name, getattr(fnp, name))
+    cls.reshape = lambda self, *shape, **kw: fnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
+    cls.flatten = lambda self, order="C": fnp.ravel(self, order)
+    cls.dot = lambda self, other: _matmul_dot(self, other)
+    cls.conj = cls.conjugate = lambda self: self
+    cls.item = lambda self, *args: concrete(self).item(*args)
+    cls.tolist = lambda self: concrete(self).tolist()
+    cls.sort = lambda self, axis=-1: _immutable("sort")
+    cls.fill = lambda self, value: _immutable("fill")
+    for name in ("iadd", "isub", "imul", "itruediv", "ipow"):
+        setattr(cls, f"__{name}__", _inplace_binary(name))
+
+
+def _matmul_dot(a, b):
+    from .linalg import dot
+    return dot(a, b)
+
+
+def _immutable(what):
+    raise TypeError(f"fgrad: traced values are immutable, so .{what}() is not supported; "
+                    f"use the functional form (e.g. fnp.sort(x)) instead")
+
+
+def _setitem(self, index, value):
+    raise TypeError("fgrad: traced values are immutable; instead of x[i] = v, build a new array, e.g. with "
+                    "fnp.where(mask, v, x) or fnp.concatenate")
+
+
+def _inplace_binary(name):
+    # x += y on an immutable value rebinds the name to a new traced value, as for Python numbers.
+    return lambda self, other: getattr(self, f"__{name[1:]}__")(other)
+
+
+install()

@@ -1,0 +1,48 @@
+"""Undoing broadcasting, once, for every rule.
+
+Note [cotangents fit their primal]: a vjp rule may return a cotangent in the broadcast
+shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input's shape
+and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out.
+"""
+import numpy as np
+
+from ..backend import array_module
+from ..ir.value import concrete
+from .elementwise import add, convert  # noqa: F401  (add is the engine's accumulator)
+from .reductions import reduce_sum
+from .shape import reshape
+
+__all__ = ["unbroadcast", "fit_cotangent", "zeros_like_value", "add"]
+
+
+def unbroadcast(g, shape):
+    """Sum `g` over the axes that broadcasting added or stretched to reach `shape`."""
+    gshape = g.shape
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if axes:
+        g = reduce_sum(g, axis=axes, keepdims=False)
+    return reshape(g, shape=shape) if g.shape != tuple(shape) else g
+
+
+def fit_cotangent(g, primal, prim=None, argnum=None):
+    """`g` summed to `primal`'s shape and cast to its dtype (primals that carry gradient are arrays)."""
+    if not hasattr(g, "dtype"):
+        g = np.asarray(g)
+    shape = primal.shape
+    if g.shape != shape:
+        try:
+            g = unbroadcast(g, shape)
+        except (ValueError, IndexError):
+            where = f" for argument {argnum} of {prim.name}" if prim is not None else ""
+            raise ValueError(f"fgrad: a vjp rule{where} returned a cotangent of shape {g.shape}, "
+                             f"which does not broadcast to the primal's shape {shape}") from None
+    if g.dtype != primal.dtype:
+        g = convert(g, dtype=primal.dtype)
+    return g
+
+
+def zeros_like_value(value):
+    """A concrete zero array of `value`'s shape and dtype."""
+    c = concrete(value)
+    return array_module(c).zeros(np.shape(c), dtype=getattr(c, "dtype", np.float64))

@@ -1,0 +1,174 @@
+"""Elementwise primitives: NumPy ufuncs and their derivatives, one line each.
+
+`defderiv(prim, *partials)` declares d(out)/d(arg_i) once and derives both rules from
+it: vjp = g * partial, jvp = t * partial. ONE and NEG mark the linear cases so they cost
+no multiply. Broadcasting is undone centrally (ops/broadcasting.py), not here.
+"""
+import numpy as np
+
+from .primitive import Primitive
+
+ONE, NEG = "one", "neg"
+
+
+def _rules(partial):
+    if partial is None:
+        return None, None
+    if partial is ONE:
+        return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
+    if partial is NEG:
+        return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
+    return (lambda g, ans, *args: g * partial(ans, *args)), (lambda t, ans, *args: t * partial(ans, *args))
+
+
+def defderiv(prim, *partials):
+    """Declare the partial derivative of `prim` with respect to each argument."""
+    pairs = [_rules(p) for p in partials]
+    prim.defvjp(*(v for v, _ in pairs))
+    prim.defjvp(*(j for _, j in pairs))
+    return prim
+
+
+def ufunc(name, fn, *partials):
+    """A primitive backed by a NumPy ufunc (CuPy arrays dispatch through __array_ufunc__)."""
+    prim = Primitive(name, fn)
+    return defderiv(prim, *partials) if partials else prim
+
+
+# ---- linear and arithmetic ----------------------------------------------------------
+negative = ufunc("negative", np.negative, NEG)
+add = ufunc("add", np.add, ONE, ONE)
+subtract = ufunc("subtract", np.subtract, ONE, NEG)
+multiply = ufunc("multiply", np.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
+divide = Primitive("divide", np.true_divide).defvjp(
+    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y).defjvp(
+    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
+
+
+def _pow_dy(ans, x, y):
+    return ans * log(where(x == 0, 1.0, x))  # 0**y has derivative 0 in y for y > 0
+
+
+power = ufunc("power", np.power, lambda ans, x, y: y * x ** (y - 1), _pow_dy)
+square = ufunc("square", np.square, lambda ans, x: 2 * x)
+reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans)
+absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x))
+sqrt = Primitive("sqrt", np.sqrt).defvjp(lambda g, ans, x: g / (2 * ans)).defjvp(lambda t, ans, x: t / (2 * ans))
+cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1 / (3 * ans * ans))
+
+# ---- exponentials and logarithms ----------------------------------------------------
+exp = ufunc("exp", np.exp, lambda ans, x: ans)
+exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0))
+expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1)
+log = Primitive("log", np.log).defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x)
+log2 = ufunc("log2", np.log2, lambda ans, x: 1 / (x * np.log(2.0)))
+log10 = ufunc("log10", np.log10, lambda ans, x: 1 / (x * np.log(10.0)))
+log1p = ufunc("log1p", np.log1p, lambda ans, x: 1 / (1 + x))
+logaddexp = ufunc("logaddexp", np.logaddexp, lambda ans, x, y: exp(x - ans), lambda ans, x, y: exp(y - ans))
+logaddexp2 = ufunc("logaddexp2", np.logaddexp2, lambda ans, x, y: exp2(x - ans), lambda ans, x, y: exp2(y - ans))
+
+# ---- trigonometric and hyperbolic ---------------------------------------------------
+sin = ufunc("sin", np.sin, lambda ans, x: cos(x))
+cos = ufunc("cos", np.cos, lambda ans, x: -sin(x))
+tan = ufunc("tan", np.tan, lambda ans, x: 1 + ans * ans)
+arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1 / sqrt(1 - x * x))
+arccos = ufunc("arccos", np.arccos, lambda ans, x: -1 / sqrt(1 - x * x))
+arctan = ufunc("arctan", np.arctan, lambda ans, x: 1 / (1 + x * x))
+sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x))
+cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x))
+tanh = ufunc("tanh", np.tanh, lambda ans, x: 1 - ans * ans)
+arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1 / sqrt(x * x + 1))
+arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1 / sqrt(x * x - 1))
+arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1 / (1 - x * x))
+arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y))
+hypot = ufunc("hypot", np.hypot, lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+
+
+def _sinc_deriv(ans, x):
+    safe = where(x == 0, 1.0, x)  # sinc is even and smooth: its slope at 0 is 0
+    return where(x == 0, 0.0, (cos(np.pi * safe) - ans) / safe)
+
+
+sinc = ufunc("sinc", np.sinc, _sinc_deriv)
+
+
+# ---- selection: ties split the gradient evenly, as JAX does --------------------------
+def _picked(ans, x, y):
+    """1 where x was picked, 1/2 where x and y tie, else 0 (in x's dtype)."""
+    return where(x == ans, where(x == y, 0.5, 1.0), 0.0).astype(result_dtype(x, y))
+
+
+maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y, x))
+minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x))
+fmax = ufunc("fmax", np.fmax, _picked, lambda ans, x, y: _picked(ans, y, x))
+fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x))
+remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y))
+fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y))
+copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None)
+
+# ---- zero derivative almost everywhere: outputs are never traced ---------------------
+sign = ufunc("sign", np.sign)
+floor = ufunc("floor", np.floor)
+ceil = ufunc("ceil", np.ceil)
+trunc = ufunc("trunc", np.trunc)
+rint = ufunc("rint", np.rint)
+floor_divide = ufunc("floor_divide", np.floor_divide)
+around = Primitive("round", lambda x, decimals=0: np.round(x, decimals))
+
+# ---- non-differentiable: comparisons and predicates ---------------------------------
+equal = ufunc("equal", np.equal)
+not_equal = ufunc("not_equal", np.not_equal)
+less = ufunc("less", np.less)
+less_equal = ufunc("less_equal", np.less_equal)
+greater = ufunc("greater", np.greater)
+greater_equal = ufunc("greater_equal", np.greater_equal)
+logical_and = ufunc("logical_and", np.logical_and)
+logical_or = ufunc("logical_or", np.logical_or)
+logical_xor = ufunc("logical_xor", np.logical_xor)
+logical_not = ufunc("logical_not", np.logical_not)
+isfinite = ufunc("isfinite", np.isfinite)
+isnan = ufunc("isnan", np.isnan)
+isinf = ufunc("isinf", np.isinf)
+signbit = ufunc("signbit", np.signbit)
+
+
+# ---- where: the condition selects, the branches carry gradient -----------------------
+def _select(cond, x, y):
+    from ..backend import array_module
+    return array_module(cond, x, y).where(cond, x, y)
+
+
+select = Primitive("where", _select).defvjp(
+    None, lambda g, ans, c, x, y: where(c, g, 0.0), lambda g, ans, c, x, y: where(c, 0.0, g)).defjvp(
+    None, lambda t, ans, c, x, y: where(c, t, 0.0), lambda t, ans, c, x, y: where(c, 0.0, t))
+
+
+def where(cond, x, y):
+    """`where(cond, x, y)` on traced or plain values."""
+    return select(cond, x, y)
+
+
+def result_dtype(*values):
+    """NumPy's result dtype for `values` (Python scalars are weak, as in NumPy 2)."""
+    return np.result_type(*[v if isinstance(v, (int, float, complex)) else v.dtype for v in values])
+
+
+# ---- dtype conversion ---------------------------------------------------------------
+def _convert(x, dtype):
+    return x.astype(dtype) if hasattr(x, "astype") else np.asarray(x, dtype)
+
+
+convert = Primitive("convert", _convert).defvjp(
+    lambda g, ans, x, dtype: convert(g, dtype=x.dtype)).defjvp(
+    lambda t, ans, x, dtype: convert(t, dtype=dtype))
+
+
+def astype(x, dtype):
+    """Cast; a cast to an integer or boolean dtype has zero derivative."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    if not np.issubdtype(dtype, np.inexact):
+        from ..ir.value import concrete
+        return _convert(concrete(x), dtype)
+    return convert(x, dtype=dtype)

@@ -1,0 +1,161 @@
+"""Primitives and `bind`, the one interception point of every traced op.
+
+A `Primitive` is declared once with its implementation (a single array kernel), its
+per-argument vjp rules and its jvp rule(s). Rules are written in fgrad ops, so an outer
+transform traces them (that is how `grad(grad(f))` works).
+
+Dispatch follows Autodidax part 2: one thread-local *current trace*. `bind` hands the
+op to it; a trace unwraps the values it owns, treats every other value as a constant,
+and asks its parent for the primal result. Every transform call makes a fresh trace,
+so values of different transform calls can never be confused.
+"""
+import threading
+
+from ..ir.value import Tracer
+
+__all__ = ["REGISTRY", "Primitive", "Trace", "EvalTrace", "bind", "current_trace", "new_trace"]
+
+
+REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
+
+
+class Primitive:
+    """A named op: `impl(*arrays, **params)`, its vjp rules and jvp rule(s).
+
+    vjp: tuple with one rule per positional argument, `rule(g, ans, *primals, **params)`
+         returning the cotangent of that argument (or None for a symbolic zero); a None
+         entry means the argument is not differentiable. An empty tuple makes the whole
+         primitive non-differentiable: its outputs are never traced.
+    jvp: tuple with one rule per argument, `rule(t, ans, *primals, **params)` giving that
+         argument's contribution to the output tangent; or `jvp_full(primals, tangents,
+         ans, **params)` when the tangent is not a sum of per-argument terms.
+    """
+
+    __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "multiple_results", "nondiff",
+                 "__weakref__")
+
+    def __init__(self, name, impl, multiple_results=False, register=True):
+        self.name = name
+        self.impl = impl
+        self.vjp = ()
+        self.vjp_all = None
+        self.jvp = ()
+        self.jvp_full = None
+        self.multiple_results = multiple_results
+        self.nondiff = True
+        if register:
+            REGISTRY[name] = self
+
+    def defvjp(self, *rules):
+        self.vjp = rules
+        self.nondiff = False
+        return self
+
+    def defvjp_all(self, rule):
+        """One rule for all arguments: `rule(g, ans, primals, needs, **params)` -> tuple."""
+        self.vjp_all = rule
+        self.nondiff = False
+        return self
+
+    def defjvp(self, *rules):
+        self.jvp = rules
+        self.nondiff = False
+        return self
+
+    def defjvp_full(self, rule):
+        self.jvp_full = rule
+        self.nondiff = False
+        return self
+
+    def __call__(self, *args, **params):
+        return bind(self, args, params)
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+class Trace:
+    """An interpreter of primitives. `parent` runs the primal computation."""
+
+    __slots__ = ("parent", "level", "alive", "transform")
+
+    def __init__(self, parent, transform):
+        self.parent = parent
+        self.level = parent.level + 1 if parent is not None else 0
+        self.alive = True
+        self.transform = transform
+
+    def process(self, prim, args, params):
+        raise NotImplementedError
+
+
+class EvalTrace(Trace):
+    """The bottom trace: runs kernels on concrete arrays."""
+
+    __slots__ = ()
+
+    def process(self, prim, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(prim, a)
+        return prim.impl(*args, **params)
+
+
+def escaped_tracer_error(prim, value):
+    t = value._trace
+    state = "has already returned" if not t.alive else "is not active here"
+    return TypeError(
+        f"fgrad: {prim.name} got a traced value of {t.transform} (shape {value.shape}, "
+        f"dtype {value.dtype}) but that {t.transform} {state}; a traced value must not "
+        f"escape the function being transformed (return it instead, or use stop_gradient)")
+
+
+EVAL = EvalTrace(None, "eval")
+_state = threading.local()
+
+
+def current_trace():
+    """The innermost active trace of this thread."""
+    return getattr(_state, "trace", EVAL)
+
+
+def set_current(trace):
+    """Make `trace` current; returns the previous one (restore it with set_current)."""
+    prev = getattr(_state, "trace", EVAL)
+    _state.trace = trace
+    return prev
+
+
+class new_trace:
+    """Context manager: push a fresh trace of class `cls`; it dies on exit."""
+
+    __slots__ = ("cls", "transform", "trace", "prev")
+
+    def __init__(self, cls, transform):
+        self.cls, self.transform = cls, transform
+
+    def __enter__(self):
+        self.prev = current_trace()
+        self.trace = self.cls(self.prev, self.transform)
+        _state.trace = self.trace
+        return self.trace
+
+    def __exit__(self, *exc):
+        self.trace.alive = False
+        _state.trace = self.prev
+        return False
+
+
+def bind(prim, args, params):
+    """Hand `prim(*args, **params)` to the current trace."""
+    return getattr(_state, "trace", EVAL).process(prim, args, params)
+
+
+def run_under(trace, fn, *args):
+    """Call `fn(*args)` with `trace` current (rules run under a trace's parent)."""
+    prev = getattr(_state, "trace", EVAL)
+    _state.trace = trace
+    try:
+        return fn(*args)
+    finally:
+        _state.trace = prev

@@ -1,0 +1,131 @@
+"""Reductions and scans: sum, max, min, prod, cumsum, cumprod, arg-reductions.
+
+`axis` is always a normalized tuple (or None) by the time a primitive sees it; the
+NumPy-facing wrappers in fgrad.numpy normalize it.
+"""
+import numpy as np
+
+from ..backend import array_module
+from .primitive import Primitive
+
+
+def _keep(g, x, axis, keepdims):
+    """Re-insert the reduced axes of `g` so it broadcasts against `x`."""
+    if keepdims or axis is None and g.ndim == 0:
+        return g
+    from .shape import reshape
+    shape = list(x.shape)
+    for a in (range(len(shape)) if axis is None else axis):
+        shape[a] = 1
+    return reshape(g, shape=tuple(shape))
+
+
+def _expand(g, x, axis, keepdims):
+    from .shape import broadcast_to
+    return broadcast_to(_keep(g, x, axis, keepdims), shape=x.shape)
+
+
+def _sum(x, axis=None, keepdims=False):
+    return array_module(x).sum(x, axis=axis, keepdims=keepdims)
+
+
+reduce_sum = Primitive("sum", _sum).defvjp(
+    lambda g, ans, x, axis, keepdims: _expand(g, x, axis, keepdims)).defjvp(
+    lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
+
+
+def _extremum_share(ans, x, axis, keepdims):
+    """Where x attains the extremum, 1/(number of ties); elsewhere 0 (JAX's convention)."""
+    from .elementwise import equal
+    hits = equal(x, _keep(ans, x, axis, keepdims)).astype(x.dtype)
+    return hits / _keep(_sum(hits, axis=axis, keepdims=keepdims), x, axis, keepdims)
+
+
+def _reduction_by_share(name, fn):
+    prim = Primitive(name, lambda x, axis=None, keepdims=False: fn(array_module(x), x, axis, keepdims))
+    return prim.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
+        lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
+
+
+reduce_max = _reduction_by_share("max", lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims))
+reduce_min = _reduction_by_share("min", lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims))
+
+
+def _prod_of_others(x, axis):
+    """For each element, the product of the other elements of its reduction group.
+
+    Exclusive cumulative products from both ends keep this exact when x has zeros.
+    """
+    from .shape import reshape, transpose, concatenate
+    from ..ir.value import concrete
+    ndim = x.ndim
+    axes = tuple(range(ndim)) if axis is None else axis
+    if not np.any(concrete(x) == 0):
+        return _keep(reduce_prod(x, axis=axes, keepdims=True), x, axes, True) / x
+    kept = tuple(a for a in range(ndim) if a not in axes)
+    perm = kept + tuple(axes)
+    xt = transpose(x, axes=perm)
+    shape_t = xt.shape
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    flat = reshape(xt, shape=shape_t[:len(kept)] + (n,))
+    ones = np.ones(shape_t[:len(kept)] + (1,), dtype=x.dtype)
+    last = len(kept)
+    left = concatenate(ones, cumprod(flat[..., :-1], axis=last), axis=last)
+    right = concatenate(cumprod(flat[..., :0:-1], axis=last)[..., ::-1], ones, axis=last)
+    others = reshape(left * right, shape=shape_t)
+    return transpose(others, axes=tuple(np.argsort(perm)))
+
+
+reduce_prod = Primitive("prod", lambda x, axis=None, keepdims=False: array_module(x).prod(x, axis=axis, keepdims=keepdims))
+reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
+    lambda t, ans, x, axis, keepdims: reduce_sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims))
+
+
+def _reverse_cumsum(g, axis):
+    from .shape import flip
+    return flip(cumsum(flip(g, axis=(axis,)), axis=axis), axis=(axis,))
+
+
+cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis)).defvjp(
+    lambda g, ans, x, axis: _reverse_cumsum(g, axis)).defjvp(
+    lambda t, ans, x, axis: cumsum(t, axis=axis))
+
+
+def _cumprod_vjp(g, ans, x, axis):
+    from ..ir.value import concrete
+    if not np.any(concrete(x) == 0):
+        return _reverse_cumsum(g * ans, axis) / x
+    # With zeros: d out_j / d x_k = prod_{i <= j, i != k} x_i, built as an n-by-n table.
+    from .shape import moveaxis, expand_dims
+    from .elementwise import where
+    n = x.shape[axis]
+    xl = moveaxis(x, axis, -1)
+    eye = np.eye(n, dtype=bool)
+    table = cumprod(where(eye, 1.0, expand_dims(xl, -2)), axis=-1)  # [..., k, j]
+    upper = np.triu(np.ones((n, n), dtype=bool))
+    gl = expand_dims(moveaxis(g, axis, -1), -2)
+    return moveaxis(reduce_sum(where(upper, table, 0.0) * gl, axis=(xl.ndim,), keepdims=False), -1, axis)
+
+
+cumprod = Primitive("cumprod", lambda x, axis: array_module(x).cumprod(x, axis=axis)).defvjp(_cumprod_vjp).defjvp(
+    lambda t, ans, x, axis: _cumprod_jvp(t, ans, x, axis))
+
+
+def _cumprod_jvp(t, ans, x, axis):
+    # d out_j = sum_{k <= j} t_k * prod_{i <= j, i != k} x_i; the vjp's table transposed.
+    from .shape import moveaxis, expand_dims
+    from .elementwise import where
+    from ..ir.value import concrete
+    if not np.any(concrete(x) == 0):
+        return cumsum(t / x, axis=axis) * ans
+    n = x.shape[axis]
+    xl = moveaxis(x, axis, -1)
+    table = cumprod(where(np.eye(n, dtype=bool), 1.0, expand_dims(xl, -2)), axis=-1)
+    upper = np.triu(np.ones((n, n), dtype=bool))
+    tl = expand_dims(moveaxis(t, axis, -1), -1)
+    return moveaxis(reduce_sum(where(upper, table, 0.0) * tl, axis=(xl.ndim - 1,), keepdims=False), -1, axis)
+
+
+argmax = Primitive("argmax", lambda x, axis=None, keepdims=False: array_module(x).argmax(x, axis=axis, keepdims=keepdims))
+argmin = Primitive("argmin", lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
+argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))

@@ -1,0 +1,122 @@
+"""Structural primitives: reshape, transpose, broadcast, concatenate, flip, pad, diagonal.
+
+All are linear, so each jvp applies the op to the tangent and each vjp applies the
+transposed op to the cotangent. Composites (squeeze, moveaxis, stack, tile, ...) live
+in fgrad.numpy and are written with these.
+"""
+import numpy as np
+
+from ..backend import array_module
+from .primitive import Primitive
+
+
+reshape = Primitive("reshape", lambda x, shape: array_module(x).reshape(x, shape))
+reshape.defvjp(lambda g, ans, x, shape: reshape(g, shape=x.shape)).defjvp(
+    lambda t, ans, x, shape: reshape(t, shape=shape))
+
+transpose = Primitive("transpose", lambda x, axes: array_module(x).transpose(x, axes))
+transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes)))).defjvp(
+    lambda t, ans, x, axes: transpose(t, axes=axes))
+
+
+def _unbroadcast_to(g, x):
+    from .broadcasting import unbroadcast
+    return unbroadcast(g, x.shape)
+
+
+broadcast_to = Primitive("broadcast_to", lambda x, shape: array_module(x).broadcast_to(x, shape))
+broadcast_to.defvjp(lambda g, ans, x, shape: _unbroadcast_to(g, x)).defjvp(
+    lambda t, ans, x, shape: broadcast_to(t, shape=shape))
+
+flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis))
+flip.defvjp(lambda g, ans, x, axis: flip(g, axis=axis)).defjvp(lambda t, ans, x, axis: flip(t, axis=axis))
+
+
+def _concatenate(*xs, axis):
+    return array_module(*xs).concatenate(xs, axis=axis)
+
+
+def _concat_piece(g, ans, i, xs, axis):
+    from .indexing import getitem
+    start = sum(x.shape[axis] for x in xs[:i])
+    index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
+    return getitem(g, index=index)
+
+
+def _concat_jvp(primals, tangents, ans, axis):
+    from .broadcasting import zeros_like_value
+    return concatenate(*[zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
+
+
+concatenate = Primitive("concatenate", _concatenate)
+concatenate.defvjp_all(lambda g, ans, xs, needs, axis: tuple(
+    _concat_piece(g, ans, i, xs, axis) if need else None for i, need in enumerate(needs)))
+concatenate.defjvp_full(_concat_jvp)
+
+
+def _pad(x, pad_width, constant):
+    return array_module(x).pad(x, pad_width, mode="constant", constant_values=constant)
+
+
+def _unpad(g, x, pad_width):
+    from .indexing import getitem
+    return getitem(g, index=tuple(slice(lo, lo + n) for (lo, _), n in zip(pad_width, x.shape)))
+
+
+pad_constant = Primitive("pad", _pad)
+pad_constant.defvjp(lambda g, ans, x, pad_width, constant: _unpad(g, x, pad_width)).defjvp(
+    lambda t, ans, x, pad_width, constant: pad_constant(t, pad_width=pad_width, constant=0))
+
+
+def _diagonal(x, offset, axis1, axis2):
+    return array_module(x).diagonal(x, offset, axis1, axis2)
+
+
+def _diag_index(shape, offset, axis1, axis2):
+    """Index of the (offset) diagonal of the last two axes, after moving axis1, axis2 there."""
+    n1, n2 = shape[axis1], shape[axis2]
+    i = np.arange(max(0, -offset), min(n1, n2 - offset))
+    return i, i + offset
+
+
+def _diagonal_scatter(g, shape, offset, axis1, axis2):
+    """Zeros of `shape` whose (offset, axis1, axis2) diagonal is `g`."""
+    xp = array_module(g)
+    out = xp.zeros(shape, dtype=g.dtype)
+    view = xp.moveaxis(out, (axis1, axis2), (-2, -1))
+    rows, cols = _diag_index(shape, offset, axis1, axis2)
+    view[..., rows, cols] = g
+    return out
+
+
+diagonal = Primitive("diagonal", _diagonal)
+diagonal_scatter = Primitive("diagonal_scatter", _diagonal_scatter)
+diagonal.defvjp(lambda g, ans, x, offset, axis1, axis2: diagonal_scatter(
+    g, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
+    lambda t, ans, x, offset, axis1, axis2: diagonal(t, offset=offset, axis1=axis1, axis2=axis2))
+diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
+    g, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
+    lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1, axis2=axis2))
+
+
+# ---- composites used by the rules themselves ----------------------------------------
+def moveaxis(x, source, destination):
+    """np.moveaxis via transpose."""
+    ndim = x.ndim
+    src = [a % ndim for a in np.atleast_1d(source)]
+    dst = [a % ndim for a in np.atleast_1d(destination)]
+    order = [a for a in range(ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, axes=tuple(order)) if order != list(range(ndim)) else x
+
+
+def expand_dims(x, axis):
+    """np.expand_dims via reshape."""
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = x.ndim + len(axes)
+    axes = sorted(a % ndim for a in axes)
+    shape = list(x.shape)
+    for a in axes:
+        shape.insert(a, 1)
+    return reshape(x, shape=tuple(shape))

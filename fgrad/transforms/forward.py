@@ -1,0 +1,152 @@
+"""Forward mode by dual numbers: jvp and linearize.
+
+A `JVPTracer` carries a tangent beside its primal (None is a symbolic zero). Each op
+on the tracers of a fresh `JVPTrace` runs the primitive on the primals through the
+parent trace, then its jvp rule, also under the parent, so an enclosing transform
+sees and differentiates the tangent computation too.
+"""
+from ..ir.value import Tracer
+from ..ops.broadcasting import zeros_like_value
+from ..ops.primitive import Trace, new_trace, set_current
+from ..ops.shape import broadcast_to
+from ..ops.elementwise import convert
+from . import trees
+
+__all__ = ["JVPTrace", "JVPTracer", "jvp", "linearize", "tangent_of"]
+
+
+class JVPTracer(Tracer):
+    """A dual number: `primal` + epsilon * `tangent`."""
+
+    __slots__ = ("tangent",)
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+
+def fit_tangent(t, ans):
+    """Broadcast a tangent contribution to the output's shape and cast it to its dtype."""
+    if t.shape != ans.shape:
+        t = broadcast_to(t, shape=ans.shape)
+    if t.dtype != ans.dtype:
+        t = convert(t, dtype=ans.dtype)
+    return t
+
+
+def tangent_of(prim, primals, tangents, ans, params):
+    """The output tangent of `prim` (a tuple for multiple results); None when zero."""
+    if prim.jvp_full is not None:
+        return prim.jvp_full(primals, tangents, ans, **params)
+    total = None
+    rules = prim.jvp
+    for i, t in enumerate(tangents):
+        if t is not None and rules[i] is not None:
+            c = rules[i](t, ans, *primals, **params)
+            total = c if total is None else total + c
+    return None if total is None else fit_tangent(total, ans)
+
+
+class JVPTrace(Trace):
+    """Propagates tangents alongside primals."""
+
+    __slots__ = ()
+
+    def process(self, prim, args, params):
+        tangents = None
+        for i, a in enumerate(args):
+            if isinstance(a, JVPTracer) and a._trace is self:
+                if tangents is None:
+                    tangents = [None] * len(args)
+                    primals = list(args)
+                tangents[i] = a.tangent
+                primals[i] = a.primal
+        parent = self.parent
+        if tangents is None:
+            return parent.process(prim, args, params)
+        out = parent.process(prim, primals, params)
+        if prim.nondiff:
+            return out
+        prev = set_current(parent)
+        try:
+            t_out = tangent_of(prim, primals, tangents, out, params)
+        finally:
+            set_current(prev)
+        if prim.multiple_results:
+            if t_out is None:
+                return out
+            return tuple(o if t is None else JVPTracer(self, o, t) for o, t in zip(out, t_out))
+        return out if t_out is None else JVPTracer(self, out, t_out)
+
+    def process_custom(self, custom, args):
+        return custom.process_jvp(self, args)
+
+
+def _check_tangents(primals, tangents, transform):
+    p_leaves, p_tree = trees.flatten(primals)
+    labels = trees.leaf_labels(p_tree, "primals")
+    p_leaves = [trees.float_input(x, label, transform) for x, label in zip(p_leaves, labels)]
+    t_leaves = trees.check_cotangent(tangents, p_tree, p_leaves, transform, what="tangent")
+    return p_leaves, t_leaves, p_tree
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """`(fun(*primals), J @ tangents)` by dual numbers."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"jvp: primals and tangents must be tuples (one entry per argument), got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
+    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
+    with new_trace(JVPTrace, "jvp") as trace:
+        ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
+        result = fun(*trees.unflatten(p_tree, ins))
+    out, aux = trees.split_aux(result, has_aux, "jvp")
+    out_leaves, out_tree = trees.flatten(out)
+    primals_out, tangents_out = [], []
+    for o in out_leaves:
+        if isinstance(o, JVPTracer) and o._trace is trace:
+            primals_out.append(o.primal)
+            tangents_out.append(o.tangent)
+        else:
+            primals_out.append(o)
+            tangents_out.append(zeros_like_value(o))
+    pair = (trees.unflatten(out_tree, primals_out), trees.unflatten(out_tree, tangents_out))
+    return pair + (trees.strip_aux(aux, trace),) if has_aux else pair
+
+
+def linearize(fun, *primals):
+    """`(fun(*primals), f_jvp)`: f_jvp(*tangents) applies the Jacobian without re-running fun.
+
+    fun is traced once onto a tape; f_jvp pushes tangents through the recorded nodes'
+    jvp rules, reusing their saved primals.
+    """
+    from .reverse import VJPTrace, VJPTracer, trace_inputs
+    leaves, treedef = trees.flatten(primals)
+    with new_trace(VJPTrace, "linearize") as trace:
+        trace.tape = []
+        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), "linearize")
+        out = fun(*trees.unflatten(treedef, in_tracers))
+    tape = trace.tape
+    out_leaves, out_tree = trees.flatten(out)
+    out_primals = [trees.primal_of(o, trace) for o in out_leaves]
+
+    def f_jvp(*tangents):
+        t_leaves = trees.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], "linearize", "tangent")
+        known = {t.node: [tl] for t, tl in zip(in_tracers, t_leaves)}
+        for node in tape:
+            if node.prim.nondiff:
+                continue
+            ts = [None if t is None else known.get(t.node, (None,) * (t.index + 1))[t.index] for t in node.inputs]
+            if all(t is None for t in ts):
+                continue
+            t_out = tangent_of(node.prim, node.primals, ts, node.out, node.params)
+            known[node] = list(t_out) if node.prim.multiple_results else [t_out]
+        result = []
+        for o, p in zip(out_leaves, out_primals):
+            t = known.get(o.node, [None] * (o.index + 1))[o.index] if isinstance(o, VJPTracer) and o._trace is trace else None
+            result.append(zeros_like_value(p) if t is None else t)
+        return trees.unflatten(out_tree, result)
+
+    return trees.unflatten(out_tree, out_primals), f_jvp

@@ -1,0 +1,136 @@
+"""Reverse mode: the tape-recording trace and vjp / grad / value_and_grad.
+
+Each call makes a fresh `VJPTrace`. Ops on its tracers record a Node (primitive,
+params, input tracers, primal inputs and output) and return a new tracer; ops on
+anything else pass through to the parent trace. The backward engine then walks the
+recorded nodes in reverse (fgrad/engine).
+"""
+import numpy as np
+
+from ..engine.backward import backward
+from ..ir.node import Leaf, Node
+from ..ir.value import Tracer
+from ..ops.primitive import Trace, new_trace
+from . import trees
+
+__all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
+
+
+class VJPTracer(Tracer):
+    """A value recorded on a tape: `node` produced it as output number `index`."""
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, trace, primal, node, index=0):
+        self._trace = trace
+        self.primal = primal
+        self.node = node
+        self.index = index
+
+
+class VJPTrace(Trace):
+    """Records a tape of the primitives applied to its tracers."""
+
+    __slots__ = ("tape",)
+
+    def __init__(self, parent, transform):
+        Trace.__init__(self, parent, transform)
+        self.tape = None  # a list when the caller wants every node (make_graph, linearize)
+
+    def process(self, prim, args, params):
+        inputs = None
+        for i, a in enumerate(args):
+            if isinstance(a, VJPTracer) and a._trace is self:
+                if inputs is None:
+                    inputs = [None] * len(args)
+                    primals = list(args)
+                inputs[i] = a
+                primals[i] = a.primal
+        if inputs is None:
+            return self.parent.process(prim, args, params)
+        out = self.parent.process(prim, primals, params)
+        if prim.nondiff:
+            if self.tape is not None:
+                self.tape.append(Node(prim, params, inputs, primals, out))
+            return out
+        node = Node(prim, params, inputs, primals, out)
+        if self.tape is not None:
+            self.tape.append(node)
+        if prim.multiple_results:
+            return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
+        return VJPTracer(self, out, node)
+
+    def process_custom(self, custom, args):
+        return custom.process_vjp(self, args)
+
+
+def trace_inputs(trace, leaves, labels, transform):
+    """Leaf tracers for the differentiated inputs (checked to be floating point)."""
+    return [VJPTracer(trace, trees.float_input(x, label, transform), Leaf(label)) for x, label in zip(leaves, labels)]
+
+
+def run_vjp(trace, in_tracers, outs, cts, retain_graph):
+    """Cotangents of `in_tracers` given cotangents `cts` of the output leaves `outs`."""
+    roots = [(o.node, o.index, ct) for o, ct in zip(outs, cts)
+             if ct is not None and isinstance(o, VJPTracer) and o._trace is trace]
+    leaves = backward(roots, retain_graph=retain_graph) if roots else {}
+    return [leaves.get(t.node) for t in in_tracers]
+
+
+def vjp(fun, *primals, has_aux=False):
+    """`(fun(*primals), vjp_fun)`; `vjp_fun(cotangent)` returns one cotangent per primal."""
+    leaves, treedef = trees.flatten(primals)
+    with new_trace(VJPTrace, "vjp") as trace:
+        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), "vjp")
+        result = fun(*trees.unflatten(treedef, in_tracers))
+    out, aux = trees.split_aux(result, has_aux, "vjp")
+    aux = trees.strip_aux(aux, trace) if has_aux else None
+    out_leaves, out_tree = trees.flatten(out)
+    out_primals = [trees.primal_of(o, trace) for o in out_leaves]
+
+    def vjp_fun(cotangent):
+        ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, "vjp")
+        grads = run_vjp(trace, in_tracers, out_leaves, ct_leaves, retain_graph=True)
+        return trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
+
+    value = trees.unflatten(out_tree, out_primals)
+    return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
+
+
+def value_and_grad(fun, argnums=0, has_aux=False):
+    """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
+    def value_and_grad_fun(*args, **kwargs):
+        nums = trees.check_argnums(argnums, len(args), "value_and_grad")
+        return _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, "value_and_grad")
+    trees.wraps(value_and_grad_fun, fun, "value_and_grad")
+    return value_and_grad_fun
+
+
+def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
+    diff_args = [args[i] for i in nums]
+    leaves, treedef = trees.flatten(diff_args)
+    with new_trace(VJPTrace, transform) as trace:
+        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
+        traced_args = list(args)
+        for i, a in zip(nums, trees.unflatten(treedef, in_tracers)):
+            traced_args[i] = a
+        result = fun(*traced_args, **kwargs)
+    out, aux = trees.split_aux(result, has_aux, transform)
+    aux = trees.strip_aux(aux, trace) if has_aux else None
+    trees.check_scalar_output(out, transform, fun)
+    value = trees.primal_of(out, trace)
+    one = np.ones((), dtype=value.dtype)[()] if hasattr(value, "dtype") else 1.0
+    grads = run_vjp(trace, in_tracers, [out], [one], retain_graph=False)
+    grads = trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
+    grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+    return ((value, aux), grads) if has_aux else (value, grads)
+
+
+def grad(fun, argnums=0, has_aux=False):
+    """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
+    def grad_fun(*args, **kwargs):
+        nums = trees.check_argnums(argnums, len(args), "grad")
+        value, g = _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, "grad")
+        return (g, value[1]) if has_aux else g
+    trees.wraps(grad_fun, fun, "grad")
+    return grad_fun

@@ -1,0 +1,145 @@
+"""Pytrees in and out of the transforms (optree), and the checks on what users pass.
+
+Every message names the transform, the argument and the shapes/dtypes involved.
+"""
+import functools
+
+import numpy as np
+import optree
+
+from ..ir.value import Tracer
+
+__all__ = ["flatten", "unflatten"]
+
+
+def flatten(tree):
+    """Leaves and structure; None is an empty subtree, as in JAX."""
+    return optree.tree_flatten(tree, none_is_leaf=False)
+
+
+def unflatten(treedef, leaves):
+    return optree.tree_unflatten(treedef, list(leaves))
+
+
+def leaf_labels(treedef, name, nums=None):
+    """Readable labels for the leaves: `args[1]`, `primals[0]['w']`, ..."""
+    paths = treedef.paths()
+    labels = []
+    for path in paths:
+        head, rest = (path[0], path[1:]) if path else (0, ())
+        if nums is not None:
+            head = nums[head]
+        labels.append(f"{name}[{head}]" + "".join(f"[{p!r}]" for p in rest))
+    return labels
+
+
+def _is_float_dtype(dtype):
+    return np.issubdtype(dtype, np.floating)
+
+
+def float_input(x, label, transform):
+    """`x` as a floating-point array or scalar, or a TypeError naming it."""
+    if isinstance(x, Tracer):
+        dtype = x.dtype
+    elif isinstance(x, bool) or isinstance(x, (int, np.integer, np.bool_)):
+        raise TypeError(f"{transform}: can only differentiate with respect to floating-point inputs, "
+                        f"but {label} is the {type(x).__name__} {x!r}; pass a float (e.g. {float(x)!r})")
+    elif isinstance(x, float):
+        return np.float64(x)
+    elif hasattr(x, "dtype") and hasattr(x, "shape"):
+        dtype = x.dtype
+    else:
+        raise TypeError(f"{transform}: {label} is of type {type(x).__name__}, which is not an array, a "
+                        f"Python float or a pytree of them")
+    if not _is_float_dtype(dtype):
+        raise TypeError(f"{transform}: can only differentiate with respect to floating-point inputs, but "
+                        f"{label} has dtype {dtype} and shape {tuple(x.shape)}; cast it, e.g. x.astype(float)")
+    return x
+
+
+def primal_of(value, trace):
+    """Unwrap `value` if it belongs to `trace`."""
+    return value.primal if isinstance(value, Tracer) and value._trace is trace else value
+
+
+def split_aux(result, has_aux, transform):
+    if not has_aux:
+        return result, None
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise TypeError(f"{transform}(..., has_aux=True): the function must return a pair (output, aux), "
+                        f"got {type(result).__name__}")
+    return result[0], result[1]
+
+
+def strip_aux(aux, trace):
+    """aux comes back without this transform's tracing (as in JAX)."""
+    leaves, treedef = flatten(aux)
+    return unflatten(treedef, [primal_of(a, trace) for a in leaves])
+
+
+def check_scalar_output(out, transform, fun):
+    name = getattr(fun, "__name__", "the function")
+    if isinstance(out, (float, int)) and not isinstance(out, bool) and not hasattr(out, "shape"):
+        return
+    shape = getattr(out, "shape", None)
+    dtype = getattr(out, "dtype", None)
+    if shape is None or dtype is None:
+        raise TypeError(f"{transform}: {name} must return a scalar array or float, got {type(out).__name__}")
+    if shape != ():
+        raise TypeError(f"{transform} requires a scalar output, but {name} returned shape {tuple(shape)} "
+                        f"(dtype {dtype}); use jacrev/jacfwd or vjp for non-scalar outputs, or reduce it (e.g. .sum())")
+    if not _is_float_dtype(dtype):
+        raise TypeError(f"{transform} requires a floating-point output, but {name} returned dtype {dtype}")
+
+
+def check_argnums(argnums, nargs, transform):
+    nums = (argnums,) if isinstance(argnums, int) else argnums
+    if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) for n in nums):
+        raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
+    if not nums:
+        raise ValueError(f"{transform}: argnums must not be empty")
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise ValueError(f"{transform}: argnums={argnums!r} but the function was called with {nargs} "
+                             f"positional argument(s)")
+    return tuple(n % nargs for n in nums)
+
+
+def _describe(x):
+    return f"shape {tuple(np.shape(x)) if not hasattr(x, 'shape') else tuple(x.shape)} and dtype {getattr(x, 'dtype', type(x).__name__)}"
+
+
+def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent"):
+    """Flattened `cotangent`, checked against the outputs' structure, shapes and dtypes."""
+    leaves, tree = flatten(cotangent)
+    if tree != out_tree:
+        raise TypeError(f"{transform}: the {what} has structure {tree} but the function's output has "
+                        f"structure {out_tree}")
+    out = []
+    for i, (ct, primal) in enumerate(zip(leaves, out_primals)):
+        if isinstance(ct, (float, int)) and not isinstance(ct, bool):
+            ct = np.asarray(ct, dtype=getattr(primal, "dtype", np.float64))
+        shape_ct = tuple(getattr(ct, "shape", ()))
+        shape_p = tuple(np.shape(primal)) if not hasattr(primal, "shape") else tuple(primal.shape)
+        dtype_p = getattr(primal, "dtype", np.dtype(np.float64))
+        if shape_ct != shape_p or not hasattr(ct, "dtype") or ct.dtype != dtype_p:
+            raise TypeError(f"{transform}: {what} {i} has {_describe(ct)}, but output {i} has "
+                            f"shape {shape_p} and dtype {dtype_p}; they must match")
+        out.append(ct)
+    return out
+
+
+def fill_zeros(values, like):
+    """Replace symbolic zeros (None) by zero arrays shaped like the matching primal."""
+    from ..ops.broadcasting import zeros_like_value
+    return [zeros_like_value(t) if v is None else v for v, t in zip(values, like)]
+
+
+def wraps(wrapper, fun, transform):
+    try:
+        functools.update_wrapper(wrapper, fun)
+    except AttributeError:
+        pass
+    wrapper.__name__ = f"{transform}({getattr(fun, '__name__', 'fun')})"
+    wrapper.__qualname__ = wrapper.__name__
+    return wrapper
