@@ -229,3 +229,7 @@ OPS = [
            ref=lambda x: np.argmin(x, axis=1), differentiable=False),
     custom("argsort", lambda rng: [(distinct(rng, (3, 4)),)], differentiable=False),
 ]
+
+from .op_db_linalg import LINALG_OPS  # noqa: E402  (decompositions, einsum, special functions)
+
+OPS += LINALG_OPS
