@@ -5,6 +5,7 @@ values it traces. `import fgrad.numpy as fnp`.
 """
 import numpy as _np
 
+from . import bridge as _bridge  # noqa: F401  (NumPy's __array_ufunc__/__array_function__ on traced values)
 from . import methods as _methods  # noqa: F401  (attaches operators to traced values)
 from . import linalg
 from ._core import *  # noqa: F401,F403

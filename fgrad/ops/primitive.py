@@ -88,6 +88,10 @@ class Trace:
     def process(self, prim, args, params):
         raise NotImplementedError
 
+    def process_custom(self, custom, args):
+        """A function with a user-defined derivative (custom_vjp, custom_jvp, checkpoint)."""
+        return custom.process_eval(self, args)
+
 
 class EvalTrace(Trace):
     """The bottom trace: runs kernels on concrete arrays."""

@@ -1,0 +1,238 @@
+"""User-defined derivatives: custom_vjp, custom_jvp, and checkpoint.
+
+A custom function is handled by the innermost trace that owns one of its arguments,
+exactly like a primitive: that level uses the user's rule, and the rule's own
+computations (fwd, bwd, the jvp rule) run under the parent trace, so outer levels
+differentiate through them. Under the other mode each rule is transposed or
+linearized with fgrad's own transforms:
+  - jvp of a custom_vjp function: J t is the vjp of the linear map g -> bwd(res, g);
+  - vjp of a custom_jvp function: J^T g is the vjp of the linear map t -> jvp_rule(t).
+"""
+import functools
+
+from ..ir.node import Node
+from ..ir.value import Tracer
+from ..ops.broadcasting import zeros_like_value
+from ..ops.primitive import Primitive, run_under
+from . import trees
+
+__all__ = ["custom_vjp", "custom_jvp", "checkpoint"]
+
+
+def _split_args(args, nondiff_argnums, name):
+    for i in nondiff_argnums:
+        if i >= len(args):
+            raise TypeError(f"{name}: nondiff_argnums={nondiff_argnums} but it was called with {len(args)} arguments")
+    static = tuple(args[i] for i in nondiff_argnums)
+    diff = tuple(a for i, a in enumerate(args) if i not in nondiff_argnums)
+    return static, diff
+
+
+def _merge_args(static, diff, nondiff_argnums):
+    out, s, d = [], iter(static), iter(diff)
+    for i in range(len(static) + len(diff)):
+        out.append(next(s) if i in nondiff_argnums else next(d))
+    return out
+
+
+def _own(leaves, trace, cls):
+    return [isinstance(a, cls) and a._trace is trace for a in leaves]
+
+
+class _CustomBase:
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.prim = Primitive(f"{type(self).__name__}[{getattr(fun, '__name__', 'fun')}]", None,
+                              multiple_results=True, register=False)
+
+    def __call__(self, *args):
+        from ..ops.primitive import current_trace
+        return current_trace().process_custom(self, args)
+
+    def process_eval(self, trace, args):
+        for a in trees.flatten(args)[0]:
+            if isinstance(a, Tracer) and not a._trace.alive:
+                from ..ops.primitive import escaped_tracer_error
+                raise escaped_tracer_error(self.prim, a)
+        return self.fun(*args)
+
+    def _unpack(self, trace, args, tracer_cls, name):
+        static, diff = _split_args(args, self.nondiff_argnums, name)
+        leaves, in_tree = trees.flatten(diff)
+        mine = _own(leaves, trace, tracer_cls)
+        return static, leaves, in_tree, mine
+
+    def _call_parent(self, trace, args):
+        return run_under(trace.parent, lambda: trace.parent.process_custom(self, args))
+
+
+class custom_vjp(_CustomBase):
+    """A function with a user-defined vjp: `f.defvjp(fwd, bwd)` as in JAX.
+
+    fwd(*args) -> (out, residuals); bwd(residuals, cotangent_out) -> one cotangent per
+    (differentiable) argument. With nondiff_argnums those arguments come first in bwd.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.jvp_through_fun = False   # checkpoint: forward mode simply traces fun
+        self.prim.defvjp_all(self._vjp_rule)
+        self.prim.defjvp_full(self._jvp_rule)
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def _check_defined(self):
+        if self.fwd is None:
+            raise TypeError(f"custom_vjp function {self.__name__}: no rule defined; call .defvjp(fwd, bwd) first")
+
+    def _forward(self, static, primal_leaves, in_tree):
+        diff = trees.unflatten(in_tree, primal_leaves)
+        result = self.fwd(*_merge_args(static, diff, self.nondiff_argnums))
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError(f"custom_vjp {self.__name__}: fwd must return a pair (output, residuals), "
+                            f"got {type(result).__name__}")
+        return result
+
+    def _bwd_leaves(self, params, g_leaves):
+        ct_out = trees.unflatten(params["out_tree"], g_leaves)
+        cts = self.bwd(*params["static"], params["res"], ct_out)
+        if not isinstance(cts, (tuple, list)):
+            raise TypeError(f"custom_vjp {self.__name__}: bwd must return a tuple with one cotangent per "
+                            f"differentiable argument, got {type(cts).__name__}")
+        leaves, tree = trees.flatten(tuple(cts))
+        if len(cts) != params["n_args"]:
+            raise TypeError(f"custom_vjp {self.__name__}: bwd returned {len(cts)} cotangents but the function "
+                            f"has {params['n_args']} differentiable argument(s)")
+        if len(leaves) != params["n_leaves"]:
+            raise TypeError(f"custom_vjp {self.__name__}: bwd returned cotangents with structure {tree}, "
+                            f"which does not match the arguments' structure {params['in_tree']}")
+        return leaves
+
+    def _vjp_rule(self, g, ans, primals, needs, **params):
+        leaves = self._bwd_leaves(params, list(g))
+        return tuple(c if need else None for c, need in zip(leaves, needs))
+
+    def _jvp_rule(self, primals, tangents, ans, **params):
+        from .reverse import vjp
+        ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
+        zeros_out = [zeros_like_value(a) for a in ans]
+        _, pull = vjp(lambda *g: tuple(self._bwd_leaves(params, list(g))), *zeros_out)
+        return tuple(pull(tuple(ts)))
+
+    def process_vjp(self, trace, args):
+        from .reverse import VJPTracer
+        self._check_defined()
+        static, leaves, in_tree, mine = self._unpack(trace, args, VJPTracer, "custom_vjp")
+        if not any(mine):
+            return self._call_parent(trace, args)
+        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
+        out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
+        out_leaves, out_tree = trees.flatten(out)
+        params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
+                  "n_args": len(args) - len(static), "n_leaves": len(leaves)}
+        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
+        if trace.tape is not None:
+            trace.tape.append(node)
+        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+
+    def process_jvp(self, trace, args):
+        from .forward import JVPTracer
+        if self.jvp_through_fun:
+            return self.fun(*args)
+        self._check_defined()
+        static, leaves, in_tree, mine = self._unpack(trace, args, JVPTracer, "custom_vjp")
+        if not any(mine):
+            return self._call_parent(trace, args)
+        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
+        tangents = [a.tangent if m else None for a, m in zip(leaves, mine)]
+        out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
+        out_leaves, out_tree = trees.flatten(out)
+        params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
+                  "n_args": len(args) - len(static), "n_leaves": len(leaves)}
+        t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))
+        return trees.unflatten(out_tree, [JVPTracer(trace, o, t) for o, t in zip(out_leaves, t_out)])
+
+
+class custom_jvp(_CustomBase):
+    """A function with a user-defined jvp: `f.defjvp(rule)`, rule(primals, tangents) -> (out, tangent_out)."""
+
+    def __init__(self, fun, nondiff_argnums=()):
+        super().__init__(fun, nondiff_argnums)
+        self.jvp = None
+        self.prim.defvjp_all(self._vjp_rule)
+        self.prim.defjvp_full(lambda primals, tangents, ans, **params: tuple(trees.flatten(self._rule(
+            params["static"], params["in_tree"], primals,
+            [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)])[1])[0]))
+
+    def defjvp(self, jvp):
+        self.jvp = jvp
+        return jvp
+
+    def _rule(self, static, in_tree, primal_leaves, tangent_leaves):
+        primals = trees.unflatten(in_tree, primal_leaves)
+        tangents = trees.unflatten(in_tree, tangent_leaves)
+        result = self.jvp(*static, tuple(primals), tuple(tangents))
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError(f"custom_jvp {self.__name__}: the jvp rule must return (primal_out, tangent_out), "
+                            f"got {type(result).__name__}")
+        return result
+
+    def _vjp_rule(self, g, ans, primals, needs, **params):
+        from .reverse import vjp
+        zeros = [zeros_like_value(p) for p in primals]
+        tangent_map = lambda *ts: tuple(trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
+        _, pull = vjp(tangent_map, *zeros)
+        return tuple(c if need else None for c, need in zip(pull(tuple(g)), needs))
+
+    def process_vjp(self, trace, args):
+        from .reverse import VJPTracer
+        if self.jvp is None:
+            raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
+        static, leaves, in_tree, mine = self._unpack(trace, args, VJPTracer, "custom_jvp")
+        if not any(mine):
+            return self._call_parent(trace, args)
+        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
+        out = run_under(trace.parent, lambda: self.fun(*_merge_args(static, trees.unflatten(in_tree, primals),
+                                                                      self.nondiff_argnums)))
+        out_leaves, out_tree = trees.flatten(out)
+        params = {"static": static, "in_tree": in_tree}
+        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
+        if trace.tape is not None:
+            trace.tape.append(node)
+        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+
+    def process_jvp(self, trace, args):
+        from .forward import JVPTracer
+        if self.jvp is None:
+            raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
+        static, leaves, in_tree, mine = self._unpack(trace, args, JVPTracer, "custom_jvp")
+        if not any(mine):
+            return self._call_parent(trace, args)
+        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
+        tangents = [a.tangent if m and a.tangent is not None else zeros_like_value(p)
+                    for a, p, m in zip(leaves, primals, mine)]
+        out, t_out = run_under(trace.parent, self._rule, static, in_tree, primals, tangents)
+        out_leaves, out_tree = trees.flatten(out)
+        t_leaves, t_tree = trees.flatten(t_out)
+        if t_tree != out_tree:
+            raise TypeError(f"custom_jvp {self.__name__}: the tangent output has structure {t_tree} but the "
+                            f"primal output has structure {out_tree}")
+        return trees.unflatten(out_tree, [JVPTracer(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
+
+
+def checkpoint(fun):
+    """`fun`, but its backward pass recomputes fun's intermediates instead of keeping them.
+
+    Only the inputs are saved; reverse mode re-runs fun under vjp when the cotangent
+    arrives. Forward mode traces fun as usual.
+    """
+    from .reverse import vjp
+    remat = custom_vjp(fun)
+    remat.defvjp(lambda *args: (fun(*args), args), lambda args, g: vjp(fun, *args)[1](g))
+    remat.jvp_through_fun = True
+    return remat

@@ -1,0 +1,128 @@
+"""Jacobians and Hessians: jacfwd, jacrev, hessian (forward over reverse) and hvp.
+
+jacrev runs fun forward once and pulls back one basis cotangent per output element;
+jacfwd traces fun once (linearize) and pushes one basis tangent per input element
+through the recorded tape. Shapes follow JAX: out.shape + in.shape.
+"""
+import numpy as np
+
+from ..ir.value import concrete
+from . import trees
+from .forward import jvp, linearize
+from .reverse import value_and_grad, vjp
+
+__all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
+
+
+def _partial(fun, args, nums, kwargs):
+    def partial(*diff):
+        full = list(args)
+        for i, d in zip(nums, diff):
+            full[i] = d
+        return fun(*full, **kwargs)
+    return partial
+
+
+def _basis(value):
+    """One-hot arrays shaped like `value`, one per element."""
+    c = concrete(value)
+    dtype = c.dtype
+    for idx in np.ndindex(np.shape(c)):
+        e = np.zeros(np.shape(c), dtype=dtype)
+        e[idx] = 1
+        yield e
+
+
+def _stack(pieces, shape):
+    from .. import numpy as fnp
+    if not pieces:
+        return np.zeros(shape)
+    return fnp.reshape(fnp.stack(pieces), shape)
+
+
+def _assemble(out_tree, in_tree, blocks, argnums):
+    """blocks[i][k]: d out_leaf i / d in_leaf k -> out pytree of (argnums-shaped) in pytrees."""
+    per_out = []
+    for row in blocks:
+        tree = trees.unflatten(in_tree, row)
+        per_out.append(tree[0] if isinstance(argnums, int) else tuple(tree))
+    return trees.unflatten(out_tree, per_out)
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """The Jacobian by reverse mode: one vjp per output element."""
+    def jacrev_fun(*args, **kwargs):
+        nums = trees.check_argnums(argnums, len(args), "jacrev")
+        diff = [args[i] for i in nums]
+        res = vjp(_partial(fun, args, nums, kwargs), *diff, has_aux=has_aux)
+        out, f_vjp = res[0], res[1]
+        out_leaves, out_tree = trees.flatten(out)
+        in_leaves, in_tree = trees.flatten(diff)
+        blocks = []
+        for i, o in enumerate(out_leaves):
+            cols = [[] for _ in in_leaves]
+            for e in _basis(o):
+                cts = [e if j == i else np.zeros(np.shape(concrete(p)), concrete(p).dtype) for j, p in enumerate(out_leaves)]
+                grads = trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]
+                for k, g in enumerate(grads):
+                    cols[k].append(g)
+            blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x))) for k, x in enumerate(in_leaves)])
+        jac = _assemble(out_tree, in_tree, blocks, argnums)
+        return (jac, res[2]) if has_aux else jac
+    return trees.wraps(jacrev_fun, fun, "jacrev")
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """The Jacobian by forward mode: fun is traced once, then one tangent per input element."""
+    def jacfwd_fun(*args, **kwargs):
+        nums = trees.check_argnums(argnums, len(args), "jacfwd")
+        diff = [args[i] for i in nums]
+        partial = _partial(fun, args, nums, kwargs)
+        aux = None
+        if has_aux:
+            aux_box = []
+
+            def no_aux(*d):
+                out, a = trees.split_aux(partial(*d), True, "jacfwd")
+                aux_box.append(a)
+                return out
+            out, f_jvp = linearize(no_aux, *diff)
+            aux = aux_box[0]
+        else:
+            out, f_jvp = linearize(partial, *diff)
+        out_leaves, out_tree = trees.flatten(out)
+        in_leaves, in_tree = trees.flatten(diff)
+        cols = [[[] for _ in in_leaves] for _ in out_leaves]
+        for k, x in enumerate(in_leaves):
+            for e in _basis(x):
+                ts = [e if j == k else np.zeros(np.shape(concrete(p)), concrete(p).dtype) for j, p in enumerate(in_leaves)]
+                t_out = trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]
+                for i, t in enumerate(t_out):
+                    cols[i][k].append(t)
+        blocks = []
+        for i, o in enumerate(out_leaves):
+            row = []
+            for k, x in enumerate(in_leaves):
+                from .. import numpy as fnp
+                so, sx = np.shape(concrete(o)), np.shape(concrete(x))
+                stacked = _stack(cols[i][k], sx + so)  # [in..., out...] -> move input axes last
+                nin = len(sx)
+                row.append(fnp.transpose(stacked, tuple(range(nin, nin + len(so))) + tuple(range(nin)))
+                           if nin and so else stacked)
+            blocks.append(row)
+        jac = _assemble(out_tree, in_tree, blocks, argnums)
+        return (jac, aux) if has_aux else jac
+    return trees.wraps(jacfwd_fun, fun, "jacfwd")
+
+
+def hessian(fun, argnums=0):
+    """The Hessian, forward over reverse: jacfwd(jacrev(fun))."""
+    return trees.wraps(jacfwd(jacrev(fun, argnums), argnums), fun, "hessian")
+
+
+def hvp(fun, primals, tangents):
+    """`(fun(*primals), H @ tangents)` by one jvp of the gradient; no Hessian is formed."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    nums = 0 if len(primals) == 1 else tuple(range(len(primals)))
+    (value, _), (_, hv) = jvp(value_and_grad(fun, nums), primals, tangents)
+    return value, hv
