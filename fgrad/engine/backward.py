@@ -52,12 +52,39 @@ def _accumulate(cts, node, index, g, add):
         cts[node] = g if prev is None else add(prev, g)
 
 
-def backward(roots, retain_graph=False, hooks=None):
+def apply_rule(node, g, primals, out):
+    """The cotangents of `node`'s inputs (None for those without gradient or with a zero one)."""
+    prim, inputs, params = node.prim, node.inputs, node.params
+    if prim.multiple_results:
+        g = tuple(zeros_like_value(o) if c is None else c for o, c in zip(out, g))
+    if prim.vjp_all is not None:
+        grads = prim.vjp_all(g, out, primals, tuple(t is not None for t in inputs), **params)
+    else:
+        rules = prim.vjp
+        grads = [None if t is None or rules[i] is None else rules[i](g, out, *primals, **params)
+                 for i, t in enumerate(inputs)]
+    return [None if t is None or grads[i] is None else fit_cotangent(grads[i], primals[i], prim, i)
+            for i, t in enumerate(inputs)]
+
+
+def freed_graph_error(node):
+    return FreedGraphError(
+        f"Trying to backward through the graph a second time (or to directly access saved tensors after "
+        f"they have already been freed) at {node.name()}: its saved values were released by the first "
+        f"backward. Specify retain_graph=True if you need to backward through the graph a second time.")
+
+
+profiler = None  # set by fgrad.autograd.profiler while a profile is recording
+
+
+def backward(roots, retain_graph=False, create_graph=False, capture=None):
     """Propagate cotangents from `roots`, a list of (node, output_index, cotangent).
 
-    Returns {leaf: cotangent} for every Leaf reached (None where the cotangent is zero).
-    With retain_graph=False each node's residuals are released once its rule has run.
-    `hooks`, when given, is called as hooks(node, cotangent) -> cotangent before a rule runs.
+    Returns {leaf: cotangent} for every leaf node reached (None where the cotangent is
+    zero). With retain_graph=False each node's residuals are released once its rule has
+    run. Nodes with `meta` (the imperative face's nodes: hooks, saved-value checks)
+    apply themselves through it. `capture`, a dict keyed by nodes, receives the
+    cotangent each of those nodes got (for gradients with respect to non-leaf values).
     """
     deps = _count_dependencies([node for node, _, _ in roots])
     cts = {}
@@ -71,35 +98,29 @@ def backward(roots, retain_graph=False, hooks=None):
     while queue:
         node = queue.pop()
         g = cts.pop(node, None)
-        prim = node.prim
-        if prim is None:
+        if capture is not None and node in capture:
+            capture[node] = g
+        if node.prim is None:
             leaves[node] = g
             continue
         inputs = node.inputs
         if g is not None:
-            primals = node.primals
-            if primals is None:
-                raise FreedGraphError(
-                    f"Trying to backward through the graph a second time (or to access saved values "
-                    f"after they have been freed) at {prim.name}: its saved values were released by "
-                    f"the first backward. Specify retain_graph=True on the first backward call.")
-            if hooks is not None:
-                g = hooks(node, g)
-            if prim.multiple_results:
-                g = tuple(zeros_like_value(o) if c is None else c for o, c in zip(node.out, g))
-            out, params = node.out, node.params
-            if prim.vjp_all is not None:
-                needs = tuple(t is not None for t in inputs)
-                grads = prim.vjp_all(g, out, primals, needs, **params)
+            t0 = profiler.clock() if profiler is not None else None
+            meta = node.meta
+            if meta is None:
+                primals = node.primals
+                if primals is None:
+                    raise freed_graph_error(node)
+                grads = apply_rule(node, g, primals, node.out)
+                if not retain_graph:
+                    node.primals = node.out = None
             else:
-                rules = prim.vjp
-                grads = [None if t is None or rules[i] is None else rules[i](g, out, *primals, **params)
-                         for i, t in enumerate(inputs)]
+                grads = meta.apply(node, g, retain_graph, create_graph)
+            if t0 is not None:
+                profiler.record_backward(node, t0)
             for i, t in enumerate(inputs):
                 if t is not None and grads[i] is not None:
-                    _accumulate(cts, t.node, t.index, fit_cotangent(grads[i], primals[i], prim, i), add)
-            if not retain_graph:
-                node.primals = node.out = None
+                    _accumulate(cts, t.node, t.index, grads[i], add)
         for t in inputs:
             if t is not None:
                 parent = t.node

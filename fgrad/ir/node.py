@@ -12,20 +12,41 @@ __all__ = ["Node", "Leaf"]
 class Node:
     """A recorded primitive application."""
 
-    __slots__ = ("prim", "params", "inputs", "primals", "out", "__weakref__")
+    __slots__ = ("prim", "params", "inputs", "primals", "out", "meta", "__weakref__")
 
-    def __init__(self, prim, params, inputs, primals, out):
+    def __init__(self, prim, params, inputs, primals, out, meta=None):
         self.prim = prim
         self.params = params
         self.inputs = inputs    # per argument: the input's Tracer when it carries gradient, else None
         self.primals = primals  # per argument: the primal value (residual for the rules)
         self.out = out          # the primal output (a tuple for multiple-result primitives)
+        self.meta = meta        # the imperative face's extras (hooks, saved-value guards); None on the functional path
 
     def name(self):
-        return self.prim.name
+        """The node's name: PyTorch style (MulBackward0) on the imperative face, else the primitive's."""
+        return self.meta.name if self.meta is not None else self.prim.name
+
+    @property
+    def next_functions(self):
+        """Per input: (producer node, output index); (None, 0) for constants."""
+        return tuple((None, 0) if t is None else (t.node, t.index) for t in self.inputs)
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after this node's rule runs (imperative face)."""
+        return self._meta().register(self._meta().post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before this node's rule runs (imperative face)."""
+        return self._meta().register(self._meta().pre_hooks, fn)
+
+    def _meta(self):
+        if self.meta is None:
+            raise RuntimeError(f"hooks can only be registered on nodes of the imperative face (Tensor ops), "
+                               f"not on the functional tape node {self.prim.name}")
+        return self.meta
 
     def __repr__(self):
-        return f"<Node {self.prim.name}>"
+        return f"<{self.name()}>"
 
 
 class Leaf:
@@ -33,6 +54,7 @@ class Leaf:
 
     __slots__ = ("label", "__weakref__")
     prim = None
+    meta = None
     inputs = ()
 
     def __init__(self, label):

@@ -655,4 +655,5 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 
 def copy(a):
-    return a if isinstance(a, Tracer) else array_module(a).copy(a)
+    """np.copy: a new array; on traced values the identity with derivative 1."""
+    return ew.copy(_as_operand(a))

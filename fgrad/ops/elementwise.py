@@ -106,6 +106,8 @@ remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divid
 fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y))
 copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None)
 
+copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE)
+
 # ---- zero derivative almost everywhere: outputs are never traced ---------------------
 sign = ufunc("sign", np.sign)
 floor = ufunc("floor", np.floor)

@@ -101,8 +101,15 @@ class EvalTrace(Trace):
     def process(self, prim, args, params):
         for a in args:
             if isinstance(a, Tracer):
+                if a._trace is self:  # a Tensor: the imperative face records the op
+                    return record_tensor_op(prim, args, params)
                 raise escaped_tracer_error(prim, a)
         return prim.impl(*args, **params)
+
+
+def record_tensor_op(prim, args, params):
+    """Replaced by fgrad.autograd.tape.record when the imperative face is imported."""
+    raise TypeError(f"fgrad: {prim.name} got a Tensor but fgrad.autograd is not loaded")
 
 
 def escaped_tracer_error(prim, value):

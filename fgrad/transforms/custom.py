@@ -79,6 +79,7 @@ class custom_vjp(_CustomBase):
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
         self.jvp_through_fun = False   # checkpoint: forward mode simply traces fun
+        self.jvp_from_residuals = None  # optional (res, tangents) -> tangent out (autograd.Function.jvp)
         self.prim.defvjp_all(self._vjp_rule)
         self.prim.defjvp_full(self._jvp_rule)
 
@@ -154,7 +155,12 @@ class custom_vjp(_CustomBase):
         out_leaves, out_tree = trees.flatten(out)
         params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
                   "n_args": len(args) - len(static), "n_leaves": len(leaves)}
-        t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))
+        if self.jvp_from_residuals is not None:
+            ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
+            t_tree = run_under(trace.parent, lambda: self.jvp_from_residuals(res, trees.unflatten(in_tree, ts)))
+            t_out = trees.flatten(t_tree)[0]
+        else:
+            t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))
         return trees.unflatten(out_tree, [JVPTracer(trace, o, t) for o, t in zip(out_leaves, t_out)])
 
 

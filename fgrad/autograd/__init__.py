@@ -1,0 +1,17 @@
+"""fgrad.autograd: the imperative, PyTorch-style face (Tensor, backward, Function, hooks).
+
+It shares the primitives, the tape nodes and the backward engine with the functional
+transforms: the bottom trace records ops on tensors (tape.py) and backward() runs the
+same engine as fgrad.grad.
+"""
+from . import forward_ad, graph, profiler
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .function import Function, FunctionCtx
+from .functional import backward, grad
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .tensor import Tensor
+from ..testing import gradcheck, gradgradcheck
+
+__all__ = ["Tensor", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "graph", "forward_ad", "profiler",
+           "gradcheck", "gradgradcheck"]

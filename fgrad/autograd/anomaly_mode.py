@@ -1,0 +1,60 @@
+"""Anomaly detection: remember where each node was created; fail loudly on NaN.
+
+Under `detect_anomaly()`, every recorded node keeps the user's forward traceback, so
+an error or a NaN in backward names the node and shows the line that created it.
+Off by default: capturing tracebacks is far too slow for the hot path.
+"""
+import threading
+
+import numpy as np
+
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+
+_state = threading.local()
+
+
+def is_enabled():
+    return getattr(_state, "enabled", False)
+
+
+is_anomaly_enabled = is_enabled
+
+
+def check_nan_enabled():
+    return getattr(_state, "enabled", False) and getattr(_state, "check_nan", True)
+
+
+def check_nan(meta, grads):
+    from ..ir.value import concrete
+    for i, g in enumerate(grads):
+        if g is not None and np.any(np.isnan(np.asarray(concrete(g)))):
+            where = f"\nTraceback of forward call that caused the error:\n{meta.stack}" if meta.stack else ""
+            raise RuntimeError(f"Function '{meta.name}' returned nan values in its {i}th output.{where}")
+
+
+class set_detect_anomaly:
+    """Turn anomaly detection on or off (a context manager, like detect_anomaly)."""
+
+    def __init__(self, mode, check_nan=True):
+        self.prev = (is_enabled(), getattr(_state, "check_nan", True))
+        _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled, _state.check_nan = self.prev
+        return False
+
+
+class detect_anomaly(set_detect_anomaly):
+    """Context manager: record forward tracebacks and check backward for NaN."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+        self.prev = None
+
+    def __enter__(self):
+        self.prev = (is_enabled(), getattr(_state, "check_nan", True))
+        _state.enabled, _state.check_nan = True, bool(self.check_nan)
+        return self

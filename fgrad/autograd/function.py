@@ -1,0 +1,175 @@
+"""fgrad.autograd.Function: user-defined forward and backward, PyTorch style.
+
+`MyOp.apply(*args)` on tensors runs `forward(ctx, *args)` without recording, then
+records one node whose rule calls `backward(ctx, *grads)`: an ordinary tape node, so
+the engine, hooks, retain_graph and create_graph treat it like any primitive. Under a
+functional transform (fgrad.grad of a function calling MyOp.apply) the Function acts
+as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode).
+"""
+import numpy as np
+
+from ..ir.node import Node
+from ..ir.value import Tracer, concrete
+from ..ops.primitive import EVAL, Primitive, current_trace
+from .grad_mode import is_grad_enabled, no_grad
+from .tape import NodeMeta
+from .tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx"]
+
+
+class FunctionCtx:
+    """The `ctx` of forward/backward: saved tensors and flags."""
+
+    def __init__(self, needs_input_grad=()):
+        self.needs_input_grad = tuple(needs_input_grad)
+        self._saved = ()
+        self._non_differentiable = set()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        """Keep tensors for backward; an in-place change to one of them afterwards is an error."""
+        self._saved = tuple((t, t._version_counter.value) if isinstance(t, Tensor) else (t, None) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        out = []
+        for i, (t, version) in enumerate(self._saved):
+            if version is not None and t._version_counter.value != version:
+                raise RuntimeError(f"one of the variables needed for gradient computation has been modified by an "
+                                   f"inplace operation: saved tensor {i} of shape {tuple(t.shape)} is at version "
+                                   f"{t._version_counter.value}; expected version {version} instead.")
+            out.append(t)
+        return tuple(out)
+
+    def mark_non_differentiable(self, *outputs):
+        self._non_differentiable.update(id(o) for o in outputs)
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    def mark_dirty(self, *tensors):
+        pass  # in-place outputs: version counters already record the change
+
+
+def _raw(value):
+    return value.primal if isinstance(value, Tensor) else value
+
+
+class Function:
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grad_outputs); call MyOp.apply."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("Function subclasses must implement the static method forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("Function subclasses must implement the static method backward(ctx, *grads)")
+
+    @classmethod
+    def _primitive(cls):
+        prim = cls.__dict__.get("_fgrad_prim")
+        if prim is None:
+            prim = Primitive(cls.__name__, None, multiple_results=True, register=False)
+            prim.defvjp_all(lambda g, ans, primals, needs, ctx: _call_backward(cls, ctx, g, primals))
+            cls._fgrad_prim = prim
+        return prim
+
+    @classmethod
+    def apply(cls, *args):
+        if current_trace() is not EVAL or any(isinstance(a, Tracer) and not isinstance(a, Tensor) for a in args):
+            return _as_custom_vjp(cls)(*args)
+        return _apply_on_tensors(cls, args)
+
+
+def _apply_on_tensors(cls, args):
+    needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    ctx = FunctionCtx(needs)
+    with no_grad():
+        result = cls.forward(ctx, *args)
+    multi = isinstance(result, tuple)
+    outs = result if multi else (result,)
+    raw = tuple(np.asarray(_raw(o)) if not hasattr(_raw(o), "shape") else _raw(o) for o in outs)
+    if not (any(needs) and is_grad_enabled()):
+        wrapped = tuple(o if isinstance(o, Tensor) else Tensor._wrap(o, None, 0) for o in outs)
+        return wrapped if multi else wrapped[0]
+    inputs = [a if need else None for a, need in zip(args, needs)]
+    primals = [_raw(a) for a in args]
+    node = Node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, NodeMeta(f"{cls.__name__}Backward"))
+    wrapped = tuple(Tensor._wrap(r, None if id(o) in ctx._non_differentiable else node, i)
+                    for i, (o, r) in enumerate(zip(outs, raw)))
+    return wrapped if multi else wrapped[0]
+
+
+def _call_backward(cls, ctx, g, primals):
+    """Run the user's backward; check the number and shapes of its gradients."""
+    name = f"{cls.__name__}Backward"
+    tensor_mode = any(isinstance(x, Tensor) for x in g)
+    grads = cls.backward(ctx, *[x if isinstance(x, Tensor) or not hasattr(x, "shape") or isinstance(x, Tracer)
+                                else Tensor._wrap(x, None, 0) for x in g])
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    if len(grads) != len(primals):
+        raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {len(primals)}, "
+                           f"got {len(grads)})")
+    out = []
+    for i, (gi, p) in enumerate(zip(grads, primals)):
+        if gi is None:
+            out.append(None)
+            continue
+        if np.shape(concrete(gi)) != np.shape(concrete(p)):
+            raise RuntimeError(f"function {name} returned an invalid gradient at index {i} - got "
+                               f"{list(np.shape(concrete(gi)))} but expected shape compatible with "
+                               f"{list(np.shape(concrete(p)))}")
+        out.append(gi if tensor_mode or not isinstance(gi, Tensor) else gi.primal)
+    return tuple(out)
+
+
+def _as_custom_vjp(cls):
+    """The Function as a custom_vjp, for use under functional transforms."""
+    custom = cls.__dict__.get("_fgrad_custom")
+    if custom is not None:
+        return custom
+    from ..transforms.custom import custom_vjp
+
+    def run_forward(*args):
+        ctx = FunctionCtx(tuple(True for _ in args))
+        with no_grad():
+            result = cls.forward(ctx, *[_tensor_view(a) for a in args])
+        return _unwrap_out(result), ctx
+
+    def fun(*args):
+        return run_forward(*args)[0]
+
+    def fwd(*args):
+        out, ctx = run_forward(*args)
+        return out, (ctx, args)
+
+    def bwd(res, g):
+        ctx, args = res
+        gs = g if isinstance(g, tuple) else (g,)
+        grads = cls.backward(ctx, *[_tensor_view(x) for x in gs])
+        grads = grads if isinstance(grads, tuple) else (grads,)
+        if len(grads) != len(args):
+            raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                               f"(expected {len(args)}, got {len(grads)})")
+        return tuple(np.zeros_like(concrete(a)) if x is None else _raw(x) for x, a in zip(grads, args))
+
+    custom = custom_vjp(fun)
+    custom.defvjp(fwd, bwd)
+    if "jvp" in cls.__dict__:  # forward mode through the user's jvp(ctx, *tangents)
+        custom.jvp_from_residuals = lambda res, tangents: _unwrap_out(
+            cls.jvp(res[0], *[_tensor_view(t) for t in tangents]))
+    cls._fgrad_custom = custom
+    return custom
+
+
+def _tensor_view(x):
+    """Plain arrays become (non-recording) tensors so forward/backward can use Tensor methods."""
+    return Tensor._wrap(x, None, 0) if hasattr(x, "shape") and not isinstance(x, Tracer) else x
+
+
+def _unwrap_out(result):
+    if isinstance(result, tuple):
+        return tuple(_raw(r) for r in result)
+    return _raw(result)

@@ -1,0 +1,122 @@
+"""backward() and grad(): the imperative face's entry points into the engine.
+
+Both run the one backward engine (fgrad/engine) over the grad_fn graph. backward()
+accumulates into the leaves' .grad (running tensor hooks, then post-accumulate hooks);
+grad() returns the gradients of the given inputs and touches no .grad.
+"""
+import numpy as np
+
+from ..engine.backward import backward as run_backward
+from .grad_mode import enable_grad, no_grad
+from .tensor import Tensor
+
+__all__ = ["backward", "grad"]
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _roots(outputs, grad_outputs, create_graph, where):
+    roots = []
+    grad_outputs = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"{where}: got {len(outputs)} outputs but {len(grad_outputs)} gradients")
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{where}: output {i} is a {type(out).__name__}, not a Tensor")
+        if not out.requires_grad:
+            raise RuntimeError(f"{where}: element {i} of tensors does not require grad and does not have a grad_fn")
+        if g is None:
+            if out.primal.size != 1:
+                raise RuntimeError(f"{where}: grad can be implicitly created only for scalar outputs, but output {i} "
+                                   f"has shape {tuple(out.shape)}; pass gradient= (a tensor of that shape)")
+            g = np.ones(out.primal.shape, out.primal.dtype)
+        elif isinstance(g, Tensor):
+            if tuple(g.shape) != tuple(out.shape):
+                raise RuntimeError(f"{where}: Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.shape)} and "
+                                   f"output[{i}] has a shape of {tuple(out.shape)}")
+            g = g if create_graph else g.primal
+        else:
+            g = np.asarray(g, dtype=out.primal.dtype)
+            if g.shape != out.primal.shape:
+                raise RuntimeError(f"{where}: Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                                   f"output[{i}] has a shape of {tuple(out.shape)}")
+        if create_graph and not isinstance(g, Tensor):
+            g = Tensor._wrap(g, None, 0)
+        roots.append((out.node, out.index, g))
+    return roots
+
+
+def _run(roots, retain_graph, create_graph, capture=None):
+    retain_graph = create_graph if retain_graph is None else retain_graph
+    with enable_grad() if create_graph else no_grad():
+        return run_backward(roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture)
+
+
+def _leaf_grad(tensor, g):
+    """Run a leaf's tensor hooks and its AccumulateGrad node's pre-hooks on `g`."""
+    from .tape import _call_hook
+    for hook in list(tensor._leaf_hooks or ()):
+        g = _call_hook(hook, g)
+    acc = tensor.node
+    if acc.hooks is not None and acc.hooks.pre_hooks:
+        g = acc.hooks._run_pre_hooks(g, False)
+    return g
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute d(tensors)/d(leaves) and accumulate it into each leaf's .grad."""
+    tensors = _as_tuple(tensors)
+    roots = _roots(tensors, grad_tensors, create_graph, "backward")
+    wanted = None if inputs is None else {id(t) for t in _as_tuple(inputs)}
+    leaves = _run(roots, retain_graph, create_graph)
+    for acc, g in leaves.items():
+        tensor = acc.variable()
+        if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
+            continue
+        with enable_grad() if create_graph else no_grad():
+            g = _leaf_grad(tensor, g)
+            g = g if isinstance(g, Tensor) else Tensor._wrap(g, None, 0)
+            if not create_graph:
+                g = g.detach()
+            tensor.grad = g if tensor.grad is None else tensor.grad + g
+        for hook in list(tensor._post_acc_hooks or ()):
+            hook(tensor)
+        if acc.hooks is not None:
+            for hook in list(acc.hooks.post_hooks):
+                hook((), (tensor.grad,))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
+         materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs` (a tuple, one per input)."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(f"grad: input {i} does not require grad (only tensors with requires_grad=True "
+                               f"can be differentiated with respect to)")
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    roots = _roots(outputs, grad_outputs, create_graph, "grad")
+    capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None}
+    leaves = _run(roots, retain_graph, create_graph, capture)
+    results = []
+    for i, t in enumerate(inputs):
+        if t.grad_fn is None:
+            g = leaves.get(t.node)
+            if g is not None:
+                with enable_grad() if create_graph else no_grad():
+                    g = _leaf_grad(t, g)
+        else:
+            g = capture.get(t.grad_fn)
+            if isinstance(g, list):
+                g = g[t.index]
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"grad: one of the differentiated Tensors (input {i}, shape {tuple(t.shape)}) "
+                                   f"appears to not have been used in the graph. Set allow_unused=True if this is "
+                                   f"the desired behavior.")
+            results.append(Tensor._wrap(np.zeros_like(t.primal), None, 0) if materialize_grads else None)
+            continue
+        results.append(g if isinstance(g, Tensor) else Tensor._wrap(g, None, 0))
+    return tuple(results)

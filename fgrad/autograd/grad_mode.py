@@ -1,0 +1,66 @@
+"""Grad mode: whether ops on tensors record a graph. Thread-local, as in PyTorch.
+
+no_grad / enable_grad / set_grad_enabled work as context managers and as decorators.
+They govern the imperative face only; the functional transforms always trace.
+"""
+import functools
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+_state = threading.local()
+
+
+def is_grad_enabled():
+    """True when tensor ops record their backward graph (the default)."""
+    return getattr(_state, "enabled", True)
+
+
+def _set(mode):
+    _state.enabled = bool(mode)
+
+
+class _GradModeContext:
+    """Base: a context manager that is also a decorator."""
+
+    mode = True
+
+    def __enter__(self):
+        self.prev = is_grad_enabled()
+        _set(self.mode)
+        return self
+
+    def __exit__(self, *exc):
+        _set(self.prev)
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)() if not isinstance(self, set_grad_enabled) else set_grad_enabled(self.mode):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    """Ops inside do not record a graph: results have requires_grad=False."""
+
+    mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Re-enable recording inside a no_grad region."""
+
+    mode = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """`set_grad_enabled(False)` switches recording off now (and back on leaving a `with`)."""
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+        self.prev = is_grad_enabled()
+        _set(self.mode)
+
+    def __enter__(self):
+        return self

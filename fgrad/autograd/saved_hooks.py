@@ -1,0 +1,34 @@
+"""saved_tensors_hooks(pack, unpack): run user code when values are saved for backward.
+
+pack(tensor) runs when a node saves an input; its result is kept instead of the
+tensor, and unpack(packed) must give the value back in backward (e.g. offload to
+disk or another device and load it again).
+"""
+import threading
+
+__all__ = ["saved_tensors_hooks", "current"]
+
+_state = threading.local()
+
+
+def current():
+    """The innermost (pack, unpack) pair, or None."""
+    stack = getattr(_state, "stack", None)
+    return stack[-1] if stack else None
+
+
+class saved_tensors_hooks:
+    """Context manager installing a (pack, unpack) pair for values saved inside it."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pair = (pack_hook, unpack_hook)
+
+    def __enter__(self):
+        if not hasattr(_state, "stack"):
+            _state.stack = []
+        _state.stack.append(self.pair)
+        return self
+
+    def __exit__(self, *exc):
+        _state.stack.pop()
+        return False

@@ -1,0 +1,279 @@
+"""The imperative tape: ops on tensors record grad_fn nodes (PyTorch's autograd).
+
+The bottom trace hands every op that has a Tensor among its arguments to `record`.
+It runs the kernel on the tensors' arrays and, when grad mode is on and an input
+requires grad, records an ordinary tape Node (the same Node and the same rules the
+functional transforms use) whose `meta` is a `NodeMeta`: the PyTorch-facing extras
+(a name like MulBackward0, hooks, version guards on saved values, anomaly stacks).
+
+Note [saved values are guarded]: a node remembers the version of every tensor whose
+value its rule reads; an in-place change bumps the version, and backward refuses to
+use a changed value instead of returning a wrong gradient.
+"""
+import traceback
+import weakref
+
+import numpy as np
+
+from ..engine.backward import apply_rule, freed_graph_error
+from ..ir.node import Node
+from ..ir.value import Tracer
+from ..ops import primitive
+from ..ops.primitive import escaped_tracer_error
+from . import anomaly_mode, saved_hooks
+from .grad_mode import is_grad_enabled, set_grad_enabled
+
+__all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
+
+# Rules of these primitives read only shapes: no saved value needs a version guard.
+SHAPE_ONLY = {"add", "subtract", "negative", "reshape", "transpose", "broadcast_to", "sum", "getitem",
+              "scatter_add", "concatenate", "pad", "flip", "diagonal", "diagonal_scatter", "cumsum", "convert",
+              "where", "stop_gradient", "copy"}
+# Rules of these read their inputs but not their output.
+INPUTS_ONLY = {"multiply", "matmul", "sin", "cos", "log", "log2", "log10", "log1p", "square", "absolute",
+               "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2",
+               "remainder", "fmod", "einsum", "pad"}
+# Outputs that alias their input's memory in NumPy: views share the version counter.
+VIEW_PRIMS = {"reshape", "transpose", "getitem", "broadcast_to", "diagonal"}
+
+_NAMES = {"multiply": "Mul", "add": "Add", "subtract": "Sub", "divide": "Div", "power": "Pow", "sum": "Sum",
+          "negative": "Neg", "reshape": "View", "transpose": "Permute", "getitem": "Index", "absolute": "Abs",
+          "broadcast_to": "Expand", "concatenate": "Cat", "convert": "ToCopy", "max": "Amax", "min": "Amin",
+          "scatter_add": "IndexPut", "copy": "Clone", "square": "Pow", "reciprocal": "Reciprocal", "logaddexp": "Logaddexp"}
+
+
+def node_name(prim, primals):
+    """PyTorch-style name of the backward node of `prim`."""
+    if prim.name == "matmul":
+        nd = (np.ndim(primals[0]), np.ndim(primals[1]))
+        base = {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul")
+    else:
+        base = _NAMES.get(prim.name) or "".join(w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
+    return base + "Backward0"
+
+
+class VersionCounter:
+    """Counts in-place changes of a tensor's data; views share their base's counter."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class RemovableHandle:
+    """Returned by register_*hook: `.remove()` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks, fn):
+        self._hooks, self._fn = hooks, fn
+        hooks.append(fn)
+
+    def remove(self):
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+class NodeMeta:
+    """What the imperative face adds to a tape node."""
+
+    __slots__ = ("name", "saved", "packed", "pre_hooks", "post_hooks", "tensor_hooks", "stack", "seq")
+
+    counter = 0
+
+    def __init__(self, name):
+        self.name = name
+        self.saved = None         # [(position or -1 for the output, VersionCounter, version, description)]
+        self.packed = None        # {position: (packed value, unpack)} under saved_tensors_hooks
+        self.pre_hooks = []
+        self.post_hooks = []
+        self.tensor_hooks = None  # {output index: [hook]} from Tensor.register_hook on non-leaf tensors
+        self.stack = None         # forward traceback, in anomaly mode
+        NodeMeta.counter += 1
+        self.seq = NodeMeta.counter
+
+    @staticmethod
+    def register(hooks, fn):
+        return RemovableHandle(hooks, fn)
+
+    def check_versions(self, node):
+        for pos, counter, version, desc in self.saved or ():
+            if counter.value != version:
+                raise RuntimeError(
+                    f"one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{desc}], which is {'output 0' if pos < 0 else f'input {pos}'} of {self.name}, "
+                    f"is at version {counter.value}; expected version {version} instead. Hint: the in-place "
+                    f"change happened after the value was saved for {self.name}; clone() it before modifying it.")
+
+    def residuals(self, node, create_graph):
+        from .tensor import Tensor
+        primals = list(node.primals)
+        if self.packed is not None:
+            for pos, (packed, unpack) in self.packed.items():
+                value = unpack(packed)
+                primals[pos] = value.primal if isinstance(value, Tensor) and not create_graph else value
+        out = node.out
+        if create_graph:
+            for i, t in enumerate(node.inputs):
+                if t is not None:
+                    primals[i] = t
+            out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out)) if node.prim.multiple_results \
+                else Tensor._wrap(out, node, 0)
+        return primals, out
+
+    def apply(self, node, g, retain_graph, create_graph):
+        if node.primals is None:
+            raise freed_graph_error(node)
+        self.check_versions(node)
+        if self.tensor_hooks or self.pre_hooks:
+            g = self._run_pre_hooks(g, node.prim.multiple_results)
+        primals, out = self.residuals(node, create_graph)
+        try:
+            with set_grad_enabled(create_graph):
+                grads = apply_rule(node, g, primals, out)
+        except Exception as exc:
+            if self.stack is not None:
+                raise RuntimeError(f"Error detected in {self.name}: {type(exc).__name__}: {exc}\n"
+                                   f"Traceback of forward call that caused the error:\n{self.stack}") from exc
+            raise
+        if anomaly_mode.check_nan_enabled():
+            anomaly_mode.check_nan(self, grads)
+        if self.post_hooks:
+            grads = self._run_post_hooks(grads, g)
+        if not retain_graph:
+            node.primals = node.out = None
+            self.packed = None
+        return grads
+
+    def _run_pre_hooks(self, g, multi):
+        outs = list(g) if multi else [g]
+        for index, hooks in (self.tensor_hooks or {}).items():
+            for hook in list(hooks):
+                if outs[index] is not None:
+                    outs[index] = _call_hook(hook, outs[index])
+        for hook in list(self.pre_hooks):
+            res = hook(tuple(_as_tensor(o) for o in outs))
+            if res is not None:
+                outs = [_unwrap_like(r, o) for r, o in zip(res, outs)]
+        return tuple(outs) if multi else outs[0]
+
+    def _run_post_hooks(self, grads, g):
+        outs = g if isinstance(g, tuple) else (g,)
+        for hook in list(self.post_hooks):
+            res = hook(tuple(_as_tensor(x) for x in grads), tuple(_as_tensor(x) for x in outs))
+            if res is not None:
+                grads = [_unwrap_like(r, x) for r, x in zip(res, grads)]
+        return grads
+
+
+def _as_tensor(value):
+    from .tensor import Tensor
+    return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value, None, 0)
+
+
+def _unwrap_like(value, like):
+    """A hook's result back in the engine's representation (raw array unless `like` is a Tensor)."""
+    from .tensor import Tensor
+    if isinstance(value, Tensor) and not isinstance(like, Tensor):
+        return value.primal
+    return value
+
+
+def _call_hook(hook, g):
+    res = hook(_as_tensor(g))
+    return g if res is None else _unwrap_like(res, g)
+
+
+class AccumulateGrad:
+    """The leaf node of a tensor that requires grad: its cotangent goes into `.grad`."""
+
+    __slots__ = ("variable", "hooks", "__weakref__")
+    prim = None
+    meta = None
+    inputs = ()
+    next_functions = ()
+
+    def __init__(self, tensor):
+        self.variable = weakref.ref(tensor)
+        self.hooks = None  # NodeMeta holding pre/post hooks, made on first registration
+
+    def _meta(self):
+        if self.hooks is None:
+            self.hooks = NodeMeta("AccumulateGrad")
+        return self.hooks
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the gradient is accumulated."""
+        return RemovableHandle(self._meta().post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the gradient is accumulated; may return a new one."""
+        return RemovableHandle(self._meta().pre_hooks, fn)
+
+    def name(self):
+        return "AccumulateGrad"
+
+    def __repr__(self):
+        return "<AccumulateGrad>"
+
+
+def _describe(array):
+    return f"{getattr(array, 'dtype', type(array).__name__)} {list(np.shape(array))}"
+
+
+def _stack():
+    frames = [f for f in traceback.extract_stack()[:-3] if "/fgrad/" not in f.filename.replace("\\", "/")]
+    return "".join(traceback.format_list(frames))
+
+
+def record(prim, args, params):
+    """Run `prim` on tensors; record a grad_fn node when an input requires grad."""
+    from .tensor import Tensor
+    primals = list(args)
+    needs_grad = False
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            primals[i] = a.primal
+            needs_grad = needs_grad or a.requires_grad
+        elif isinstance(a, Tracer):
+            raise escaped_tracer_error(prim, a)
+    out = prim.impl(*primals, **params)
+    if not needs_grad or prim.nondiff or not is_grad_enabled():
+        return _outputs(prim, out, None, args, params)
+    meta = NodeMeta(node_name(prim, primals))
+    inputs = [a if isinstance(a, Tensor) and a.requires_grad else None for a in args]
+    node = Node(prim, params, inputs, primals, out, meta)
+    results = _outputs(prim, out, node, args, params)
+    if prim.name not in SHAPE_ONLY:
+        saved = [(i, a._version_counter, a._version_counter.value, _describe(a.primal))
+                 for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if prim.name not in INPUTS_ONLY and not prim.multiple_results:
+            saved.append((-1, results._version_counter, 0, _describe(out)))
+        meta.saved = saved
+        hooks = saved_hooks.current()
+        if hooks is not None:
+            pack, unpack = hooks
+            meta.packed = {}
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor):
+                    meta.packed[i] = (pack(a), unpack)
+                    primals[i] = None
+    if anomaly_mode.is_enabled():
+        meta.stack = _stack()
+    return results
+
+
+def _outputs(prim, out, node, args, params):
+    from .tensor import Tensor
+    if prim.multiple_results:
+        return tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
+    result = Tensor._wrap(out, node, 0)
+    if prim.name in VIEW_PRIMS and isinstance(args[0], Tensor) and getattr(result.primal, "base", None) is not None:
+        result._version_counter = args[0]._version_counter
+        result._view = (args[0], prim, params)
+    return result
+
+
+primitive.record_tensor_op = record  # the bottom trace hands ops on tensors to the tape
+

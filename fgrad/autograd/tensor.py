@@ -1,0 +1,543 @@
+"""fgrad.Tensor: an array that may record its history, PyTorch style.
+
+A Tensor is a traced value of the bottom trace: operators and NumPy functions on it go
+through the same primitives and `bind` as everything else, and `tape.record` builds
+its grad_fn graph from the same tape nodes the functional transforms use. Methods
+follow PyTorch's names and semantics (dim=/keepdim=, unbiased std, max(dim) returning
+values and indices); the default dtype follows NumPy (float64).
+"""
+import collections
+import weakref
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..backend import array_module, device as to_device, device_of
+from ..ir.value import Tracer, concrete
+from ..ops import indexing as ix
+
+from ..ops.primitive import EVAL
+from .grad_mode import is_grad_enabled, no_grad
+from .tape import AccumulateGrad, RemovableHandle, VersionCounter
+
+__all__ = ["Tensor"]
+
+MinMax = collections.namedtuple("MinMax", ["values", "indices"])
+
+
+class Tensor(Tracer):
+    """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward()."""
+
+    __slots__ = ("_grad_fn", "index", "_requires_grad", "grad", "_version_counter", "_accumulator",
+                 "_leaf_hooks", "_post_acc_hooks", "_view", "_retains_grad", "__weakref__")
+
+    def __init__(self, data, requires_grad=False, dtype=None, device=None):
+        if isinstance(data, Tracer):
+            data = concrete(data)
+        xp = to_device(device).xp if device is not None else array_module(data)
+        array = xp.array(data, dtype=dtype)
+        if device is not None:
+            array = to_device(device).send(array)
+        Tensor._init(self, array, None, 0)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @staticmethod
+    def _init(t, array, node, index):
+        t._trace = EVAL
+        t.primal = array
+        t._grad_fn = node
+        t.index = index
+        t._requires_grad = node is not None
+        t.grad = None
+        t._version_counter = VersionCounter()
+        t._accumulator = None
+        t._leaf_hooks = t._post_acc_hooks = t._view = None
+        t._retains_grad = False
+
+    @classmethod
+    def _wrap(cls, array, node, index):
+        """A tensor around an existing array (no copy); `node` is its grad_fn or None."""
+        t = object.__new__(cls)
+        if not hasattr(array, "shape") or not hasattr(array, "__setitem__"):
+            array = np.asarray(array)
+        Tensor._init(t, array, node, index)
+        return t
+
+    # ---- autograd state ------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Start (or stop) recording operations on this leaf tensor."""
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                                   "a computed variable in a subgraph that doesn't require differentiation use "
+                                   "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not np.issubdtype(self.primal.dtype, np.inexact):
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.primal.dtype}")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that created this tensor (None for leaves)."""
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def node(self):
+        """Where this tensor's cotangent goes: its grad_fn, or its AccumulateGrad if it is a leaf."""
+        if self._grad_fn is not None:
+            return self._grad_fn
+        if not self._requires_grad:
+            return None
+        if self._accumulator is None:  # held strongly here; it holds this tensor weakly (no cycle)
+            self._accumulator = AccumulateGrad(self)
+        return self._accumulator
+
+    @property
+    def _version(self):
+        return self._version_counter.value
+
+    @property
+    def data(self):
+        """This tensor's values, detached (shares memory and the version counter)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        value = concrete(value.primal if isinstance(value, Tensor) else value)
+        self.primal = value if hasattr(value, "__setitem__") else np.asarray(value)
+
+    def detach(self):
+        """A tensor sharing this one's data, cut from the graph."""
+        t = Tensor._wrap(self.primal, None, 0)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self):
+        if self._view is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn, self.index, self._requires_grad = None, 0, False
+        return self
+
+    def retain_grad(self):
+        """Keep .grad for this non-leaf tensor after backward."""
+        if self.is_leaf or self._retains_grad:
+            return
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        self._retains_grad = True
+        ref = weakref.ref(self)
+
+        def keep(grad):
+            t = ref()
+            if t is not None:
+                g = grad.detach()
+                t.grad = g if t.grad is None else t.grad + g
+        self.register_hook(keep)
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if self._leaf_hooks is None:
+                self._leaf_hooks = []
+            return RemovableHandle(self._leaf_hooks, hook)
+        meta = self._grad_fn.meta
+        if meta.tensor_hooks is None:
+            meta.tensor_hooks = {}
+        return RemovableHandle(meta.tensor_hooks.setdefault(self.index, []), hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after the gradient has been accumulated into this leaf's .grad."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = []
+        return RemovableHandle(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's .grad (see fgrad.autograd.backward)."""
+        from .functional import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---- conversion ------------------------------------------------------------------------
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return array_module(self.primal).asnumpy(self.primal) if array_module(self.primal) is not np else self.primal
+
+    def item(self):
+        if self.primal.size != 1:
+            raise RuntimeError(f"a Tensor with {self.primal.size} elements cannot be converted to Scalar")
+        return self.primal.item()
+
+    def tolist(self):
+        return self.primal.tolist()
+
+    def clone(self):
+        """A copy that stays in the graph (its gradient flows back to self)."""
+        return fnp.copy(self)
+
+    def to(self, *args, **kwargs):
+        """to(device), to(dtype) or to(device, dtype)."""
+        dev, dtype = kwargs.get("device"), kwargs.get("dtype")
+        for a in args:
+            if isinstance(a, (str,)) or hasattr(a, "kind"):
+                dev = a
+            else:
+                dtype = a
+        out = self
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            out = fnp.astype(out, dtype)
+        if dev is not None and to_device(dev) != device_of(self.primal):
+            if out._requires_grad:
+                raise NotImplementedError("fgrad: moving a tensor that requires grad across devices is not supported yet")
+            out = Tensor._wrap(to_device(dev).send(out.primal), None, 0)
+        return out
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=0):
+        return self.to(f"cuda:{device}")
+
+    def float(self):
+        return self.to(np.float32)
+
+    def double(self):
+        return self.to(np.float64)
+
+    def long(self):
+        return fnp.astype(self, np.int64)
+
+    def int(self):
+        return fnp.astype(self, np.int32)
+
+    def bool(self):
+        return fnp.astype(self, bool)
+
+    # ---- shape ---------------------------------------------------------------------------
+    def size(self, dim=None):
+        return tuple(self.shape) if dim is None else self.shape[dim]
+
+    def dim(self):
+        return self.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(self.primal.size)
+
+    def view(self, *shape):
+        return fnp.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
+
+    reshape = view
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        shape = self.shape
+        if not shape:
+            return self.view(1)
+        s, e = start_dim % len(shape), end_dim % len(shape)
+        return self.view(shape[:s] + (-1,) + shape[e + 1:])
+
+    def unsqueeze(self, dim):
+        return fnp.expand_dims(self, dim)
+
+    def squeeze(self, dim=None):
+        if dim is not None and self.shape[dim] != 1:
+            return self
+        return fnp.squeeze(self, dim)
+
+    def permute(self, *dims):
+        return fnp.transpose(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+
+    def transpose(self, dim0, dim1):
+        return fnp.swapaxes(self, dim0, dim1)
+
+    def t(self):
+        if self.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
+        return fnp.transpose(self)
+
+    def expand(self, *sizes):
+        sizes = sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+        lead = len(sizes) - self.ndim
+        shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        return fnp.broadcast_to(self, shape)
+
+    def repeat(self, *sizes):
+        return fnp.tile(self, sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes)
+
+    # ---- math with PyTorch's names ---------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+        return fnp.sum(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+        return fnp.mean(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
+
+    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        ddof = (1 if unbiased else 0) if correction is None else correction
+        return fnp.var(self, axis=dim, ddof=ddof, keepdims=keepdim)
+
+    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+        return fnp.sqrt(self.var(dim, unbiased, keepdim, correction))
+
+    def prod(self, dim=None, keepdim=False):
+        return fnp.prod(self, axis=dim, keepdims=keepdim)
+
+    def _extremum(self, fn, arg, dim, keepdim, other):
+        if other is not None:
+            return (fnp.maximum if fn is fnp.max else fnp.minimum)(self, other)
+        if dim is None:
+            return fn(self)
+        return MinMax(fn(self, axis=dim, keepdims=keepdim), arg(self, axis=dim, keepdims=keepdim))
+
+    def max(self, dim=None, keepdim=False, other=None):
+        """max() over all elements, or (values, indices) along `dim`, as PyTorch."""
+        if isinstance(dim, Tensor):
+            dim, other = None, dim
+        return self._extremum(fnp.max, fnp.argmax, dim, keepdim, other)
+
+    def min(self, dim=None, keepdim=False, other=None):
+        if isinstance(dim, Tensor):
+            dim, other = None, dim
+        return self._extremum(fnp.min, fnp.argmin, dim, keepdim, other)
+
+    def argmax(self, dim=None, keepdim=False):
+        return fnp.argmax(self, axis=dim, keepdims=keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return fnp.argmin(self, axis=dim, keepdims=keepdim)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        if p in ("fro", 2, None):
+            return fnp.sqrt(fnp.sum(self * self, axis=dim, keepdims=keepdim))
+        if p == 1:
+            return fnp.sum(fnp.abs(self), axis=dim, keepdims=keepdim)
+        if p in (np.inf, float("inf")):
+            return fnp.max(fnp.abs(self), axis=dim, keepdims=keepdim)
+        return fnp.sum(fnp.abs(self) ** p, axis=dim, keepdims=keepdim) ** (1.0 / p)
+
+    def clamp(self, min=None, max=None):
+        return fnp.clip(self, min, max)
+
+    clip = clamp
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def matmul(self, other):
+        return self @ other
+
+    mm = matmul
+
+    def dot(self, other):
+        return fnp.dot(self, other)
+
+    def exp(self):
+        return fnp.exp(self)
+
+    def log(self):
+        return fnp.log(self)
+
+    def sin(self):
+        return fnp.sin(self)
+
+    def cos(self):
+        return fnp.cos(self)
+
+    def tanh(self):
+        return fnp.tanh(self)
+
+    def sqrt(self):
+        return fnp.sqrt(self)
+
+    def abs(self):
+        return fnp.abs(self)
+
+    def neg(self):
+        return -self
+
+    def sigmoid(self):
+        from ..scipy.special import expit
+        return expit(self)
+
+    def relu(self):
+        return fnp.where(self > 0, self, 0.0)
+
+    def softmax(self, dim):
+        from ..nn.functional import softmax
+        return softmax(self, dim)
+
+    def log_softmax(self, dim):
+        from ..nn.functional import log_softmax
+        return log_softmax(self, dim)
+
+    def all(self):
+        return bool(np.all(self.primal))
+
+    def any(self):
+        return bool(np.any(self.primal))
+
+    # ---- in-place ops: each bumps the version counter --------------------------------------
+    def _inplace(self, result, op):
+        if self._grad_fn is None and self._requires_grad and is_grad_enabled():
+            raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
+                               f"({op}). Wrap it in `with fgrad.no_grad():` or use an out-of-place op.")
+        value = result.primal if isinstance(result, Tensor) else concrete(result)
+        try:
+            array_module(self.primal).copyto(self.primal, value, casting="same_kind")
+        except TypeError as exc:
+            raise RuntimeError(f"{op}: result type {np.result_type(value)} can't be cast to the desired output "
+                               f"type {self.primal.dtype}") from exc
+        except ValueError as exc:
+            raise RuntimeError(f"{op}: the result of shape {np.shape(value)} does not fit the tensor's shape "
+                               f"{tuple(self.shape)}") from exc
+        self._version_counter.value += 1
+        if isinstance(result, Tensor) and result._requires_grad:
+            self._rebase(result)
+        return self
+
+    def _rebase(self, result):
+        """Make `result`'s history this tensor's (and, through views, its base's)."""
+        tensor = self
+        while True:
+            tensor._grad_fn, tensor.index, tensor._requires_grad = result._grad_fn, result.index, True
+            if tensor._view is None:
+                return
+            base, prim, params = tensor._view
+            with_inverse = _view_inverse(base, prim, params, result)
+            tensor, result = base, with_inverse
+
+    def add_(self, other, alpha=1):
+        return self._inplace(self + (other * alpha if alpha != 1 else other), "add_")
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(self - (other * alpha if alpha != 1 else other), "sub_")
+
+    def mul_(self, other):
+        return self._inplace(self * other, "mul_")
+
+    def div_(self, other):
+        return self._inplace(self / other, "div_")
+
+    def pow_(self, exponent):
+        return self._inplace(self ** exponent, "pow_")
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(fnp.clip(self, min, max), "clamp_")
+
+    def neg_(self):
+        return self._inplace(-self, "neg_")
+
+    def exp_(self):
+        return self._inplace(fnp.exp(self), "exp_")
+
+    def zero_(self):
+        with no_grad():
+            return self._inplace(np.zeros((), self.primal.dtype), "zero_")
+
+    def fill_(self, value):
+        if isinstance(value, Tensor) and value._requires_grad:
+            return self._inplace(fnp.broadcast_to(value, self.shape) + self * 0, "fill_")
+        with no_grad():
+            return self._inplace(concrete(value), "fill_")
+
+    def copy_(self, src):
+        if isinstance(src, Tensor) and src._requires_grad:
+            return self._inplace(fnp.broadcast_to(src, self.shape) + self * 0, "copy_")
+        with no_grad():
+            return self._inplace(src.primal if isinstance(src, Tensor) else src, "copy_")
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __setitem__(self, index, value):
+        index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
+        tracked = is_grad_enabled() and (self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
+        if not tracked:
+            if self._grad_fn is None and self._requires_grad and is_grad_enabled():
+                self._inplace(self, "__setitem__")  # raises the leaf error
+            self.primal[index] = value.primal if isinstance(value, Tensor) else concrete(value)
+            self._version_counter.value += 1
+            return
+        old = ix.getitem(self, index=index)
+        new = fnp.broadcast_to(value if isinstance(value, Tensor) else Tensor._wrap(value, None, 0), old.shape)
+        shape = tuple(self.shape)
+        self._inplace(self + ix.scatter_add(new - old, index=index, shape=shape), "__setitem__")
+
+    def __repr__(self):
+        body = np.array2string(np.asarray(concrete(self.primal)), separator=", ", prefix="tensor(")
+        extras = []
+        if self.primal.dtype != np.float64 and self.primal.dtype.kind == "f":
+            extras.append(f"dtype={self.primal.dtype}")
+        if device_of(self.primal).kind != "cpu":
+            extras.append(f"device='{device_of(self.primal)}'")
+        if self._grad_fn is not None:
+            extras.append(f"grad_fn=<{self._grad_fn.name()}>")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce__(self):
+        return (Tensor, (self.primal, self._requires_grad))
+
+
+def _dim(dim, axis):
+    return axis if dim is None else dim
+
+
+def _keep(keepdim, keepdims):
+    return keepdims if keepdims is not None else keepdim
+
+
+def _view_inverse(base, prim, params, view_value):
+    """`base` with the region that `prim(base, **params)` viewed replaced by `view_value`."""
+    if prim.name == "reshape":
+        return fnp.reshape(view_value, base.shape)
+    if prim.name == "transpose":
+        return fnp.transpose(view_value, tuple(np.argsort(params["axes"])))
+    if prim.name == "getitem":
+        index = params["index"]
+        return base + ix.scatter_add(view_value - ix.getitem(base, index=index), index=index, shape=tuple(base.shape))
+    raise RuntimeError(f"fgrad: in-place modification of a {prim.name} view is not differentiable")
+
+
+

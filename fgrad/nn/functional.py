@@ -1,0 +1,73 @@
+"""fgrad.nn.functional: activations and losses, written in fgrad ops (differentiable to any order)."""
+import numpy as np
+
+from .. import numpy as fnp
+
+__all__ = ["relu", "tanh", "sigmoid", "linear", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]
+
+
+def relu(x):
+    return fnp.where(x > 0, x, 0.0)
+
+
+def tanh(x):
+    return fnp.tanh(x)
+
+
+def sigmoid(x):
+    from ..scipy.special import expit
+    return expit(x)
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, as torch.nn.functional.linear."""
+    out = fnp.matmul(input, fnp.swapaxes(weight, -1, -2))
+    return out if bias is None else out + bias
+
+
+def log_softmax(x, dim=-1):
+    shift = fnp.max(x, axis=dim, keepdims=True)
+    from ..ops.stop_gradient import stop_gradient
+    z = x - stop_gradient(shift)
+    return z - fnp.log(fnp.sum(fnp.exp(z), axis=dim, keepdims=True))
+
+
+def softmax(x, dim=-1):
+    return fnp.exp(log_softmax(x, dim))
+
+
+def _reduce(loss, reduction, where):
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def mse_loss(input, target, reduction="mean"):
+    if tuple(input.shape) != tuple(np.shape(target) if not hasattr(target, "shape") else target.shape):
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ")
+    d = input - target
+    return _reduce(d * d, reduction, "mse_loss")
+
+
+def nll_loss(log_probs, target, reduction="mean"):
+    """Negative log-likelihood of integer class targets (shape (N,)) under log_probs (N, C)."""
+    from ..ir.value import concrete
+    labels = np.asarray(concrete(target.primal if hasattr(target, "primal") else target)).astype(np.int64)
+    n, c = log_probs.shape
+    if labels.shape != (n,) or labels.min(initial=0) < 0 or labels.max(initial=0) >= c:
+        raise ValueError(f"nll_loss: targets must be {n} class indices in [0, {c}), got shape {labels.shape}")
+    picked = log_probs[np.arange(n), labels]
+    return _reduce(-picked, reduction, "nll_loss")
+
+
+def cross_entropy(input, target, reduction="mean"):
+    """Cross-entropy of logits `input` (N, C) with class indices or class probabilities `target`."""
+    logp = log_softmax(input, dim=-1)
+    tdtype = getattr(target, "dtype", np.asarray(target).dtype)
+    if np.issubdtype(tdtype, np.integer):
+        return nll_loss(logp, target, reduction)
+    return _reduce(-fnp.sum(target * logp, axis=-1), reduction, "cross_entropy")

@@ -1,0 +1,162 @@
+"""fgrad.nn modules: Module, Parameter, Linear, activations, Sequential, losses."""
+import collections
+import math
+
+
+
+from ..autograd.factories import _rng
+from ..autograd.tensor import Tensor
+from . import functional as F
+
+__all__ = ["Parameter", "Module", "Linear", "ReLU", "Tanh", "Sigmoid", "Sequential", "MSELoss", "CrossEntropyLoss"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor that a Module registers as a parameter (requires grad by default)."""
+
+    __slots__ = ()
+
+    def __init__(self, data, requires_grad=True):
+        Tensor.__init__(self, data.primal if isinstance(data, Tensor) else data, requires_grad=requires_grad)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+
+class Module:
+    """Base class: assign Parameters and Modules as attributes; implement forward()."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", collections.OrderedDict())
+        object.__setattr__(self, "_modules", collections.OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def __setattr__(self, name, value):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign attributes before Module.__init__() call")
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self._modules[name] = value
+        object.__setattr__(self, name, value)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must implement forward()")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    def named_parameters(self, prefix=""):
+        seen = set()
+        for name, p in self._parameters.items():
+            if id(p) not in seen:
+                seen.add(id(p))
+                yield prefix + name, p
+        for mname, module in self._modules.items():
+            for name, p in module.named_parameters(prefix + mname + "."):
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    yield name, p
+
+    def parameters(self):
+        for _, p in self.named_parameters():
+            yield p
+
+    def children(self):
+        return iter(self._modules.values())
+
+    def zero_grad(self, set_to_none=True):
+        for p in self.parameters():
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.zero_()
+
+    def train(self, mode=True):
+        object.__setattr__(self, "training", bool(mode))
+        for m in self._modules.values():
+            m.train(mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def __repr__(self):
+        inner = "".join(f"\n  ({k}): " + repr(m).replace("\n", "\n  ") for k, m in self._modules.items())
+        return f"{type(self).__name__}({self.extra_repr()}{inner}{chr(10) if inner else ''})"
+
+    def extra_repr(self):
+        return ""
+
+
+class Linear(Module):
+    """y = x @ W.T + b, with W of shape (out_features, in_features), PyTorch's initialization."""
+
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
+        self.weight = Parameter(_rng[0].uniform(-bound, bound, (out_features, in_features)))
+        self.bias = Parameter(_rng[0].uniform(-bound, bound, (out_features,))) if bias else None
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class ReLU(Module):
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Tanh(Module):
+    def forward(self, x):
+        return F.tanh(x)
+
+
+class Sigmoid(Module):
+    def forward(self, x):
+        return F.sigmoid(x)
+
+
+class Sequential(Module):
+    """Modules applied in order."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        for i, m in enumerate(modules):
+            setattr(self, str(i), m)
+
+    def forward(self, x):
+        for m in self._modules.values():
+            x = m(x)
+        return x
+
+    def __getitem__(self, i):
+        return list(self._modules.values())[i]
+
+    def __len__(self):
+        return len(self._modules)
+
+
+class MSELoss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, self.reduction)
+
+
+class CrossEntropyLoss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.reduction)
+
+
+
