@@ -12,6 +12,7 @@ from .transforms.forward import jvp, linearize
 from .transforms.jacobians import hessian, hvp, jacfwd, jacrev
 from .transforms.reverse import grad, value_and_grad, vjp
 
+from .numpy import allclose
 from .testing import gradcheck, gradgradcheck
 
 __version__ = "0.1.0"
@@ -19,4 +20,4 @@ __all__ = ["grad", "value_and_grad", "vjp", "jvp", "linearize", "jacfwd", "jacre
            "custom_vjp", "custom_jvp", "checkpoint", "autograd", "nn", "optim", "Tensor", "tensor", "as_tensor", "from_numpy",
            "zeros", "ones", "full", "empty", "eye", "arange", "linspace", "randn", "rand", "randint", "zeros_like",
            "ones_like", "full_like", "manual_seed", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "allclose"]

@@ -76,7 +76,7 @@ OPS = [
     unary("arcsin", lo=-0.9, hi=0.9), unary("arccos", lo=-0.9, hi=0.9), unary("arctan"),
     unary("sinh"), unary("cosh"), unary("tanh"), unary("arcsinh"), unary("arccosh", lo=1.2, hi=3.0),
     unary("arctanh", lo=-0.9, hi=0.9), unary("sinc"), unary("deg2rad"), unary("rad2deg"),
-    unary("abs", lo=0.1, hi=2.0),
+    unary("abs", lo=0.1, hi=2.0), unary("copy"),
     custom("abs_negative", lambda rng: [(-uniform(rng, (3,), 0.1, 2.0),)], fn=fnp.abs, ref=np.abs),
     # ---- binary elementwise
     binary("add"), binary("subtract"), binary("multiply"), binary("divide", lo=(-2, 0.5), hi=(2, 2)),

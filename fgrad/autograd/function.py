@@ -12,7 +12,7 @@ from ..ir.node import Node
 from ..ir.value import Tracer, concrete
 from ..ops.primitive import EVAL, Primitive, current_trace
 from .grad_mode import is_grad_enabled, no_grad
-from .tape import NodeMeta
+from .tape import edge_of, new_meta
 from .tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx"]
@@ -94,9 +94,9 @@ def _apply_on_tensors(cls, args):
     if not (any(needs) and is_grad_enabled()):
         wrapped = tuple(o if isinstance(o, Tensor) else Tensor._wrap(o, None, 0) for o in outs)
         return wrapped if multi else wrapped[0]
-    inputs = [a if need else None for a, need in zip(args, needs)]
+    inputs = [edge_of(a) if need else None for a, need in zip(args, needs)]
     primals = [_raw(a) for a in args]
-    node = Node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, NodeMeta(f"{cls.__name__}Backward"))
+    node = Node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, new_meta(f"{cls.__name__}Backward"))
     wrapped = tuple(Tensor._wrap(r, None if id(o) in ctx._non_differentiable else node, i)
                     for i, (o, r) in enumerate(zip(outs, raw)))
     return wrapped if multi else wrapped[0]

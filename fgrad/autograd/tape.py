@@ -10,13 +10,14 @@ Note [saved values are guarded]: a node remembers the version of every tensor wh
 value its rule reads; an in-place change bumps the version, and backward refuses to
 use a changed value instead of returning a wrong gradient.
 """
+import os
 import traceback
 import weakref
 
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
-from ..ir.node import Node
+from ..ir.node import Edge, Node
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
@@ -117,7 +118,7 @@ class NodeMeta:
         if create_graph:
             for i, t in enumerate(node.inputs):
                 if t is not None:
-                    primals[i] = t
+                    primals[i] = Tensor._wrap(primals[i], t.node, t.index) if isinstance(t, Edge) else t
             out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out)) if node.prim.multiple_results \
                 else Tensor._wrap(out, node, 0)
         return primals, out
@@ -222,8 +223,11 @@ def _describe(array):
     return f"{getattr(array, 'dtype', type(array).__name__)} {list(np.shape(array))}"
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _stack():
-    frames = [f for f in traceback.extract_stack()[:-3] if "/fgrad/" not in f.filename.replace("\\", "/")]
+    frames = [f for f in traceback.extract_stack() if not f.filename.startswith(_PACKAGE_DIR)]
     return "".join(traceback.format_list(frames))
 
 
@@ -241,13 +245,13 @@ def record(prim, args, params):
     out = prim.impl(*primals, **params)
     if not needs_grad or prim.nondiff or not is_grad_enabled():
         return _outputs(prim, out, None, args, params)
-    meta = NodeMeta(node_name(prim, primals))
-    inputs = [a if isinstance(a, Tensor) and a.requires_grad else None for a in args]
+    meta = new_meta(node_name(prim, primals))
+    inputs = [edge_of(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args]
     node = Node(prim, params, inputs, primals, out, meta)
     results = _outputs(prim, out, node, args, params)
     if prim.name not in SHAPE_ONLY:
         saved = [(i, a._version_counter, a._version_counter.value, _describe(a.primal))
-                 for i, a in enumerate(args) if isinstance(a, Tensor)]
+                 for i, a in enumerate(args) if isinstance(a, Tensor) and _value_needed(prim, inputs, i)]
         if prim.name not in INPUTS_ONLY and not prim.multiple_results:
             saved.append((-1, results._version_counter, 0, _describe(out)))
         meta.saved = saved
@@ -259,9 +263,27 @@ def record(prim, args, params):
                 if isinstance(a, Tensor):
                     meta.packed[i] = (pack(a), unpack)
                     primals[i] = None
+    return results
+
+
+def new_meta(name):
+    """A NodeMeta; in anomaly mode it remembers the user's forward traceback."""
+    meta = NodeMeta(name)
     if anomaly_mode.is_enabled():
         meta.stack = _stack()
-    return results
+    return meta
+
+
+def edge_of(tensor):
+    """What a node records for an input tensor: the leaf itself, or a fixed edge to its grad_fn."""
+    return tensor if tensor._grad_fn is None else Edge(tensor._grad_fn, tensor.index)
+
+
+def _value_needed(prim, inputs, i):
+    """Does the rule read input i's value? (For multiply only the other input's gradient does.)"""
+    if prim.name == "multiply":
+        return inputs[1 - i] is not None
+    return True
 
 
 def _outputs(prim, out, node, args, params):

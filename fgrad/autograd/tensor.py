@@ -186,6 +186,12 @@ class Tensor(Tracer):
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return array_module(self.primal).asnumpy(self.primal) if array_module(self.primal) is not np else self.primal
 
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad and is_grad_enabled():
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        array = self.numpy(force=True)
+        return array if dtype is None else array.astype(dtype)
+
     def item(self):
         if self.primal.size != 1:
             raise RuntimeError(f"a Tensor with {self.primal.size} elements cannot be converted to Scalar")
@@ -408,6 +414,8 @@ class Tensor(Tracer):
             raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
                                f"({op}). Wrap it in `with fgrad.no_grad():` or use an out-of-place op.")
         value = result.primal if isinstance(result, Tensor) else concrete(result)
+        if isinstance(result, Tensor) and result._grad_fn is not None:
+            _protect_saved(result._grad_fn, self)
         try:
             array_module(self.primal).copyto(self.primal, value, casting="same_kind")
         except TypeError as exc:
@@ -518,6 +526,17 @@ class Tensor(Tracer):
 
     def __reduce__(self):
         return (Tensor, (self.primal, self._requires_grad))
+
+
+def _protect_saved(node, tensor):
+    """The op computing an in-place result may have saved `tensor`'s array, which is about to be
+    overwritten: give that node its own copy (and drop the now needless version guard)."""
+    if node.primals is None or node.meta is None:
+        return
+    if any(p is tensor.primal for p in node.primals):
+        node.primals = [p.copy() if p is tensor.primal else p for p in node.primals]
+        if node.meta.saved:
+            node.meta.saved = [s for s in node.meta.saved if s[1] is not tensor._version_counter or s[0] < 0]
 
 
 def _dim(dim, axis):

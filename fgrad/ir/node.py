@@ -6,7 +6,7 @@ tracers that carry gradient (None for constants), the primal inputs and the outp
 so a finished tape is a DAG freed by reference counting alone.
 """
 
-__all__ = ["Node", "Leaf"]
+__all__ = ["Node", "Leaf", "Edge"]
 
 
 class Node:
@@ -47,6 +47,19 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()}>"
+
+
+class Edge:
+    """A fixed reference to output `index` of `node` (what a recorded input points at).
+
+    The imperative face stores edges, not tensors, for non-leaf inputs: an in-place op
+    later gives the tensor a new history, but this node must keep the old one.
+    """
+
+    __slots__ = ("node", "index")
+
+    def __init__(self, node, index):
+        self.node, self.index = node, index
 
 
 class Leaf:

@@ -67,7 +67,7 @@ def nll_loss(log_probs, target, reduction="mean"):
 def cross_entropy(input, target, reduction="mean"):
     """Cross-entropy of logits `input` (N, C) with class indices or class probabilities `target`."""
     logp = log_softmax(input, dim=-1)
-    tdtype = getattr(target, "dtype", np.asarray(target).dtype)
+    tdtype = target.dtype if hasattr(target, "dtype") else np.asarray(target).dtype
     if np.issubdtype(tdtype, np.integer):
         return nll_loss(logp, target, reduction)
     return _reduce(-fnp.sum(target * logp, axis=-1), reduction, "cross_entropy")

@@ -174,7 +174,7 @@ def _extremum(prim, name):
             raise TypeError(f"fgrad.numpy.{name}: initial= and where= are not supported")
         a = _as_operand(a)
         axis = normalize_axis(axis, a.ndim, name)
-        if a.size == 0:
+        if _count(a, None) == 0:
             raise ValueError(f"fgrad.numpy.{name}: zero-size array to reduction operation which has no identity")
         return prim(a, axis=axis, keepdims=bool(keepdims))
     reduce.__name__ = name
@@ -274,13 +274,13 @@ def reshape(a, shape=None, order="C", *, newshape=None):
     a = _as_operand(a)
     if order != "C":
         raise NotImplementedError(f"fgrad.numpy.reshape: order={order!r} is not supported, only 'C'")
-    shape = _resolve_shape(newshape if shape is None else shape, a.size)
+    shape = _resolve_shape(newshape if shape is None else shape, _count(a, None))
     return a if shape == _shape(a) else sh.reshape(a, shape=shape)
 
 
 def ravel(a, order="C"):
     a = _as_operand(a)
-    return reshape(a, (a.size,), order)
+    return reshape(a, (_count(a, None),), order)
 
 
 def transpose(a, axes=None):
