@@ -37,7 +37,7 @@ def _compare(analytic, numeric, atol, rtol, what, exc=AssertionError):
         if np.any(bad):
             idx = np.unravel_index(np.argmax(np.where(np.isnan(err), np.inf, err)), a.shape) if a.ndim else ()
             raise exc(f"{what}: output leaf {k}, worst element at index {tuple(int(i) for i in idx)}: "
-                      f"analytic {a[idx]!r} vs numerical {n[idx]!r} (atol={atol}, rtol={rtol}; "
+                      f"analytic {float(a[idx])!r} vs numerical {float(n[idx])!r} (atol={atol}, rtol={rtol}; "
                       f"{int(np.sum(bad))} of {a.size} elements differ)")
 
 
