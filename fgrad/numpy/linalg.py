@@ -1,8 +1,25 @@
-"""`fgrad.numpy.linalg` and the matrix products of `fgrad.numpy`."""
+"""`fgrad.numpy.linalg` and the matrix products of `fgrad.numpy` (dot, tensordot, einsum, ...).
+
+NumPy 2's signatures and semantics: stacks of matrices (..., M, N) everywhere, solve's
+b is a vector only when 1-D, the decompositions return NumPy's named tuples. The
+primitives live in fgrad/ops/linalg.py and fgrad/ops/einsum.py; norm, matrix_power and
+the like are composites here.
+"""
+from collections import namedtuple as _namedtuple
+
 import numpy as np
 
+from ..backend import array_module as _array_module
+from ..ir.value import concrete as _concrete
+from ..ops import einsum as _es
 from ..ops import linalg as la
 from . import _core as fnp
+
+LinAlgError = np.linalg.LinAlgError
+SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
+EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = _namedtuple("QRResult", ["Q", "R"])
+SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
 def matmul(x1, x2):
@@ -69,3 +86,240 @@ def kron(a, b):
     a = fnp.reshape(a, tuple(v for s in sa for v in (s, 1)))
     b = fnp.reshape(b, tuple(v for s in sb for v in (1, s)))
     return fnp.reshape(fnp.multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def einsum(*operands, out=None, optimize=False, dtype=None, casting="safe", order="K"):
+    """np.einsum, in the subscripts form or the interleaved (sublist) form; `optimize` is ignored."""
+    fnp._check_out("einsum", out)
+    if not operands:
+        raise TypeError("fgrad.numpy.einsum: no subscripts given")
+    if isinstance(operands[0], str):
+        subscripts, arrays = operands[0], operands[1:]
+    else:
+        subscripts, arrays = _es.from_sublists(operands)
+    arrays = [fnp._as_operand(a) for a in arrays]
+    if dtype is not None:
+        arrays = [fnp.astype(a, dtype) for a in arrays]
+    spec = _es.normalize(subscripts, [fnp._shape(a) for a in arrays])
+    return _es.einsum(*arrays, subscripts=spec)
+
+
+# ---- numpy.linalg --------------------------------------------------------------------------
+def _matrix(fn, a, square=True):
+    """`a` as an operand, checked to be a (stack of) matrix (square when `square`)."""
+    a = fnp._as_operand(a)
+    shape = fnp._shape(a)
+    if len(shape) < 2:
+        raise LinAlgError(f"fgrad.numpy.linalg.{fn}: {len(shape)}-dimensional array given (shape {shape}); "
+                          f"array must be at least two-dimensional")
+    if square and shape[-1] != shape[-2]:
+        raise LinAlgError(f"fgrad.numpy.linalg.{fn}: last 2 dimensions of the array must be square, got shape {shape}")
+    if not np.issubdtype(a.dtype, np.inexact):
+        a = fnp.astype(a, np.float64)  # as NumPy: integer matrices are decomposed in float64
+    return a
+
+
+def solve(a, b):
+    """np.linalg.solve: a (..., M, M), b (M,) (a vector) or (..., M, K)."""
+    a, b = _matrix("solve", a), fnp._as_operand(b)
+    sa, sb = fnp._shape(a), fnp._shape(b)
+    vector = len(sb) == 1
+    rows = sb[0] if vector else sb[-2] if len(sb) >= 2 else None
+    if rows != sa[-1]:
+        raise ValueError(f"fgrad.numpy.linalg.solve: a has shape {sa} and b has shape {sb}; b must be an "
+                         f"({sa[-1]},) vector or an (..., {sa[-1]}, K) stack of matrices")
+    try:
+        np.broadcast_shapes(sa[:-2], () if vector else sb[:-2])
+    except ValueError:
+        raise ValueError(f"fgrad.numpy.linalg.solve: the stack shapes of a {sa} and b {sb} do not broadcast") from None
+    if vector:
+        return fnp.squeeze(la.solve(a, fnp.expand_dims(b, -1)), axis=-1)
+    return la.solve(a, b)
+
+
+def inv(a):
+    return la.inv(_matrix("inv", a))
+
+
+def det(a):
+    return la.det(_matrix("det", a))
+
+
+def slogdet(a):
+    """np.linalg.slogdet: (sign, logabsdet); only logabsdet has a nonzero derivative."""
+    return SlogdetResult(*la.slogdet(_matrix("slogdet", a)))
+
+
+def cholesky(a, /, *, upper=False):
+    """np.linalg.cholesky. Like NumPy it reads one triangle of `a` (the lower one, or the
+    upper one when upper=True) and ignores the other, so the other gets zero gradient."""
+    a = _matrix("cholesky", a)
+    if upper:  # U = L(a^T)^T reads a's upper triangle
+        return fnp.swapaxes(la.cholesky(fnp.swapaxes(a, -1, -2)), -1, -2)
+    return la.cholesky(a)
+
+
+def _uplo(fn, UPLO):
+    uplo = str(UPLO).upper()
+    if uplo not in ("L", "U"):
+        raise ValueError(f"fgrad.numpy.linalg.{fn}: UPLO argument must be 'L' or 'U', got {UPLO!r}")
+    return uplo
+
+
+def eigh(a, UPLO="L"):
+    """np.linalg.eigh: (eigenvalues, eigenvectors) of a symmetric matrix, read from one triangle
+    as NumPy does. Eigenvector derivatives assume distinct eigenvalues."""
+    return EighResult(*la.eigh(_matrix("eigh", a), UPLO=_uplo("eigh", UPLO)))
+
+
+def eigvalsh(a, UPLO="L"):
+    return eigh(a, UPLO)[0]
+
+
+def qr(a, mode="reduced"):
+    """np.linalg.qr with mode 'reduced', 'complete' or 'r'. Differentiable except
+    mode='complete' with M > N, where the extra columns of Q are not unique."""
+    a = _matrix("qr", a, square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"fgrad.numpy.linalg.qr: mode {mode!r} is not supported; use 'reduced', 'complete' or 'r'")
+    q, r = la.qr(a, complete=mode == "complete")
+    return r if mode == "r" else QRResult(q, r)
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """np.linalg.svd -> (U, S, Vh), or S when compute_uv=False.
+
+    To differentiate U and Vh of a non-square matrix pass full_matrices=False: with full
+    matrices the extra singular vectors are arbitrary and have no derivative (TypeError).
+    hermitian=True is accepted and computed by the general SVD (same S; U and Vh may
+    differ from NumPy's by column signs).
+    """
+    a = _matrix("svd", a, square=False)
+    if not compute_uv:
+        return la.svd(a, full_matrices=False, compute_uv=False)[0]
+    return SVDResult(*la.svd(a, full_matrices=bool(full_matrices), compute_uv=True))
+
+
+_NO_VALUE = object()
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
+    """np.linalg.pinv; its derivative assumes the rank is constant near `a`."""
+    a = _matrix("pinv", a, square=False)
+    if rcond is None:
+        if rtol is _NO_VALUE:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(fnp._shape(a)[-2:]) * np.finfo(a.dtype).eps
+        else:
+            rcond = rtol
+    elif rtol is not _NO_VALUE:
+        raise ValueError("fgrad.numpy.linalg.pinv: `rtol` and `rcond` can't be both set")
+    return la.pinv(a, rcond=rcond, hermitian=bool(hermitian))
+
+
+def svdvals(x, /):
+    """np.linalg.svdvals (NumPy 2): the singular values, descending."""
+    return svd(x, compute_uv=False)
+
+
+def matrix_power(a, n):
+    """np.linalg.matrix_power by repeated squaring; negative n inverts first."""
+    a = _matrix("matrix_power", a)
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n!r}")
+    if n == 0:  # a constant, on a's device
+        xp = _array_module(_concrete(a))
+        return xp.broadcast_to(xp.eye(fnp._shape(a)[-1], dtype=a.dtype), fnp._shape(a)).copy()
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    while n:
+        if n & 1:
+            result = a if result is None else matmul(result, a)
+        n >>= 1
+        if n:
+            a = matmul(a, a)
+    return result
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """np.linalg.trace (NumPy 2): the trace of each matrix of the stack (last two axes)."""
+    return fnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def _vector_norm(x, ord, axis, keepdims):
+    ax = abs(x) if ord not in (None, 2, 0) else None
+    if ord is None or ord == 2:
+        return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
+    if ord == np.inf:
+        return fnp.max(ax, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return fnp.min(ax, axis=axis, keepdims=keepdims)
+    if ord == 0:  # the number of nonzeros: piecewise constant, zero derivative
+        return fnp.sum(fnp.astype(x != 0, x.dtype), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return fnp.sum(ax, axis=axis, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"fgrad.numpy.linalg.norm: invalid norm order {ord!r} for vectors")
+    return fnp.sum(ax ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+
+
+def _matrix_norm(x, ord, row, col, keepdims):
+    if ord in (2, -2, "nuc"):
+        s = svd(fnp.moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        ret = fnp.max(s, axis=-1) if ord == 2 else fnp.min(s, axis=-1) if ord == -2 else fnp.sum(s, axis=-1)
+    elif ord in (1, -1, np.inf, -np.inf):
+        summed, other = (row, col) if ord in (1, -1) else (col, row)  # 1: max column sum; inf: max row sum
+        sums = fnp.sum(abs(x), axis=summed)
+        other = other - 1 if other > summed else other
+        ret = fnp.max(sums, axis=other) if ord > 0 else fnp.min(sums, axis=other)
+    elif ord in (None, "fro", "f"):
+        ret = fnp.sqrt(fnp.sum(x * x, axis=(row, col)))
+    else:
+        raise ValueError(f"fgrad.numpy.linalg.norm: invalid norm order {ord!r} for matrices")
+    if keepdims:
+        shape = list(fnp._shape(x))
+        shape[row] = shape[col] = 1
+        ret = fnp.reshape(ret, tuple(shape))
+    return ret
+
+
+def norm(x, ord=None, axis=None, keepdims=False):
+    """np.linalg.norm: vector norms over one axis, matrix norms over two (NumPy's rules for axis=None)."""
+    x = fnp._as_operand(x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        x = fnp.astype(x, np.float64)
+    nd = x.ndim
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
+            ret = fnp.sqrt(fnp.sum(x * x))
+            return fnp.reshape(ret, (1,) * nd) if keepdims else ret
+        if nd not in (1, 2):
+            raise ValueError(f"fgrad.numpy.linalg.norm: improper number of dimensions to norm: ord={ord!r} "
+                             f"needs a 1-D or 2-D array (or axis=), got shape {fnp._shape(x)}")
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        axis = (int(axis),)
+    if len(axis) == 1:
+        return _vector_norm(x, ord, fnp.normalize_axis(axis, nd, "linalg.norm"), keepdims)
+    if len(axis) == 2:
+        row, col = (fnp.normalize_axis(a, nd, "linalg.norm")[0] for a in axis)
+        if row == col:
+            raise ValueError(f"fgrad.numpy.linalg.norm: duplicate axes given: {axis}")
+        return _matrix_norm(x, ord, row, col, keepdims)
+    raise ValueError(f"fgrad.numpy.linalg.norm: improper number of dimensions to norm: axis={axis}")
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """np.linalg.vector_norm (NumPy 2): a vector norm over `axis` (all axes when None), any ndim."""
+    x = fnp._as_operand(x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        x = fnp.astype(x, np.float64)
+    axis = tuple(range(x.ndim)) if axis is None else fnp.normalize_axis(axis, x.ndim, "linalg.vector_norm")
+    return _vector_norm(x, ord, axis, keepdims)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """np.linalg.matrix_norm (NumPy 2): a matrix norm of each matrix of the stack (last two axes)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)

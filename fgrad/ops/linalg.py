@@ -1,7 +1,20 @@
-"""Linear-algebra primitives: matmul (with NumPy's 1-D and batch rules) and friends."""
+"""Linear-algebra primitives: matmul, solve, inv, det, slogdet and the decompositions.
+
+Each primitive is one LAPACK-backed kernel of the array module (NumPy or CuPy), on
+(..., M, N) stacks. solve/inv/det/slogdet have explicit vjp and jvp rules; the
+decompositions (cholesky, eigh, qr, svd, pinv) have the published jvp rules, and their
+vjps are those rules transposed (ops/transpose.py), so each derivative is written once.
+Composites (norm, matrix_power) live in fgrad.numpy.linalg.
+"""
+import numpy as np
+
 from ..backend import array_module
+from ..ir.value import concrete
+from .elementwise import where
 from .primitive import Primitive
-from .shape import expand_dims, transpose
+from .reductions import reduce_sum
+from .shape import concatenate, diagonal, expand_dims, reshape, transpose
+from .transpose import vjp_from_jvp
 
 
 def _mT(x):
@@ -28,3 +41,204 @@ def _matmul_vjp_b(g, ans, a, b):
 matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b)).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
+
+
+# ---- helpers for the rules (all in fgrad ops, so the rules differentiate again) ------
+def _xp(x):
+    return array_module(concrete(x))
+
+
+def _eye(x, n):
+    """The n-by-n identity in x's dtype, on x's device."""
+    return _xp(x).eye(n, dtype=x.dtype)
+
+
+def _diag_part(x):
+    """The diagonal of each matrix of a (..., n, n) stack."""
+    nd = x.ndim
+    return diagonal(x, offset=0, axis1=nd - 2, axis2=nd - 1)
+
+
+def _trace(x):
+    """The trace of each matrix of a (..., n, n) stack."""
+    return reduce_sum(_diag_part(x), axis=(x.ndim - 2,), keepdims=False)
+
+
+def _matrices(x):
+    """x broadcast as a (..., 1, 1) stack of scalars, one per matrix."""
+    return reshape(x, shape=tuple(x.shape) + (1, 1))
+
+
+def _tril(x, k=0):
+    n, m = x.shape[-2:]
+    return where(_xp(x).tri(n, m, k, dtype=bool), x, 0.0)
+
+
+def _read_triangle(t, lower):
+    """The symmetric matrix LAPACK sees when it reads only one triangle of t.
+
+    NumPy's cholesky and eigh read one triangle and ignore the other, so their
+    derivative with respect to the ignored entries is zero; perturbing the read
+    triangle moves both of its mirrored entries of the symmetric matrix.
+    """
+    n = t.shape[-1]
+    mask = _xp(t).tri(n, n, 0, dtype=bool)
+    return where(mask if lower else mask.T, t, _mT(t))
+
+
+def _named_kernel(name, kernel):
+    """`kernel` whose LinAlgError (singular, not positive definite) names the NumPy function."""
+    def impl(*args, **params):
+        try:
+            return kernel(*args, **params)
+        except np.linalg.LinAlgError as e:
+            shapes = ", ".join(str(tuple(np.shape(a))) for a in args)
+            raise np.linalg.LinAlgError(f"fgrad.numpy.linalg.{name}: {e} (input shapes {shapes})") from e
+    return impl
+
+
+# ---- solve, inv, det, slogdet: explicit rules -------------------------------------------
+def _solve(a, b):
+    xp = array_module(a, b)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # CuPy's solve does not broadcast stacks
+    return xp.linalg.solve(xp.broadcast_to(a, batch + a.shape[-2:]), xp.broadcast_to(b, batch + b.shape[-2:]))
+
+
+def _solve_vjp(g, x, primals, needs):
+    a, _ = primals
+    gb = solve(_mT(a), g)  # shared by both cotangents
+    return (-matmul(gb, _mT(x)) if needs[0] else None), gb
+
+
+solve = Primitive("solve", _named_kernel("solve", _solve)).defvjp_all(_solve_vjp).defjvp(
+    lambda t, x, a, b: -solve(a, matmul(t, x)),
+    lambda t, x, a, b: solve(a, t))
+
+inv = Primitive("inv", _named_kernel("inv", lambda a: array_module(a).linalg.inv(a))).defvjp(
+    lambda g, ans, a: -matmul(_mT(ans), matmul(g, _mT(ans)))).defjvp(
+    lambda t, ans, a: -matmul(ans, matmul(t, ans)))
+
+det = Primitive("det", lambda a: array_module(a).linalg.det(a)).defvjp(
+    lambda g, ans, a: _matrices(g * ans) * _mT(inv(a))).defjvp(
+    lambda t, ans, a: ans * _trace(solve(a, t)))
+
+# slogdet -> (sign, logabsdet); the sign is locally constant, so only logabsdet carries derivatives.
+slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)), multiple_results=True).defvjp(
+    lambda g, ans, a: _matrices(g[1]) * _mT(inv(a))).defjvp_full(
+    lambda primals, tangents, ans: (None, _trace(solve(primals[0], tangents[0]))))
+
+
+# ---- decompositions: JAX's published jvp rules; vjps by transposition (ops/transpose.py) --
+def _cholesky_jvp(primals, tangents, L):
+    # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-T), phi = lower triangle, diagonal halved.
+    s = _read_triangle(tangents[0], lower=True)
+    n = L.shape[-1]
+    phi = _xp(L).tri(n, dtype=L.dtype) - 0.5 * _eye(L, n)
+    return matmul(L, phi * solve(L, _mT(solve(L, s))))
+
+
+cholesky = Primitive("cholesky", _named_kernel("cholesky", lambda a: array_module(a).linalg.cholesky(a)))
+cholesky.defjvp_full(_cholesky_jvp)
+
+
+def _eigh_jvp(primals, tangents, ans, UPLO):
+    # Giles (2008): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i).
+    w, v = ans
+    vt_da_v = matmul(_mT(v), matmul(_read_triangle(tangents[0], UPLO == "L"), v))
+    eye = _eye(w, w.shape[-1])
+    f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
+    return _diag_part(vt_da_v), matmul(v, f * vt_da_v)
+
+
+eigh = Primitive("eigh", lambda a, UPLO: tuple(array_module(a).linalg.eigh(a, UPLO)), multiple_results=True)
+eigh.defjvp_full(_eigh_jvp)
+
+
+def _qr_square_jvp(dx, q, r):
+    # Townsend, "Differentiating the QR decomposition" (m >= n, reduced Q and R).
+    dx_rinv = _mT(solve(_mT(r), _mT(dx)))
+    qt_dx_rinv = matmul(_mT(q), dx_rinv)
+    lower = _tril(qt_dx_rinv, -1)
+    skew = lower - _mT(lower)
+    return matmul(q, skew - qt_dx_rinv) + dx_rinv, matmul(qt_dx_rinv - skew, r)
+
+
+def _qr_jvp(primals, tangents, ans, complete):
+    (x,), (dx,), (q, r) = primals, tangents, ans
+    m, n = x.shape[-2:]
+    if complete and m > n:
+        raise TypeError(f"fgrad: the derivative of qr(mode='complete') of a {m}x{n} matrix (m > n) is not "
+                        f"unique (the extra columns of Q are arbitrary); use mode='reduced'")
+    if m >= n:
+        return _qr_square_jvp(dx, q, r)
+    # Wide: X = [X1 X2] with X1 square; Q, R1 = qr(X1) and R2 = Q^T X2.
+    dq, dr1 = _qr_square_jvp(dx[..., :m], q, r[..., :m])
+    dr2 = matmul(_mT(dq), x[..., m:]) + matmul(_mT(q), dx[..., m:])
+    return dq, concatenate(dr1, dr2, axis=dr1.ndim - 1)
+
+
+qr = Primitive("qr", lambda a, complete: tuple(array_module(a).linalg.qr(a, "complete" if complete else "reduced")),
+               multiple_results=True)
+qr.defjvp_full(_qr_jvp)
+
+
+def _svd(a, full_matrices, compute_uv):
+    xp = array_module(a)
+    if not compute_uv:
+        return (xp.linalg.svd(a, compute_uv=False),)
+    return tuple(xp.linalg.svd(a, full_matrices=full_matrices))
+
+
+def _svd_jvp(primals, tangents, ans, full_matrices, compute_uv):
+    # Townsend, "Differentiating the singular value decomposition"; JAX's svd_jvp_rule, real case.
+    (a,), (da,) = primals, tangents
+    m, n = a.shape[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise TypeError(f"fgrad: the derivative of svd(full_matrices=True) of a {m}x{n} matrix is not unique "
+                        f"(the extra singular vectors are arbitrary); pass full_matrices=False to differentiate svd")
+    u, s, vh = ans if compute_uv else svd(a, full_matrices=False, compute_uv=True)
+    v = _mT(vh)
+    ds_mat = matmul(_mT(u), matmul(da, v))
+    ds = _diag_part(ds_mat)
+    if not compute_uv:
+        return (ds,)
+    s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
+    eye = _eye(s, s.shape[-1])
+    f = 1.0 / ((s_row + s_col) * (s_row - s_col) + eye) - eye  # F_ij = 1 / (s_j^2 - s_i^2)
+    dss, sds = ds_mat * s_row, s_col * ds_mat
+    du = matmul(u, f * (dss + _mT(dss)))
+    dv = matmul(v, f * (sds + _mT(sds)))
+    if m > n:  # the part of dA V outside span(U)
+        da_v = matmul(da, v)
+        du = du + (da_v - matmul(u, matmul(_mT(u), da_v))) / s_row
+    if n > m:
+        dat_u = matmul(_mT(da), u)
+        dv = dv + (dat_u - matmul(v, matmul(vh, dat_u))) / s_row
+    return du, ds, _mT(dv)
+
+
+svd = Primitive("svd", _svd, multiple_results=True)  # always a tuple: (U, S, Vh), or (S,) without compute_uv
+svd.defjvp_full(_svd_jvp)
+
+
+def _pinv(a, rcond, hermitian):
+    xp = array_module(a)
+    return np.linalg.pinv(a, rcond, hermitian) if xp is np else xp.linalg.pinv(a, rcond)
+
+
+def _pinv_jvp(primals, tangents, p):
+    # Golub & Pereyra (1973), for constant rank:
+    # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P.
+    (a,), (da,) = primals, tangents
+    pt, dat = _mT(p), _mT(da)
+    term1 = -matmul(p, matmul(da, p))
+    term2 = matmul(p, matmul(pt, dat - matmul(matmul(dat, a), p)))
+    y = matmul(dat, matmul(pt, p))
+    return term1 + term2 + y - matmul(p, matmul(a, y))
+
+
+pinv = Primitive("pinv", _pinv)
+pinv.defjvp_full(lambda primals, tangents, p, rcond, hermitian: _pinv_jvp(primals, tangents, p))
+
+for _prim in (cholesky, eigh, qr, svd, pinv):
+    vjp_from_jvp(_prim)

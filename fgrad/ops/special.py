@@ -1,0 +1,47 @@
+"""Special-function primitives: the kernels of scipy.special, differentiable.
+
+Each kernel runs scipy.special on NumPy arrays and cupyx.scipy.special on CuPy arrays,
+and its derivative is declared once as a partial (elementwise.defderiv), in fgrad ops,
+so it differentiates again: gammaln' = digamma, digamma' = polygamma(1, .), and so on.
+Composites (logsumexp, softmax, log_softmax) live in fgrad.scipy.special.
+"""
+import numpy as np
+
+from ..backend import array_module
+from .elementwise import defderiv, exp, log
+from .primitive import Primitive
+
+__all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
+
+_TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
+
+
+def _special_module(args):
+    # Imported on first use: scipy.special costs a noticeable import time.
+    if array_module(*args) is np:
+        import scipy.special
+        return scipy.special
+    import cupyx.scipy.special
+    return cupyx.scipy.special
+
+
+def _kernel(name):
+    def impl(*args):
+        return getattr(_special_module(args), name)(*args)
+    impl.__name__ = name
+    return impl
+
+
+def special(name, *partials):
+    """A primitive running scipy.special.<name>, with the given partial derivatives."""
+    return defderiv(Primitive(name, _kernel(name)), *partials)
+
+
+erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
+erfc = special("erfc", lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
+gammaln = special("gammaln", lambda ans, x: digamma(x))
+digamma = special("digamma", lambda ans, x: polygamma(1, x))
+polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x))  # n: the order, an integer
+expit = special("expit", lambda ans, x: ans * (1 - ans))
+logit = special("logit", lambda ans, x: 1 / (x * (1 - x)))
+xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y)  # JAX's partials, also at x == 0

@@ -1,0 +1,49 @@
+"""A primitive's vjp from its jvp rule, by transposing the (linear) tangent map.
+
+The published derivatives of the matrix decompositions (cholesky, eigh, qr, svd, pinv)
+are forward-mode rules. Rather than deriving and maintaining a second, reverse-mode
+rule for each, `vjp_from_jvp` runs reverse mode over the jvp rule itself: the map
+tangents -> output tangent is linear, so its vjp at any point (we use zero) is the
+primitive's vjp. The jvp rule is written in fgrad ops, so the transposed rule is
+traced by an enclosing transform too and differentiates again.
+"""
+from .broadcasting import zeros_like_value
+from .elementwise import convert
+
+__all__ = ["vjp_from_jvp"]
+
+
+def _fit(t, like):
+    """The tangent `t` (None: zero) with `like`'s dtype, so it matches the cotangent."""
+    if t is None:
+        return zeros_like_value(like)
+    return t if t.dtype == like.dtype else convert(t, dtype=like.dtype)
+
+
+def vjp_from_jvp(prim):
+    """Register on `prim` a vjp computed by transposing its `jvp_full` rule."""
+    jvp_full = prim.jvp_full
+    if jvp_full is None:
+        raise TypeError(f"vjp_from_jvp: {prim.name} has no jvp_full rule to transpose")
+
+    def vjp_all(g, ans, primals, needs, **params):
+        from ..transforms.reverse import vjp  # ops never import transforms at module import
+        wanted = [i for i, need in enumerate(needs) if need]
+
+        def tangent_map(*ts):
+            tangents = [None] * len(primals)
+            for i, t in zip(wanted, ts):
+                tangents[i] = t
+            out = jvp_full(tuple(primals), tuple(tangents), ans, **params)
+            if prim.multiple_results:
+                return tuple(_fit(t, a) for t, a in zip(out, ans))
+            return _fit(out, ans)
+
+        _, f_vjp = vjp(tangent_map, *[zeros_like_value(primals[i]) for i in wanted])
+        cts = f_vjp(tuple(g) if prim.multiple_results else g)
+        result = [None] * len(primals)
+        for i, ct in zip(wanted, cts):
+            result[i] = ct
+        return tuple(result)
+
+    return prim.defvjp_all(vjp_all)

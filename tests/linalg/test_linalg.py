@@ -1,0 +1,142 @@
+"""Linear algebra, einsum and special functions beyond the op table: errors users meet,
+NumPy's semantics on plain arrays, and derivatives of composed functions against JAX."""
+import numpy as np
+import pytest
+
+import fgrad
+import fgrad.numpy as fnp
+import fgrad.scipy.special as fsp
+
+rng = np.random.default_rng(0)
+A = rng.normal(size=(3, 3)) + 3 * np.eye(3)
+W = rng.normal(size=(4, 3))
+
+
+# ---- errors name the function, the argument and the shapes ---------------------------------
+def test_solve_shape_mismatch_names_solve_and_shapes():
+    with pytest.raises(ValueError, match=r"linalg\.solve.*\(3, 3\).*\(4,\)"):
+        fnp.linalg.solve(A, np.ones(4))
+    with pytest.raises(ValueError, match=r"linalg\.solve.*\(2, 3, 3\).*\(4, 3, 1\)"):
+        fnp.linalg.solve(np.stack([A, A]), np.ones((4, 3, 1)))
+
+
+def test_non_square_raises_linalg_error():
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.inv.*square.*\(4, 3\)"):
+        fnp.linalg.inv(W)
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.det.*two-dimensional"):
+        fnp.linalg.det(np.ones(3))
+
+
+def test_cholesky_of_indefinite_matrix_surfaces_numpys_linalg_error():
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.cholesky.*positive definite"):
+        fnp.linalg.cholesky(-np.eye(3))
+    with pytest.raises(np.linalg.LinAlgError, match="cholesky"):
+        fgrad.grad(lambda a: fnp.linalg.cholesky(a).sum())(-np.eye(3))
+
+
+def test_inv_of_singular_matrix_names_inv():
+    with pytest.raises(np.linalg.LinAlgError, match=r"linalg\.inv.*[Ss]ingular"):
+        fnp.linalg.inv(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 4)])
+def test_svd_full_matrices_of_non_square_is_not_differentiable(shape):
+    x = rng.normal(size=shape)
+    f = lambda a: fnp.linalg.svd(a)[0].sum()  # noqa: E731  (full_matrices=True by default)
+    with pytest.raises(TypeError, match=r"svd.*full_matrices=False"):
+        fgrad.grad(f)(x)
+    with pytest.raises(TypeError, match=r"svd.*full_matrices=False"):
+        fgrad.jvp(f, (x,), (np.ones(shape),))
+    fgrad.grad(lambda a: fnp.linalg.svd(a, full_matrices=False)[1].sum())(x)  # the way out works
+    fgrad.grad(lambda a: fnp.linalg.svd(a, compute_uv=False).sum())(x)
+
+
+def test_svd_full_matrices_of_square_is_differentiable():
+    g = fgrad.grad(lambda a: (fnp.linalg.svd(a)[0] ** 2 * np.arange(3.0)).sum())(A)
+    assert np.all(np.isfinite(g))
+
+
+def test_qr_complete_of_tall_matrix_is_not_differentiable():
+    with pytest.raises(TypeError, match=r"qr.*mode='reduced'"):
+        fgrad.grad(lambda a: fnp.linalg.qr(a, mode="complete")[0].sum())(W)
+
+
+def test_einsum_errors_name_einsum():
+    with pytest.raises(ValueError, match=r"einsum.*2 operand subscripts but 1 operands"):
+        fnp.einsum("ij,jk", A)
+    with pytest.raises(ValueError, match=r"einsum.*operand 0 has shape \(3, 3\)"):
+        fnp.einsum("ijk->i", A)
+    with pytest.raises(ValueError, match=r"einsum.*'z' does not appear"):
+        fnp.einsum("ij->z", A)
+
+
+# ---- plain arrays in, plain NumPy results out, NumPy's return types -------------------------
+def test_plain_arrays_give_numpy_results():
+    assert isinstance(fnp.linalg.inv(A), np.ndarray)
+    sign, logdet = fnp.linalg.slogdet(A)
+    assert fnp.linalg.slogdet(A).logabsdet == logdet
+    w, v = fnp.linalg.eigh(A)
+    assert fnp.linalg.eigh(A).eigenvectors is not None and isinstance(v, np.ndarray)
+    q, r = fnp.linalg.qr(W)
+    np.testing.assert_allclose(q @ r, W, atol=1e-12)
+    u, s, vh = fnp.linalg.svd(W)
+    assert (u.shape, s.shape, vh.shape) == ((4, 4), (3,), (3, 3))
+    assert fnp.linalg.svd(W, full_matrices=False).U.shape == (4, 3)
+
+
+def test_numpy_calls_on_traced_values_use_fgrad():
+    g = fgrad.grad(lambda a: np.linalg.norm(np.linalg.inv(a)) + np.einsum("ii", a))(A)
+    expected = fgrad.grad(lambda a: fnp.linalg.norm(fnp.linalg.inv(a)) + fnp.trace(a))(A)
+    np.testing.assert_allclose(g, expected, rtol=1e-12)
+
+
+def test_gradients_keep_float32():
+    a32 = A.astype(np.float32)
+    for f in (lambda a: fnp.linalg.slogdet(a)[1], lambda a: fnp.linalg.svd(a, compute_uv=False).sum(),
+              lambda a: fnp.einsum("ij,jk->", a, a), lambda a: fsp.logsumexp(a)):
+        assert fgrad.grad(f)(a32).dtype == np.float32
+
+
+# ---- derivatives of composed functions against JAX -------------------------------------------
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+jnp = jax.numpy
+jsp = pytest.importorskip("jax.scipy.special")
+
+
+def _cases(np_, sp_):
+    """The same functions written against fgrad (fnp, fsp) or JAX (jnp, jsp)."""
+    la = np_.linalg
+    return {
+        "logdet_of_gram": lambda x: la.slogdet(x.T @ x + np_.eye(3))[1],
+        "cholesky_solve": lambda x: np_.sum(la.solve(la.cholesky(x.T @ x + np_.eye(3)), x[0]) ** 2),
+        "eigh_weighted": lambda x: np_.sum(la.eigh(x.T @ x)[0] * np_.arange(1.0, 4.0)),
+        "eigh_projector": lambda x: np_.sum((lambda w, v: v[:, -1:] @ v[:, -1:].T)(*la.eigh(x.T @ x)) * x[:3]),
+        "nuclear_norm": lambda x: la.norm(x, "nuc"),
+        "spectral_norm": lambda x: la.norm(x, 2),
+        "svd_polar": lambda x: np_.sum((lambda u, s, vh: u @ vh)(*la.svd(x, full_matrices=False)) * x),
+        "qr_r_diag": lambda x: np_.sum(np_.log(np_.abs(np_.diagonal(la.qr(x)[1])))),
+        "pinv_lstsq": lambda x: np_.sum((la.pinv(x) @ np_.arange(4.0)) ** 2),
+        "inv_det": lambda x: la.det(la.inv(x[:3] + 3 * np_.eye(3))),
+        "matrix_power": lambda x: np_.sum(la.matrix_power(x[:3] / 3, 3)),
+        "einsum_chain": lambda x: np_.einsum("ij,kj,kl->", x, x, x),
+        "einsum_diag": lambda x: np_.sum(np_.einsum("ii->i", x[:3]) * np_.einsum("...j,...j->...", x, x)[:3]),
+        "logsumexp_softmax": lambda x: sp_.logsumexp(x, axis=0).sum() + np_.sum(sp_.softmax(x, axis=1) ** 2),
+        "log_softmax": lambda x: np_.sum(sp_.log_softmax(x, axis=1) * x),
+        "special": lambda x: np_.sum(sp_.erf(x) + sp_.gammaln(x * x + 1) + sp_.xlogy(x, x * x + 1) + sp_.expit(x)),
+    }
+
+
+FGRAD_CASES, JAX_CASES = _cases(fnp, fsp), _cases(jnp, jsp)
+
+
+@pytest.mark.parametrize("name", sorted(FGRAD_CASES))
+def test_value_gradient_and_hessian_match_jax(name):
+    f, jf = FGRAD_CASES[name], JAX_CASES[name]
+    # one compiled JAX function: JAX's op-by-op dispatch would dominate the test's time
+    value, grad, hess = jax.jit(lambda x: (jf(x), jax.grad(jf)(x), jax.hessian(jf)(x)))(W)
+    np.testing.assert_allclose(f(W), value, rtol=1e-10)
+    np.testing.assert_allclose(fgrad.grad(f)(W), grad, rtol=1e-8, atol=1e-10)
+    hessian = fgrad.jacfwd(fgrad.grad(f))(W)  # forward over reverse
+    np.testing.assert_allclose(hessian, hess, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(fgrad.jacrev(fgrad.grad(f))(W), hessian, rtol=1e-8, atol=1e-10)
