@@ -1,0 +1,100 @@
+"""Each benchmark workload, at small sizes: fgrad's result equals the NumPy reference.
+
+Not a timing. It reuses benchmarks/workloads.py, the definitions that
+`python -m benchmarks` times, and needs none of the peers.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from benchmarks import workloads as wl
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CASES = [case for key in wl.WORKLOADS for case in wl.make_cases(key, "test")]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_fgrad_matches_numpy_reference(case):
+    (fgrad_impl,) = wl.fgrad_impls()
+    run = fgrad_impl.setup(case)
+    err = wl.check_close(run(), case.reference, case.rtol, case.atol)
+    assert err is None, f"{case.label}: {err}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_numpy_implementations_are_the_reference(case):
+    for impl in wl.numpy_impls():
+        run = impl.setup(case)
+        if run is not None:
+            assert wl.check_close(run(), case.reference_for(impl.name)) is None, impl.name
+
+
+def test_every_workload_has_small_cases():
+    assert {c.workload for c in CASES} == set(wl.WORKLOADS)
+
+
+@pytest.mark.parametrize("key", ["W1", "W5"])
+def test_hand_written_chain_matches_finite_differences(key):
+    # The references themselves are hand-written: check them against central differences.
+    case = wl.make_cases(key, "test")[0]
+    eps = 1e-6
+    if key == "W1":
+        x = case.data["x"]
+        f = lambda x: float(np.sum(wl.w1_loss(x, np)))  # noqa: E731
+        fd = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+        np.testing.assert_allclose(case.reference, fd, rtol=1e-5, atol=1e-9)
+    else:
+        n = case.data["n_ops"]
+        f = lambda x: wl.w5_chain(np.float64(x), np, n)  # noqa: E731
+        x = case.data["x"]
+        np.testing.assert_allclose(case.reference, (f(x + eps) - f(x - eps)) / (2 * eps), rtol=1e-6)
+
+
+def test_mlp_reference_matches_finite_differences():
+    case = wl.make_cases("W2", "test")[0]
+    d = case.data
+    args = [d[k] for k in ("W1", "b1", "W2", "b2")]
+    eps = 1e-6
+    rng = np.random.default_rng(0)
+    for i, ref in enumerate(case.reference):
+        for _ in range(3):
+            idx = tuple(rng.integers(0, s) for s in args[i].shape)
+            plus, minus = [a.copy() for a in args], [a.copy() for a in args]
+            plus[i][idx] += eps
+            minus[i][idx] -= eps
+            fd = (wl.mlp_loss(*plus, d["X"], d["Y"], np) - wl.mlp_loss(*minus, d["X"], d["Y"], np)) / (2 * eps)
+            np.testing.assert_allclose(ref[idx], fd, rtol=1e-5, atol=1e-9)
+
+
+def test_second_order_references_match_finite_differences():
+    (case,) = wl.make_cases("W3", "test")
+    x = case.data["x"]
+    grad = lambda x: np.array([(wl.rosenbrock(x + 1e-6 * e, np) - wl.rosenbrock(x - 1e-6 * e, np)) / 2e-6  # noqa: E731
+                               for e in np.eye(x.size)])
+    H = np.array([(grad(x + 1e-4 * e) - grad(x - 1e-4 * e)) / 2e-4 for e in np.eye(x.size)])
+    np.testing.assert_allclose(case.reference, H, rtol=1e-4, atol=1e-3)
+
+    (case,) = wl.make_cases("W4", "test")
+    A, x, v = case.data["A"], case.data["x"], case.data["v"]
+    g = lambda x: 2 * A.T @ (np.tanh(A @ x) * (1 - np.tanh(A @ x) ** 2))  # noqa: E731
+    np.testing.assert_allclose(case.reference, (g(x + 1e-6 * v) - g(x - 1e-6 * v)) / 2e-6, rtol=1e-5, atol=1e-8)
+
+
+def test_check_close_rejects_wrong_values():
+    ref = np.array([1e-7, -2e-7])
+    assert wl.check_close(ref * (1 + 1e-9), ref) is None
+    assert wl.check_close(np.zeros(2), ref) is not None          # a zero gradient is not a tiny one
+    assert wl.check_close(ref[:1], ref) is not None              # shape
+    assert wl.check_close([ref, ref], ref) is not None           # number of outputs
+    assert wl.check_close(np.array([np.nan, 0.0]), ref) is not None
+
+
+def test_workloads_import_no_peer():
+    code = ("import sys, benchmarks.workloads as w\n"
+            "[w.make_cases(k, 'test') for k in w.WORKLOADS]\n"
+            "bad = {'torch', 'autograd', 'mygrad', 'jax'} & set(sys.modules)\n"
+            "assert not bad, bad\n")
+    subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=60)
