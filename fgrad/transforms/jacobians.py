@@ -25,9 +25,9 @@ def _partial(fun, args, nums, kwargs):
 
 def _basis(value):
     """One-hot arrays shaped like `value`, one per element."""
-    c = concrete(value)
-    dtype = c.dtype
-    for idx in np.ndindex(np.shape(c)):
+    c = np.asarray(concrete(value))
+    dtype = c.dtype if np.issubdtype(c.dtype, np.inexact) else np.float64
+    for idx in np.ndindex(c.shape):
         e = np.zeros(np.shape(c), dtype=dtype)
         e[idx] = 1
         yield e
@@ -62,7 +62,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         for i, o in enumerate(out_leaves):
             cols = [[] for _ in in_leaves]
             for e in _basis(o):
-                cts = [e if j == i else np.zeros(np.shape(concrete(p)), concrete(p).dtype) for j, p in enumerate(out_leaves)]
+                cts = [e if j == i else np.zeros_like(np.asarray(concrete(p))) for j, p in enumerate(out_leaves)]
                 grads = trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]
                 for k, g in enumerate(grads):
                     cols[k].append(g)
@@ -95,7 +95,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
         cols = [[[] for _ in in_leaves] for _ in out_leaves]
         for k, x in enumerate(in_leaves):
             for e in _basis(x):
-                ts = [e if j == k else np.zeros(np.shape(concrete(p)), concrete(p).dtype) for j, p in enumerate(in_leaves)]
+                ts = [e if j == k else np.zeros_like(np.asarray(concrete(p))) for j, p in enumerate(in_leaves)]
                 t_out = trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]
                 for i, t in enumerate(t_out):
                     cols[i][k].append(t)
