@@ -43,6 +43,9 @@ def parse_args(argv=None):
     p.add_argument("--min-time", type=float, default=None,
                    help="seconds per measurement (default 0.1; 0.02 with --quick)")
     p.add_argument("--big-peers", action="store_true", help="also try the peers on the 1,000,000-op chain (W5)")
+    p.add_argument("--big-budget", type=float, default=120.0,
+                   help="with --big-peers: skip a peer whose 1,000,000-op run is estimated (from its "
+                        "20,000-op rate) to take longer than this many seconds (default 120)")
     p.add_argument("--no-gc-freeze", dest="gc_freeze", action="store_false",
                    help="do not gc.freeze() the loaded libraries before timing (see benchmarks/worker.py)")
     p.add_argument("--clock", choices=("wall", "cpu"), default="wall",
@@ -78,7 +81,7 @@ def run_workload(key, args, out_path):
     if args.impls:
         cmd += ["--impl", ",".join(args.impls)]
     if args.big_peers:
-        cmd.append("--big-peers")
+        cmd += ["--big-peers", "--big-budget", str(args.big_budget)]
     if not args.gc_freeze:
         cmd.append("--no-gc-freeze")
     t0 = time.perf_counter()

@@ -60,7 +60,9 @@ def _time(fn, number):
     return (t1 - t0) / number, (c1 - c0) / number
 
 
-def run_case(case, impls, args, log):
+def run_case(case, impls, args, log, per_op=None):
+    """Check, then time, every implementation on `case`; `per_op` (impl -> seconds per op in
+    an earlier case of this workload) lets a peer skip a run estimated past --big-budget."""
     from . import peers
     from .workloads import check_close
     scale = args.scale
@@ -74,6 +76,12 @@ def run_case(case, impls, args, log):
             if module is not None:
                 res[name] = dict(rec, status="skipped",
                                  reason="this run is for fgrad (python -m benchmarks --big-peers tries the peers)")
+            continue
+        est = (per_op or {}).get(name, 0.0) * (case.ops or 0)
+        if case.single_run and module is not None and est > args.big_budget:
+            res[name] = dict(rec, status="skipped",
+                             reason=f"not run: about {est:.0f} s at its rate in the smaller case "
+                                    f"(over --big-budget {args.big_budget:.0f} s)")
             continue
         if (case.workload, name) in SKIPS:
             res[name] = dict(rec, status="skipped", reason=SKIPS[(case.workload, name)])
@@ -192,6 +200,7 @@ def main(argv=None):
     p.add_argument("--impl", default="")
     p.add_argument("--big-peers", action="store_true")
     p.add_argument("--no-gc-freeze", dest="gc_freeze", action="store_false")
+    p.add_argument("--big-budget", type=float, default=120.0)
     p.add_argument("--out", required=True)
     args = p.parse_args(argv)
 
@@ -216,10 +225,15 @@ def main(argv=None):
         _emit(fh, {"kind": "plan", "workload": args.workload, "cases": [c.label for c in cases]})
         impls = wl.numpy_impls() + wl.fgrad_impls() + peers.peer_impls()
         wanted = {s.strip() for s in args.impl.split(",") if s.strip()}
+        per_op = {}
         for case in cases:
             chosen = [i for i in impls if not wanted or i.name in wanted or i.name == case.baseline]
             log(f"{case.label}")
-            res = run_case(case, chosen, args, log)
+            res = run_case(case, chosen, args, log, per_op)
+            if case.ops:
+                for name, rec in res.items():
+                    if rec.get("status") == "ok" and rec.get("times"):
+                        per_op[name] = sorted(rec["times"])[len(rec["times"]) // 2] / case.ops
             _emit(fh, {"kind": "case", "workload": case.workload, "case": case.label, "name": case.name,
                        "baseline": case.baseline, "ops": case.ops, "single_run": case.single_run,
                        "results": [res[i.name] for i in chosen if i.name in res]})
