@@ -90,42 +90,59 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None):
     cts = {}
     for node, index, g in roots:
         _accumulate(cts, node, index, g, add)
-    queue = ReadyQueue()
-    for node in deps:
-        if deps[node] == 0:
-            queue.push(node)
+    queue = ReadyQueue(node for node, count in deps.items() if count == 0)
+    pop, push, take, get = queue.pop, queue.append, cts.pop, cts.get
     leaves = {}
     while queue:
-        node = queue.pop()
-        g = cts.pop(node, None)
+        node = pop()
+        g = take(node, None)
         if capture is not None and node in capture:
             capture[node] = g
-        if node.prim is None:
+        prim = node.prim
+        if prim is None:
             leaves[node] = g
             continue
-        inputs = node.inputs
+        grads = rules = None
         if g is not None:
             t0 = profiler.clock() if profiler is not None else None
-            meta = node.meta
-            if meta is None:
-                primals = node.primals
+            if node.meta is not None:
+                grads = node.meta.apply(node, g, retain_graph, create_graph)
+            else:
+                primals, out, params = node.primals, node.out, node.params
                 if primals is None:
                     raise freed_graph_error(node)
-                grads = apply_rule(node, g, primals, node.out)
-                if not retain_graph:
-                    node.primals = node.out = None
-            else:
-                grads = meta.apply(node, g, retain_graph, create_graph)
+                if prim.vjp_all is None and not prim.multiple_results:
+                    rules = prim.vjp  # the common case: applied per input in the loop below
+                else:
+                    grads = apply_rule(node, g, primals, out)
             if t0 is not None:
                 profiler.record_backward(node, t0)
-            for i, t in enumerate(inputs):
-                if t is not None and grads[i] is not None:
-                    _accumulate(cts, t.node, t.index, grads[i], add)
-        for t in inputs:
-            if t is not None:
-                parent = t.node
-                left = deps[parent] - 1
-                deps[parent] = left
-                if left == 0:
-                    queue.push(parent)
+        i = -1
+        for t in node.inputs:
+            i += 1
+            if t is None:
+                continue
+            parent = t.node
+            if rules is not None:
+                rule = rules[i]
+                gi = None if rule is None else rule(g, out, *primals, **params)
+                if gi is not None:
+                    p = primals[i]
+                    if gi.shape != p.shape or gi.dtype is not p.dtype:
+                        gi = fit_cotangent(gi, p, prim, i)
+            else:
+                gi = None if grads is None else grads[i]
+            if gi is not None:
+                pp = parent.prim
+                if pp is not None and pp.multiple_results:
+                    _accumulate(cts, parent, t.index, gi, add)
+                else:
+                    prev = get(parent)
+                    cts[parent] = gi if prev is None else add(prev, gi)
+            left = deps[parent] - 1
+            deps[parent] = left
+            if left == 0:
+                push(parent)
+        if g is not None and not retain_graph and node.meta is None:
+            node.primals = node.out = None
     return leaves

@@ -5,7 +5,7 @@ the NumPy-compatible functions of this package.
 """
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
-from ..ops.primitive import bind
+from ..ops.primitive import _state
 from . import _core as fnp
 
 _NO_PARAMS = {}
@@ -13,15 +13,15 @@ _NO_PARAMS = {}
 
 def _binary(prim):
     def op(self, other):
-        return bind(prim, (self, other), _NO_PARAMS)
+        return _state.trace.process(prim, (self, other), _NO_PARAMS)
 
     def rop(self, other):
-        return bind(prim, (other, self), _NO_PARAMS)
+        return _state.trace.process(prim, (other, self), _NO_PARAMS)
     return op, rop
 
 
 def _unary(prim):
-    return lambda self: bind(prim, (self,), _NO_PARAMS)
+    return lambda self: _state.trace.process(prim, (self,), _NO_PARAMS)
 
 
 def _matmul(a, b):

@@ -68,7 +68,13 @@ class Primitive:
         return self
 
     def __call__(self, *args, **params):
-        return bind(self, args, params)
+        trace = _state.trace
+        if trace is EVAL:  # nothing is being transformed: one cheap check, then the kernel
+            for a in args:
+                if isinstance(a, Tracer):
+                    return trace.process(self, args, params)
+            return self.impl(*args, **params)
+        return trace.process(self, args, params)
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -122,17 +128,24 @@ def escaped_tracer_error(prim, value):
 
 
 EVAL = EvalTrace(None, "eval")
-_state = threading.local()
+class _State(threading.local):
+    """Per thread: the innermost active trace (the bottom trace when none is)."""
+
+    def __init__(self):
+        self.trace = EVAL
+
+
+_state = _State()
 
 
 def current_trace():
     """The innermost active trace of this thread."""
-    return getattr(_state, "trace", EVAL)
+    return _state.trace
 
 
 def set_current(trace):
     """Make `trace` current; returns the previous one (restore it with set_current)."""
-    prev = getattr(_state, "trace", EVAL)
+    prev = _state.trace
     _state.trace = trace
     return prev
 
@@ -159,12 +172,12 @@ class new_trace:
 
 def bind(prim, args, params):
     """Hand `prim(*args, **params)` to the current trace."""
-    return getattr(_state, "trace", EVAL).process(prim, args, params)
+    return _state.trace.process(prim, args, params)
 
 
 def run_under(trace, fn, *args):
     """Call `fn(*args)` with `trace` current (rules run under a trace's parent)."""
-    prev = getattr(_state, "trace", EVAL)
+    prev = _state.trace
     _state.trace = trace
     try:
         return fn(*args)

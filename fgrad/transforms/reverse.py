@@ -10,7 +10,7 @@ import numpy as np
 from ..engine.backward import backward
 from ..ir.node import Leaf, Node
 from ..ir.value import Tracer
-from ..ops.primitive import Trace, new_trace
+from ..ops.primitive import EVAL, Trace, new_trace
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
@@ -39,26 +39,36 @@ class VJPTrace(Trace):
 
     def process(self, prim, args, params):
         inputs = None
+        indirect = False  # a value of another trace (or a Tensor) is involved: go through the parent
         for i, a in enumerate(args):
-            if isinstance(a, VJPTracer) and a._trace is self:
-                if inputs is None:
-                    inputs = [None] * len(args)
-                    primals = list(args)
-                inputs[i] = a
-                primals[i] = a.primal
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    if inputs is None:
+                        inputs = [None] * len(args)
+                        primals = list(args)
+                    inputs[i] = a
+                    p = primals[i] = a.primal
+                    if isinstance(p, Tracer):
+                        indirect = True
+                else:
+                    indirect = True
+        parent = self.parent
         if inputs is None:
-            return self.parent.process(prim, args, params)
-        out = self.parent.process(prim, primals, params)
+            return parent.process(prim, args, params)
+        if parent is EVAL and not indirect:
+            out = prim.impl(*primals, **params)  # the common case: concrete arrays, no dispatch
+        else:
+            out = parent.process(prim, primals, params)
         if prim.nondiff:
             if self.tape is not None:
-                self.tape.append(Node(prim, params, inputs, primals, out))
+                self.tape.append(Node(prim, params, inputs, primals, out, None))
             return out
-        node = Node(prim, params, inputs, primals, out)
+        node = Node(prim, params, inputs, primals, out, None)
         if self.tape is not None:
             self.tape.append(node)
         if prim.multiple_results:
             return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
-        return VJPTracer(self, out, node)
+        return VJPTracer(self, out, node, 0)
 
     def process_custom(self, custom, args):
         return custom.process_vjp(self, args)
