@@ -238,6 +238,17 @@ def format_targets(rows):
     return "\n".join(lines)
 
 
+def git_state():
+    """The commit measured and the files that differed from it (others may be editing fgrad/)."""
+    def git(*cmd):
+        try:
+            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True, timeout=10).stdout.rstrip("\n")
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    dirty = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    return {"commit": git("rev-parse", "--short", "HEAD").strip() or None, "modified": dirty}
+
+
 def render(record, clock):
     """The Markdown report of a run record, in `clock` (wall or cpu) time; sets record["targets"]."""
     for c in record["cases"]:
@@ -263,6 +274,11 @@ def render(record, clock):
                    f"the JSON also holds process CPU times: --render FILE --clock cpu).")
     out.append(f"Garbage collector: {record.get('gc')} (each process holds every peer; frozen, their objects do "
                f"not make full collections of the Python-level libraries dearer; --no-gc-freeze to compare).")
+    g = record.get("git") or {}
+    if g.get("commit"):
+        mods = [m for m in g.get("modified", []) if m.startswith("fgrad")]
+        out.append(f"fgrad measured at commit {g['commit']}" +
+                   (f", with uncommitted changes to {', '.join(mods)}." if mods else ", clean."))
     if record.get("versions"):
         out.append("Versions: " + ", ".join(f"{k} {v if v else 'not installed'}"
                                             for k, v in record["versions"].items()))
@@ -281,7 +297,8 @@ def main(argv=None):
     command = "python -m benchmarks" + ("" if argv is None and len(sys.argv) <= 1 else
                                         " " + " ".join(argv if argv is not None else sys.argv[1:]))
     record = {"command": command, "timestamp": stamp, "scale": args.scale, "rounds": args.rounds, "clock": args.clock,
-              "min_time_s": args.min_time, "workloads": {}, "cases": [], "versions": None, "blas": None}
+              "min_time_s": args.min_time, "workloads": {}, "cases": [], "versions": None, "blas": None,
+              "git": git_state()}
     t_start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fgrad-bench-") as tmp:
         for key in args.workloads:
