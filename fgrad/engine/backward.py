@@ -77,7 +77,13 @@ def freed_graph_error(node):
 profiler = None  # set by fgrad.autograd.profiler while a profile is recording
 
 
-def backward(roots, retain_graph=False, create_graph=False, capture=None):
+def _ready_nodes(queue):
+    pop = queue.pop
+    while queue:
+        yield pop()
+
+
+def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=None):
     """Propagate cotangents from `roots`, a list of (node, output_index, cotangent).
 
     Returns {leaf: cotangent} for every leaf node reached (None where the cotangent is
@@ -85,17 +91,27 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None):
     run. Nodes with `meta` (the imperative face's nodes: hooks, saved-value checks)
     apply themselves through it. `capture`, a dict keyed by nodes, receives the
     cotangent each of those nodes got (for gradients with respect to non-leaf values).
+
+    Note [a tape is already in order]: given `tape`, the nodes of one trace in execution
+    order, the engine walks it backwards: a reverse execution order is a topological
+    order, so no dependency counting is needed and a node no cotangent reached costs one
+    dict lookup. Without a tape (the imperative face's graph) it counts dependencies.
     """
-    deps = _count_dependencies([node for node, _, _ in roots])
     cts = {}
     for node, index, g in roots:
         _accumulate(cts, node, index, g, add)
-    queue = ReadyQueue(node for node, count in deps.items() if count == 0)
-    pop, push, take, get = queue.pop, queue.append, cts.pop, cts.get
+    if tape is None:
+        deps = _count_dependencies([node for node, _, _ in roots])
+        queue = ReadyQueue(node for node, count in deps.items() if count == 0)
+        order, push = _ready_nodes(queue), queue.append
+    else:
+        deps, order = None, reversed(tape)
+    take, get = cts.pop, cts.get
     leaves = {}
-    while queue:
-        node = pop()
+    for node in order:
         g = take(node, None)
+        if g is None and deps is None:
+            continue
         if capture is not None and node in capture:
             capture[node] = g
         prim = node.prim
@@ -139,10 +155,13 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None):
                 else:
                     prev = get(parent)
                     cts[parent] = gi if prev is None else add(prev, gi)
-            left = deps[parent] - 1
-            deps[parent] = left
-            if left == 0:
-                push(parent)
+            if deps is not None:
+                left = deps[parent] - 1
+                deps[parent] = left
+                if left == 0:
+                    push(parent)
         if g is not None and not retain_graph and node.meta is None:
             node.primals = node.out = None
+    if tape is not None:
+        leaves.update(cts)  # what is left are the cotangents of the leaves
     return leaves

@@ -136,7 +136,6 @@ def make_graph(fun):
         floating = [hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating)
                     or isinstance(x, float) for x in leaves]
         with new_trace(VJPTrace, "make_graph") as trace:
-            trace.tape = []
             traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
                                   [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
             it = iter(traced)

@@ -11,19 +11,21 @@ from .primitive import Primitive
 ONE, NEG = "one", "neg"
 
 
-def _rules(partial):
+def _rules(partial, arity):
     if partial is None:
         return None, None
     if partial is ONE:
         return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
     if partial is NEG:
         return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
-    return (lambda g, ans, *args: g * partial(ans, *args)), (lambda t, ans, *args: t * partial(ans, *args))
+    if arity == 1:  # no *args packing on the hot path
+        return (lambda g, ans, x: g * partial(ans, x)), (lambda t, ans, x: t * partial(ans, x))
+    return (lambda g, ans, x, y: g * partial(ans, x, y)), (lambda t, ans, x, y: t * partial(ans, x, y))
 
 
 def defderiv(prim, *partials):
     """Declare the partial derivative of `prim` with respect to each argument."""
-    pairs = [_rules(p) for p in partials]
+    pairs = [_rules(p, len(partials)) for p in partials]
     prim.defvjp(*(v for v, _ in pairs))
     prim.defjvp(*(j for _, j in pairs))
     return prim

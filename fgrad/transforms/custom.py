@@ -137,8 +137,7 @@ class custom_vjp(_CustomBase):
         params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
                   "n_args": len(args) - len(static), "n_leaves": len(leaves)}
         node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
-        if trace.tape is not None:
-            trace.tape.append(node)
+        trace.tape.append(node)
         return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
 
     def process_jvp(self, trace, args):
@@ -208,8 +207,7 @@ class custom_jvp(_CustomBase):
         out_leaves, out_tree = trees.flatten(out)
         params = {"static": static, "in_tree": in_tree}
         node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
-        if trace.tape is not None:
-            trace.tape.append(node)
+        trace.tape.append(node)
         return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
 
     def process_jvp(self, trace, args):

@@ -125,7 +125,6 @@ def linearize(fun, *primals):
     from .reverse import VJPTrace, VJPTracer, trace_inputs
     leaves, treedef = trees.flatten(primals)
     with new_trace(VJPTrace, "linearize") as trace:
-        trace.tape = []
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), "linearize")
         out = fun(*trees.unflatten(treedef, in_tracers))
     tape = trace.tape

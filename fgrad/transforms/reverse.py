@@ -31,15 +31,42 @@ class VJPTracer(Tracer):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape",)
+    __slots__ = ("tape", "direct")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
-        self.tape = None  # a list when the caller wants every node (make_graph, linearize)
+        self.tape = []  # every node, in execution order (see Note [a tape is already in order])
+        # True while every primal of this trace is a concrete array: kernels then run without
+        # dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good.
+        self.direct = parent is EVAL
 
     def process(self, prim, args, params):
+        if self.direct and len(args) <= 2 and not prim.nondiff and not prim.multiple_results:
+            a = args[0]
+            mine_a = a.__class__ is VJPTracer and a._trace is self
+            if len(args) == 1:
+                if mine_a:
+                    pa = a.primal
+                    out = prim.impl(pa, **params)
+                    node = Node(prim, params, (a,), (pa,), out, None)
+                    self.tape.append(node)
+                    return VJPTracer(self, out, node, 0)
+            else:
+                b = args[1]
+                mine_b = b.__class__ is VJPTracer and b._trace is self
+                if (mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer)):
+                    pa = a.primal if mine_a else a
+                    pb = b.primal if mine_b else b
+                    out = prim.impl(pa, pb, **params)
+                    node = Node(prim, params, (a if mine_a else None, b if mine_b else None), (pa, pb), out, None)
+                    self.tape.append(node)
+                    return VJPTracer(self, out, node, 0)
+        return self.process_general(prim, args, params)
+
+    def process_general(self, prim, args, params):
+        """Any number of arguments, values of other traces, several outputs."""
         inputs = None
-        indirect = False  # a value of another trace (or a Tensor) is involved: go through the parent
+        indirect = False
         for i, a in enumerate(args):
             if isinstance(a, Tracer):
                 if a._trace is self:
@@ -56,16 +83,14 @@ class VJPTrace(Trace):
         if inputs is None:
             return parent.process(prim, args, params)
         if parent is EVAL and not indirect:
-            out = prim.impl(*primals, **params)  # the common case: concrete arrays, no dispatch
+            out = prim.impl(*primals, **params)
         else:
+            self.direct = False
             out = parent.process(prim, primals, params)
-        if prim.nondiff:
-            if self.tape is not None:
-                self.tape.append(Node(prim, params, inputs, primals, out, None))
-            return out
         node = Node(prim, params, inputs, primals, out, None)
-        if self.tape is not None:
-            self.tape.append(node)
+        self.tape.append(node)
+        if prim.nondiff:
+            return out
         if prim.multiple_results:
             return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
         return VJPTracer(self, out, node, 0)
@@ -76,14 +101,17 @@ class VJPTrace(Trace):
 
 def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
-    return [VJPTracer(trace, trees.float_input(x, label, transform), Leaf(label)) for x, label in zip(leaves, labels)]
+    tracers = [VJPTracer(trace, trees.float_input(x, label, transform), Leaf(label)) for x, label in zip(leaves, labels)]
+    if any(isinstance(t.primal, Tracer) for t in tracers):
+        trace.direct = False
+    return tracers
 
 
 def run_vjp(trace, in_tracers, outs, cts, retain_graph):
     """Cotangents of `in_tracers` given cotangents `cts` of the output leaves `outs`."""
     roots = [(o.node, o.index, ct) for o, ct in zip(outs, cts)
              if ct is not None and isinstance(o, VJPTracer) and o._trace is trace]
-    leaves = backward(roots, retain_graph=retain_graph) if roots else {}
+    leaves = backward(roots, retain_graph=retain_graph, tape=trace.tape) if roots else {}
     return [leaves.get(t.node) for t in in_tracers]
 
 
