@@ -21,3 +21,9 @@ def test_page_examples_run(page, capsys):
             exec(compile(code, f"{page.name} block {k + 1}", "exec"), namespace)
         except Exception as exc:  # name the block a reader should look at
             raise AssertionError(f"{page.name}, code block {k + 1} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def test_numpy_coverage_page_is_current():
+    from fgrad.numpy.coverage import markdown
+    page = (DOCS / "numpy-coverage.md").read_text()
+    assert page == markdown(), "docs/numpy-coverage.md is stale: run python -m fgrad.numpy.coverage > docs/numpy-coverage.md"

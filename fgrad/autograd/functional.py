@@ -7,6 +7,7 @@ grad() returns the gradients of the given inputs and touches no .grad.
 import numpy as np
 
 from ..engine.backward import backward as run_backward
+from ..engine.gc_pause import gc_paused
 from .grad_mode import enable_grad, no_grad
 from .tensor import Tensor
 
@@ -50,7 +51,7 @@ def _roots(outputs, grad_outputs, create_graph, where):
 
 def _run(roots, retain_graph, create_graph, capture=None):
     retain_graph = create_graph if retain_graph is None else retain_graph
-    with enable_grad() if create_graph else no_grad():
+    with gc_paused(), enable_grad() if create_graph else no_grad():
         return run_backward(roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture)
 
 

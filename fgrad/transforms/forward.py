@@ -10,6 +10,7 @@ from ..ops.broadcasting import zeros_like_value
 from ..ops.primitive import Trace, new_trace, set_current
 from ..ops.shape import broadcast_to
 from ..ops.elementwise import convert
+from ..engine.gc_pause import paused
 from . import trees
 
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "linearize", "tangent_of"]
@@ -91,6 +92,7 @@ def _check_tangents(primals, tangents, transform):
     return p_leaves, t_leaves, p_tree
 
 
+@paused
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), J @ tangents)` by dual numbers."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -116,6 +118,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     return pair + (trees.strip_aux(aux, trace),) if has_aux else pair
 
 
+@paused
 def linearize(fun, *primals):
     """`(fun(*primals), f_jvp)`: f_jvp(*tangents) applies the Jacobian without re-running fun.
 
@@ -131,6 +134,7 @@ def linearize(fun, *primals):
     out_leaves, out_tree = trees.flatten(out)
     out_primals = [trees.primal_of(o, trace) for o in out_leaves]
 
+    @paused
     def f_jvp(*tangents):
         t_leaves = trees.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], "linearize", "tangent")
         known = {t.node: [tl] for t, tl in zip(in_tracers, t_leaves)}

@@ -8,6 +8,7 @@ recorded nodes in reverse (fgrad/engine).
 import numpy as np
 
 from ..engine.backward import backward
+from ..engine.gc_pause import paused
 from ..ir.node import Leaf, Node
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, Trace, new_trace
@@ -115,6 +116,7 @@ def run_vjp(trace, in_tracers, outs, cts, retain_graph):
     return [leaves.get(t.node) for t in in_tracers]
 
 
+@paused
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), vjp_fun)`; `vjp_fun(cotangent)` returns one cotangent per primal."""
     leaves, treedef = trees.flatten(primals)
@@ -126,6 +128,7 @@ def vjp(fun, *primals, has_aux=False):
     out_leaves, out_tree = trees.flatten(out)
     out_primals = [trees.primal_of(o, trace) for o in out_leaves]
 
+    @paused
     def vjp_fun(cotangent):
         ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, "vjp")
         grads = run_vjp(trace, in_tracers, out_leaves, ct_leaves, retain_graph=True)
@@ -144,6 +147,7 @@ def value_and_grad(fun, argnums=0, has_aux=False):
     return value_and_grad_fun
 
 
+@paused
 def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     diff_args = [args[i] for i in nums]
     leaves, treedef = trees.flatten(diff_args)
