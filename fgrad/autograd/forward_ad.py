@@ -37,6 +37,7 @@ def make_dual(tensor, tangent, *, level=None):
     trace = level if level is not None else levels[-1]
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(f"make_dual: expected tangent of shape {tuple(tensor.shape)}, got {tuple(tangent.shape)}")
+    trace.direct = False  # its primals are tensors: ops go through the imperative tape
     return JVPTracer(trace, tensor, tangent)
 
 

@@ -25,11 +25,17 @@ class Tracer:
 
     @property
     def shape(self):
-        return np.shape(concrete(self.primal))
+        x = self.primal
+        while isinstance(x, Tracer):
+            x = x.primal
+        return x.shape
 
     @property
     def dtype(self):
-        return concrete(self.primal).dtype
+        x = self.primal
+        while isinstance(x, Tracer):
+            x = x.primal
+        return x.dtype
 
     @property
     def ndim(self):

@@ -46,7 +46,18 @@ def _unsupported(what):
                      f"see fgrad.numpy.bridge.covered() for the NumPy functions fgrad supports")
 
 
+_BY_UFUNC = {}  # ufunc -> fgrad function, filled on first use of each ufunc
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    if method == "__call__" and not kwargs:  # the common case: ndarray (op) traced value
+        fn = _BY_UFUNC.get(ufunc)
+        if fn is None:
+            fn = _lookup(f"numpy.{ufunc.__name__}")
+            if fn is None:
+                raise _unsupported(f"the ufunc numpy.{ufunc.__name__}")
+            _BY_UFUNC[ufunc] = fn
+        return fn(*inputs)
     if kwargs.get("out") is not None:
         raise TypeError(f"fgrad: numpy.{ufunc.__name__}(..., out=...) cannot write into a traced value")
     if method == "__call__":

@@ -26,7 +26,7 @@ def _matmul_vjp_a(g, ans, a, b):
     if b.ndim == 1:
         return g * b if a.ndim == 1 else expand_dims(g, -1) * b
     if a.ndim == 1:
-        return matmul(b, expand_dims(g, -1))[..., 0]
+        return matmul(b, g) if b.ndim == 2 else matmul(b, expand_dims(g, -1))[..., 0]
     return matmul(g, _mT(b))
 
 
@@ -34,7 +34,7 @@ def _matmul_vjp_b(g, ans, a, b):
     if a.ndim == 1:
         return a * g if b.ndim == 1 else expand_dims(a, -1) * expand_dims(g, -2)
     if b.ndim == 1:
-        return matmul(expand_dims(g, -2), a)[..., 0, :]
+        return matmul(g, a) if a.ndim == 2 else matmul(expand_dims(g, -2), a)[..., 0, :]
     return matmul(_mT(a), g)
 
 

@@ -7,7 +7,7 @@ sees and differentiates the tangent computation too.
 """
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
-from ..ops.primitive import Trace, new_trace, set_current
+from ..ops.primitive import EVAL, Trace, new_trace, set_current
 from ..ops.shape import broadcast_to
 from ..ops.elementwise import convert
 from ..engine.gc_pause import paused
@@ -52,21 +52,35 @@ def tangent_of(prim, primals, tangents, ans, params):
 class JVPTrace(Trace):
     """Propagates tangents alongside primals."""
 
-    __slots__ = ()
+    __slots__ = ("direct",)
+
+    def __init__(self, parent, transform):
+        Trace.__init__(self, parent, transform)
+        self.direct = parent is EVAL  # as VJPTrace.direct: primals are concrete arrays
 
     def process(self, prim, args, params):
         tangents = None
+        indirect = not self.direct
         for i, a in enumerate(args):
-            if isinstance(a, JVPTracer) and a._trace is self:
-                if tangents is None:
-                    tangents = [None] * len(args)
-                    primals = list(args)
-                tangents[i] = a.tangent
-                primals[i] = a.primal
+            if isinstance(a, Tracer):
+                if a._trace is self:
+                    if tangents is None:
+                        tangents = [None] * len(args)
+                        primals = list(args)
+                    tangents[i] = a.tangent
+                    p = primals[i] = a.primal
+                    if isinstance(p, Tracer):
+                        indirect = True
+                else:
+                    indirect = True
         parent = self.parent
         if tangents is None:
             return parent.process(prim, args, params)
-        out = parent.process(prim, primals, params)
+        if indirect:
+            self.direct = False
+            out = parent.process(prim, primals, params)
+        else:
+            out = prim.impl(*primals, **params)
         if prim.nondiff:
             return out
         prev = set_current(parent)
@@ -103,6 +117,8 @@ def jvp(fun, primals, tangents, has_aux=False):
     p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
     with new_trace(JVPTrace, "jvp") as trace:
         ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
+        if any(isinstance(p, Tracer) for p in p_leaves):
+            trace.direct = False
         result = fun(*trees.unflatten(p_tree, ins))
     out, aux = trees.split_aux(result, has_aux, "jvp")
     out_leaves, out_tree = trees.flatten(out)
