@@ -363,27 +363,6 @@ class Tensor(Tracer):
     def dot(self, other):
         return fnp.dot(self, other)
 
-    def exp(self):
-        return fnp.exp(self)
-
-    def log(self):
-        return fnp.log(self)
-
-    def sin(self):
-        return fnp.sin(self)
-
-    def cos(self):
-        return fnp.cos(self)
-
-    def tanh(self):
-        return fnp.tanh(self)
-
-    def sqrt(self):
-        return fnp.sqrt(self)
-
-    def abs(self):
-        return fnp.abs(self)
-
     def neg(self):
         return -self
 
@@ -537,6 +516,10 @@ def _protect_saved(node, tensor):
         node.primals = [p.copy() if p is tensor.primal else p for p in node.primals]
         if node.meta.saved:
             node.meta.saved = [s for s in node.meta.saved if s[1] is not tensor._version_counter or s[0] < 0]
+
+
+for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
+    setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))
 
 
 def _dim(dim, axis):

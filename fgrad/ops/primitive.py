@@ -99,6 +99,29 @@ class Trace:
         return custom.process_eval(self, args)
 
 
+def split_owned(trace, args):
+    """(owned, primals, indirect) for a trace's process: owned[i] is args[i] when `trace`
+    owns it, else None; primals has owned values unwrapped one level; indirect tells
+    whether any value of another trace (or a Tensor) is involved. owned is None when
+    `trace` owns no argument."""
+    owned = None
+    primals = args
+    indirect = False
+    for i, a in enumerate(args):
+        if isinstance(a, Tracer):
+            if a._trace is trace:
+                if owned is None:
+                    owned = [None] * len(args)
+                    primals = list(args)
+                owned[i] = a
+                p = primals[i] = a.primal
+                if isinstance(p, Tracer):
+                    indirect = True
+            else:
+                indirect = True
+    return owned, primals, indirect
+
+
 class EvalTrace(Trace):
     """The bottom trace: runs kernels on concrete arrays."""
 

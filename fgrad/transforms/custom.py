@@ -59,10 +59,11 @@ class _CustomBase:
         return self.fun(*args)
 
     def _unpack(self, trace, args, tracer_cls, name):
+        """(static args, argument leaves, their tree, which leaves `trace` owns, their primals)."""
         static, diff = _split_args(args, self.nondiff_argnums, name)
         leaves, in_tree = trees.flatten(diff)
         mine = _own(leaves, trace, tracer_cls)
-        return static, leaves, in_tree, mine
+        return static, leaves, in_tree, mine, [a.primal if m else a for a, m in zip(leaves, mine)]
 
     def _call_parent(self, trace, args):
         return run_under(trace.parent, lambda: trace.parent.process_custom(self, args))
@@ -128,10 +129,9 @@ class custom_vjp(_CustomBase):
     def process_vjp(self, trace, args):
         from .reverse import VJPTracer
         self._check_defined()
-        static, leaves, in_tree, mine = self._unpack(trace, args, VJPTracer, "custom_vjp")
+        static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
-        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
         out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
         out_leaves, out_tree = trees.flatten(out)
         params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
@@ -145,10 +145,9 @@ class custom_vjp(_CustomBase):
         if self.jvp_through_fun:
             return self.fun(*args)
         self._check_defined()
-        static, leaves, in_tree, mine = self._unpack(trace, args, JVPTracer, "custom_vjp")
+        static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
-        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
         tangents = [a.tangent if m else None for a, m in zip(leaves, mine)]
         out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
         out_leaves, out_tree = trees.flatten(out)
@@ -198,10 +197,9 @@ class custom_jvp(_CustomBase):
         from .reverse import VJPTracer
         if self.jvp is None:
             raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
-        static, leaves, in_tree, mine = self._unpack(trace, args, VJPTracer, "custom_jvp")
+        static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
-        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
         out = run_under(trace.parent, lambda: self.fun(*_merge_args(static, trees.unflatten(in_tree, primals),
                                                                       self.nondiff_argnums)))
         out_leaves, out_tree = trees.flatten(out)
@@ -214,10 +212,9 @@ class custom_jvp(_CustomBase):
         from .forward import JVPTracer
         if self.jvp is None:
             raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
-        static, leaves, in_tree, mine = self._unpack(trace, args, JVPTracer, "custom_jvp")
+        static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
-        primals = [a.primal if m else a for a, m in zip(leaves, mine)]
         tangents = [a.tangent if m and a.tangent is not None else zeros_like_value(p)
                     for a, p, m in zip(leaves, primals, mine)]
         out, t_out = run_under(trace.parent, self._rule, static, in_tree, primals, tangents)

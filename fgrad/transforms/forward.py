@@ -7,7 +7,7 @@ sees and differentiates the tangent computation too.
 """
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
-from ..ops.primitive import EVAL, Trace, new_trace, set_current
+from ..ops.primitive import EVAL, Trace, new_trace, set_current, split_owned
 from ..ops.shape import broadcast_to
 from ..ops.elementwise import convert
 from ..engine.gc_pause import paused
@@ -59,24 +59,12 @@ class JVPTrace(Trace):
         self.direct = parent is EVAL  # as VJPTrace.direct: primals are concrete arrays
 
     def process(self, prim, args, params):
-        tangents = None
-        indirect = not self.direct
-        for i, a in enumerate(args):
-            if isinstance(a, Tracer):
-                if a._trace is self:
-                    if tangents is None:
-                        tangents = [None] * len(args)
-                        primals = list(args)
-                    tangents[i] = a.tangent
-                    p = primals[i] = a.primal
-                    if isinstance(p, Tracer):
-                        indirect = True
-                else:
-                    indirect = True
+        owned, primals, indirect = split_owned(self, args)
         parent = self.parent
-        if tangents is None:
+        if owned is None:
             return parent.process(prim, args, params)
-        if indirect:
+        tangents = [None if a is None else a.tangent for a in owned]
+        if indirect or not self.direct:
             self.direct = False
             out = parent.process(prim, primals, params)
         else:

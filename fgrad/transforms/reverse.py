@@ -11,7 +11,7 @@ from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.node import Leaf, Node
 from ..ir.value import Tracer
-from ..ops.primitive import EVAL, Trace, new_trace
+from ..ops.primitive import EVAL, Trace, new_trace, split_owned
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
@@ -66,20 +66,7 @@ class VJPTrace(Trace):
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
-        inputs = None
-        indirect = False
-        for i, a in enumerate(args):
-            if isinstance(a, Tracer):
-                if a._trace is self:
-                    if inputs is None:
-                        inputs = [None] * len(args)
-                        primals = list(args)
-                    inputs[i] = a
-                    p = primals[i] = a.primal
-                    if isinstance(p, Tracer):
-                        indirect = True
-                else:
-                    indirect = True
+        inputs, primals, indirect = split_owned(self, args)
         parent = self.parent
         if inputs is None:
             return parent.process(prim, args, params)
