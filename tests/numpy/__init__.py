@@ -1,0 +1,1 @@
+"""Tests of fgrad.numpy and the NumPy protocol bridge."""

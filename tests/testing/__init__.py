@@ -1,0 +1,1 @@
+"""Tests of fgrad.testing: check_grads, numerical_jacobian, gradcheck."""

@@ -1,0 +1,1 @@
+"""Tests of the functional transforms: structure, errors, nesting, custom rules."""
