@@ -127,7 +127,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 primals, out, params = node.primals, node.out, node.params
                 if primals is None:
                     raise freed_graph_error(node)
-                if prim.vjp_all is None and not prim.multiple_results:
+                if prim.simple:
                     rules = prim.vjp  # the common case: applied per input in the loop below
                 else:
                     grads = apply_rule(node, g, primals, out)
@@ -141,7 +141,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
             parent = t.node
             if rules is not None:
                 rule = rules[i]
-                gi = None if rule is None else rule(g, out, *primals, **params)
+                gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
                 if gi is not None:
                     p = primals[i]
                     if gi.shape != p.shape or gi.dtype is not p.dtype:

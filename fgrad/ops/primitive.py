@@ -32,7 +32,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "multiple_results", "nondiff",
-                 "__weakref__")
+                 "simple", "__weakref__")
 
     def __init__(self, name, impl, multiple_results=False, register=True):
         self.name = name
@@ -43,18 +43,21 @@ class Primitive:
         self.jvp_full = None
         self.multiple_results = multiple_results
         self.nondiff = True
+        self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
         if register:
             REGISTRY[name] = self
 
     def defvjp(self, *rules):
         self.vjp = rules
         self.nondiff = False
+        self.simple = not self.multiple_results and self.vjp_all is None
         return self
 
     def defvjp_all(self, rule):
         """One rule for all arguments: `rule(g, ans, primals, needs, **params)` -> tuple."""
         self.vjp_all = rule
         self.nondiff = False
+        self.simple = False
         return self
 
     def defjvp(self, *rules):

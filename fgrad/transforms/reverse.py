@@ -17,6 +17,9 @@ from . import trees
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 
 
+_new = object.__new__
+
+
 class VJPTracer(Tracer):
     """A value recorded on a tape: `node` produced it as output number `index`."""
 
@@ -42,26 +45,33 @@ class VJPTrace(Trace):
         self.direct = parent is EVAL
 
     def process(self, prim, args, params):
-        if self.direct and len(args) <= 2 and not prim.nondiff and not prim.multiple_results:
+        # Fast path: one or two arguments, concrete primals, one output. Objects are made
+        # with object.__new__ and slot stores: no Python __init__ frame per op.
+        if self.direct and prim.simple and len(args) <= 2:
             a = args[0]
             mine_a = a.__class__ is VJPTracer and a._trace is self
             if len(args) == 1:
-                if mine_a:
-                    pa = a.primal
-                    out = prim.impl(pa, **params)
-                    node = Node(prim, params, (a,), (pa,), out, None)
-                    self.tape.append(node)
-                    return VJPTracer(self, out, node, 0)
+                if not mine_a:
+                    return self.process_general(prim, args, params)
+                pa = a.primal
+                out = prim.impl(pa, **params) if params else prim.impl(pa)
+                inputs, primals = (a,), (pa,)
             else:
                 b = args[1]
                 mine_b = b.__class__ is VJPTracer and b._trace is self
-                if (mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer)):
-                    pa = a.primal if mine_a else a
-                    pb = b.primal if mine_b else b
-                    out = prim.impl(pa, pb, **params)
-                    node = Node(prim, params, (a if mine_a else None, b if mine_b else None), (pa, pb), out, None)
-                    self.tape.append(node)
-                    return VJPTracer(self, out, node, 0)
+                if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
+                        and (mine_b or not isinstance(b, Tracer))):
+                    return self.process_general(prim, args, params)
+                pa = a.primal if mine_a else a
+                pb = b.primal if mine_b else b
+                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+                inputs, primals = (a if mine_a else None, b if mine_b else None), (pa, pb)
+            node = _new(Node)
+            node.prim, node.params, node.inputs, node.primals, node.out, node.meta = prim, params, inputs, primals, out, None
+            self.tape.append(node)
+            t = _new(VJPTracer)
+            t._trace, t.primal, t.node, t.index = self, out, node, 0
+            return t
         return self.process_general(prim, args, params)
 
     def process_general(self, prim, args, params):
