@@ -889,3 +889,51 @@ def special_xlogy(np_, x, y):
 def special_softmax_vec(np_, x):
     sp = special(np_)
     return sp.softmax(x, axis=-1) * sp.log_softmax(x, axis=-1)
+
+
+# =============================================================================================
+# Edge points: ties, kinks, zeros and NaNs, where conventions matter. Each entry is
+# (name, f(np_, x), x); tests/test_jax_reference.py compares fgrad's gradient with JAX's.
+# =============================================================================================
+EDGE_CASES = [
+    ("max_ties", lambda np_, x: np_.max(x), np.array([0.5, 0.5, -0.2, 0.5])),
+    ("max_axis_ties", lambda np_, x: np_.sum(np_.max(x, axis=0) * np.array([1.0, 2.0])),
+     np.array([[0.5, 1.0], [0.5, 0.0]])),
+    ("min_ties", lambda np_, x: np_.min(x), np.array([0.1, 0.1, 0.3])),
+    ("amax_keepdims_ties", lambda np_, x: np_.sum(np_.amax(x, axis=1, keepdims=True) * x),
+     np.array([[1.0, 1.0], [2.0, 3.0]])),
+    ("ptp_ties", lambda np_, x: np_.ptp(x), np.array([1.0, 1.0, 0.0])),
+    ("maximum_tie_with_constant", lambda np_, x: np_.sum(np_.maximum(x, 0.5)), np.array([0.5, 0.7, 0.1])),
+    ("maximum_tie_with_itself", lambda np_, x: np_.sum(np_.maximum(x, x[::-1])), np.array([0.5, 0.7, 0.5])),
+    ("relu_at_zero", lambda np_, x: np_.sum(np_.maximum(x, 0.0)), np.array([0.0, 1.0])),
+    ("clip_at_bounds", lambda np_, x: np_.sum(np_.clip(x, 0.0, 1.0)), np.array([0.0, 1.0, 0.5])),
+    ("sort_ties", lambda np_, x: np_.sum(np_.sort(x) * np.arange(3.0)), np.array([0.5, 0.5, 0.1])),
+    ("getitem_duplicates", lambda np_, x: np_.sum(x[np.array([1, 1, 1])] * np.arange(3.0)), np.array([1.0, 2.0, 3.0])),
+    ("take_negative_indices", lambda np_, x: np_.sum(np_.take(x, np.array([-1, 0, -1])) ** 2),
+     np.array([1.0, 2.0, 3.0])),
+    ("prod_one_zero", lambda np_, x: np_.prod(x), np.array([2.0, 0.0, 3.0])),
+    ("prod_two_zeros", lambda np_, x: np_.prod(x), np.array([2.0, 0.0, 0.0])),
+    ("cumprod_with_zero", lambda np_, x: np_.sum(np_.cumprod(x)), np.array([2.0, 0.0, 3.0])),
+    ("std_of_constant", lambda np_, x: np_.std(x) + np_.sum(x), np.array([1.0, 1.0])),
+    ("square_at_zero", lambda np_, x: np_.sum(x ** 2.0), np.array([0.0, 1.0])),
+    ("integer_power_negative_base", lambda np_, x: np_.sum(x ** 3), np.array([-2.0, 1.0])),
+    ("float_power_negative_base", lambda np_, x: np_.sum(x ** 3.0 + np_.float_power(x, 2)), np.array([-2.0, 1.0])),
+    ("power_at_zero_base", lambda np_, x: np_.sum(np_.power(x[:2], x[2:])), np.array([0.0, 1.0, 2.0, 3.0])),
+    ("zero_power", lambda np_, x: np_.sum(x ** 0), np.array([0.0, 1.0])),
+    ("sign_at_zero", lambda np_, x: np_.sum(np_.sign(x) * x), np.array([0.0, 1.0])),
+    ("sinc_at_zero", lambda np_, x: np_.sum(np_.sinc(x)), np.array([0.0, 0.5])),
+    ("logaddexp_minus_inf", lambda np_, x: np_.sum(np_.logaddexp(x, -np.inf)), np.array([0.0, 1.0])),
+    ("nansum_with_nan", lambda np_, x: np_.nansum(x * np.array([np.nan, 1.0])), np.array([2.0, 1.0])),
+    ("fmax_with_nan", lambda np_, x: np_.sum(np_.fmax(x, np.nan)), np.array([0.0, 1.0])),
+    ("maximum_with_nan", lambda np_, x: np_.sum(np_.maximum(x, np.array([np.nan, 0.0]))), np.array([1.0, 1.0])),
+    ("mod_negative_divisor", lambda np_, x: np_.sum(np_.mod(x, -0.7)), np.array([0.3, -1.0])),
+    ("remainder_both_args", lambda np_, x: np_.sum(np_.remainder(x[:2], x[2:])), np.array([1.3, 2.5, 0.7, 0.9])),
+    ("round_half", lambda np_, x: np_.sum(np_.round(x) * x), np.array([0.5, 1.5])),
+    ("cbrt_negative", lambda np_, x: np_.sum(np_.cbrt(x)), np.array([-8.0, 8.0])),
+    ("var_ddof", lambda np_, x: np_.var(x, ddof=1), np.array([1.0, 2.0, 4.0])),
+    ("diagonal_negative_offset", lambda np_, x: np_.sum(np_.diagonal(x, -1) ** 2), np.arange(9.0).reshape(3, 3)),
+    ("trace_offset", lambda np_, x: np_.trace(x, 1) ** 2, np.arange(9.0).reshape(3, 3)),
+    ("repeat_with_counts", lambda np_, x: np_.sum(np_.repeat(x, np.array([1, 0, 3])) * np.arange(4.0)),
+     np.arange(3.0)),
+    ("norm_of_zero_row", lambda np_, x: np_.sum(np_.sqrt(np_.sum(x ** 2, axis=1) + 1.0)), np.zeros((2, 2))),
+]

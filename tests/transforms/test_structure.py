@@ -381,3 +381,25 @@ def test_float64_stays_float64_and_mixed_precision_cotangents():
     x64, x32 = np.ones(2), np.ones(2, np.float32)
     g64, g32 = fgrad.grad(lambda a, b: fnp.sum(a * b), argnums=(0, 1))(x64, x32)
     assert g64.dtype == np.float64 and g32.dtype == np.float32
+
+
+def test_vjp_function_can_be_called_repeatedly():
+    x = np.arange(3.0)
+    _, pull = fgrad.vjp(lambda x: fnp.sin(x) * x, x)
+    first = pull(np.ones(3))[0]
+    second = pull(np.ones(3))[0]
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_allclose(pull(2.0 * np.ones(3))[0], 2.0 * first)
+
+
+def test_hessian_of_dict_input_is_nested_dict():
+    h = fgrad.hessian(lambda p: p["a"] ** 2 * p["b"])({"a": 1.0, "b": 2.0})
+    assert set(h) == {"a", "b"} and set(h["a"]) == {"a", "b"}
+    assert float(h["a"]["a"]) == 4.0 and float(h["a"]["b"]) == 2.0
+    assert float(h["b"]["a"]) == 2.0 and float(h["b"]["b"]) == 0.0
+
+
+def test_empty_arrays():
+    assert fgrad.grad(lambda x: fnp.sum(x * 2.0))(np.ones(0)).shape == (0,)
+    assert fgrad.jacrev(lambda x: x * 2.0)(np.ones(0)).shape == (0, 0)
+    assert fgrad.jacfwd(lambda x: x * 2.0)(np.ones(0)).shape == (0, 0)
