@@ -334,10 +334,6 @@ def test_derived_references_equal_direct_jax_transforms(name):
 
 
 # ---- edge points -----------------------------------------------------------------------------
-EDGE_XFAIL = {
-    "zero_power": "d/dx x**0 at x = 0 is NaN (JAX and PyTorch give 0): the power rule y * x**(y - 1) "
-                  "evaluates 0 * 0**-1 = 0 * inf (fgrad/ops/elementwise.py, power's first rule)",
-}
 # Where JAX and PyTorch disagree, fgrad may follow PyTorch (API.md): pinned here, not compared.
 EDGE_PYTORCH = {
     "abs_at_zero": (lambda np_, x: np_.sum(np_.abs(x)), np.array([0.0, 1.0, -1.0]), np.array([0.0, 1.0, -1.0])),
@@ -357,8 +353,7 @@ def _edge_reference():
 
 
 def _edge_params():
-    return [pytest.param(name, f, x, id=name, marks=[pytest.mark.xfail(strict=True, reason=EDGE_XFAIL[name])]
-                         if name in EDGE_XFAIL else []) for name, f, x in EDGE_CASES]
+    return [pytest.param(name, f, x, id=name) for name, f, x in EDGE_CASES]
 
 
 @pytest.mark.parametrize("name,f,x", _edge_params())

@@ -135,7 +135,8 @@ def make_graph(fun):
         labels = trees.leaf_labels(treedef, "args")
         floating = [hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating)
                     or isinstance(x, float) for x in leaves]
-        with new_trace(VJPTrace, "make_graph") as trace:
+        ctx = new_trace(VJPTrace, "make_graph")
+        with ctx as trace:
             traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
                                   [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
             it = iter(traced)
@@ -143,7 +144,7 @@ def make_graph(fun):
             out = fun(*trees.unflatten(treedef, ins), **kwargs)
         out_leaves, _ = trees.flatten(out)
         outputs = [(o.node, o.index) if isinstance(o, VJPTracer) and o._trace is trace else None for o in out_leaves]
-        graph = Graph([t.node for t in traced], trace.tape, outputs, [t.node.label for t in traced])
+        graph = Graph([t.node for t in traced], ctx.closed, outputs, [t.node.label for t in traced])
         graph._input_values = [t.primal for t in traced]
         graph.output_values = [trees.primal_of(o, trace) for o in out_leaves]
         return graph

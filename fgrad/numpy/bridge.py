@@ -8,18 +8,25 @@ from ..ir.value import Tracer
 
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
-_SKIP = {"test", "bridge", "methods", "linalg"}
 
 
 def _table():
-    """name -> fgrad function, for numpy and numpy.linalg (built once, on first use)."""
+    """qualified NumPy/SciPy name -> fgrad function (built once, on first use).
+
+    A name is covered when fgrad's module has it and the library's module has it too.
+    """
+    import numpy as np
+    import scipy.special
+
     from .. import numpy as fnp
+    from ..scipy import special as fsp
     table = {}
-    for module, prefix in ((fnp, "numpy."), (fnp.linalg, "numpy.linalg.")):
-        for name in dir(module):
-            fn = getattr(module, name)
-            if not name.startswith("_") and name not in _SKIP and callable(fn) and not isinstance(fn, type) \
-                    and not (module is fnp and getattr(fn, "__module__", "").startswith("numpy")):
+    for ours, theirs, prefix in ((fnp, np, "numpy."), (fnp.linalg, np.linalg, "numpy.linalg."),
+                                 (fsp, scipy.special, "scipy.special.")):
+        for name in dir(ours):
+            fn = getattr(ours, name)
+            if not name.startswith("_") and hasattr(theirs, name) and callable(fn) and not isinstance(fn, type) \
+                    and getattr(theirs, name) is not fn:
                 table[prefix + name] = fn
     return table
 
@@ -28,7 +35,7 @@ _TABLE = None
 
 
 def covered():
-    """Sorted names of the NumPy functions fgrad differentiates (numpy.x, numpy.linalg.x)."""
+    """Sorted names of the NumPy and SciPy functions fgrad covers (numpy.x, numpy.linalg.x, scipy.special.x)."""
     global _TABLE
     if _TABLE is None:
         _TABLE = _table()
@@ -49,13 +56,24 @@ def _unsupported(what):
 _BY_UFUNC = {}  # ufunc -> fgrad function, filled on first use of each ufunc
 
 
+def _ufunc_name(ufunc):
+    """numpy.sin, or scipy.special.erf for SciPy's ufuncs."""
+    import numpy as np
+    if getattr(np, ufunc.__name__, None) is ufunc:
+        return f"numpy.{ufunc.__name__}"
+    import scipy.special
+    if getattr(scipy.special, ufunc.__name__, None) is ufunc:
+        return f"scipy.special.{ufunc.__name__}"
+    return ufunc.__name__
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__" and not kwargs:  # the common case: ndarray (op) traced value
         fn = _BY_UFUNC.get(ufunc)
         if fn is None:
-            fn = _lookup(f"numpy.{ufunc.__name__}")
+            fn = _lookup(_ufunc_name(ufunc))
             if fn is None:
-                raise _unsupported(f"the ufunc numpy.{ufunc.__name__}")
+                raise _unsupported(f"the ufunc {_ufunc_name(ufunc)}")
             _BY_UFUNC[ufunc] = fn
         return fn(*inputs)
     if kwargs.get("out") is not None:
@@ -64,9 +82,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         if kwargs.pop("where", True) is not True or kwargs.pop("dtype", None) is not None:
             raise _unsupported(f"numpy.{ufunc.__name__} with where= or dtype=")
         kwargs.pop("out", None)
-        fn = _lookup(f"numpy.{ufunc.__name__}")
+        fn = _lookup(_ufunc_name(ufunc))
         if fn is None:
-            raise _unsupported(f"the ufunc numpy.{ufunc.__name__}")
+            raise _unsupported(f"the ufunc {_ufunc_name(ufunc)}")
         return fn(*inputs, **kwargs)
     table = _REDUCE if method == "reduce" else _ACCUMULATE if method == "accumulate" else {}
     name = table.get(ufunc.__name__)

@@ -67,6 +67,8 @@ def inner(a, b):
     a, b = fnp._as_operand(a), fnp._as_operand(b)
     if a.ndim == 0 or b.ndim == 0:
         return fnp.multiply(a, b)
+    if a.ndim == 1 and b.ndim == 1:
+        return fnp.sum(fnp.multiply(a, b))  # a scalar, as NumPy returns
     return tensordot(a, b, axes=([-1], [-1]))
 
 

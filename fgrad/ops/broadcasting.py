@@ -43,6 +43,9 @@ def fit_cotangent(g, primal, prim=None, argnum=None):
 
 
 def zeros_like_value(value):
-    """A concrete zero array of `value`'s shape and dtype."""
+    """A concrete zero of `value`'s shape and dtype: a scalar for a scalar (a Python float's
+    gradient is a float), an array for an array."""
     c = concrete(value)
+    if isinstance(c, (float, np.generic)):
+        return np.asarray(c).dtype.type(0)
     return array_module(c).zeros(np.shape(c), dtype=getattr(c, "dtype", np.float64))

@@ -51,7 +51,13 @@ def _pow_dy(ans, x, y):
     return ans * log(where(x == 0, 1.0, x))  # 0**y has derivative 0 in y for y > 0
 
 
-power = ufunc("power", np.power, lambda ans, x, y: y * x ** (y - 1), _pow_dy)
+def _pow_dx(ans, x, y):
+    if isinstance(y, (int, float)):  # the common case, x ** 2: no masking needed
+        return y * x ** (y - 1) if y != 0 else 0.0 * x
+    return y * x ** where(y == 0, 1.0, y - 1)  # x ** 0 has slope 0 everywhere, also at x = 0
+
+
+power = ufunc("power", np.power, _pow_dx, _pow_dy)
 square = ufunc("square", np.square, lambda ans, x: 2 * x)
 reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans)
 absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x))

@@ -101,6 +101,10 @@ class Trace:
         """A function with a user-defined derivative (custom_vjp, custom_jvp, checkpoint)."""
         return custom.process_eval(self, args)
 
+    def close(self):
+        """Called as the trace leaves the stack; returns what its transform keeps (a tape)."""
+        return None
+
 
 def split_owned(trace, args):
     """(owned, primals, indirect) for a trace's process: owned[i] is args[i] when `trace`
@@ -177,9 +181,12 @@ def set_current(trace):
 
 
 class new_trace:
-    """Context manager: push a fresh trace of class `cls`; it dies on exit."""
+    """Context manager: push a fresh trace of class `cls`; it dies on exit.
 
-    __slots__ = ("cls", "transform", "trace", "prev")
+    On exit `closed` holds what the trace handed over (see Trace.close).
+    """
+
+    __slots__ = ("cls", "transform", "trace", "prev", "closed")
 
     def __init__(self, cls, transform):
         self.cls, self.transform = cls, transform
@@ -192,6 +199,7 @@ class new_trace:
 
     def __exit__(self, *exc):
         self.trace.alive = False
+        self.closed = self.trace.close()
         _state.trace = self.prev
         return False
 

@@ -21,7 +21,12 @@ class GradcheckError(RuntimeError):
 
 
 def _random_like(values, rng):
-    return [np.asarray(rng.standard_normal(np.shape(concrete(v))), dtype=concrete(v).dtype) for v in values]
+    out = []
+    for v in values:
+        c = np.asarray(concrete(v))
+        r = np.asarray(rng.standard_normal(c.shape), dtype=c.dtype)
+        out.append(r[()] if c.ndim == 0 and not isinstance(concrete(v), np.ndarray) else r)
+    return out
 
 
 def _compare(analytic, numeric, atol, rtol, what, exc=AssertionError):

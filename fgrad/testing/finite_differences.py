@@ -15,8 +15,7 @@ def default_eps(dtype):
 def _as_float_leaves(args, where):
     leaves, treedef = trees.flatten(tuple(args))
     labels = trees.leaf_labels(treedef, "args")
-    return [np.asarray(concrete(trees.float_input(x, lbl, where)), dtype=np.result_type(concrete(x), np.float32))
-            for x, lbl in zip(leaves, labels)], treedef
+    return [np.asarray(concrete(trees.float_input(x, lbl, where))) for x, lbl in zip(leaves, labels)], treedef
 
 
 def numerical_jvp(fun, args, tangents, eps=None):

@@ -94,21 +94,26 @@ def _check_tangents(primals, tangents, transform):
     return p_leaves, t_leaves, p_tree
 
 
-@paused
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), J @ tangents)` by dual numbers."""
+    return jvp_named(fun, primals, tangents, has_aux, "jvp")
+
+
+@paused
+def jvp_named(fun, primals, tangents, has_aux, transform):
+    """jvp, reporting errors and escaped values under the name `transform` (hvp, ...)."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError(f"jvp: primals and tangents must be tuples (one entry per argument), got "
+        raise TypeError(f"{transform}: primals and tangents must be tuples (one entry per argument), got "
                         f"{type(primals).__name__} and {type(tangents).__name__}")
     if len(primals) != len(tangents):
-        raise TypeError(f"jvp: got {len(primals)} primals but {len(tangents)} tangents")
-    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), "jvp")
-    with new_trace(JVPTrace, "jvp") as trace:
+        raise TypeError(f"{transform}: got {len(primals)} primals but {len(tangents)} tangents")
+    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), transform)
+    with new_trace(JVPTrace, transform) as trace:
         ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
         if any(isinstance(p, Tracer) for p in p_leaves):
             trace.direct = False
         result = fun(*trees.unflatten(p_tree, ins))
-    out, aux = trees.split_aux(result, has_aux, "jvp")
+    out, aux = trees.split_aux(result, has_aux, transform)
     out_leaves, out_tree = trees.flatten(out)
     primals_out, tangents_out = [], []
     for o in out_leaves:
@@ -122,25 +127,32 @@ def jvp(fun, primals, tangents, has_aux=False):
     return pair + (trees.strip_aux(aux, trace),) if has_aux else pair
 
 
-@paused
 def linearize(fun, *primals):
     """`(fun(*primals), f_jvp)`: f_jvp(*tangents) applies the Jacobian without re-running fun.
 
     fun is traced once onto a tape; f_jvp pushes tangents through the recorded nodes'
     jvp rules, reusing their saved primals.
     """
+    return linearize_named(fun, primals, False, "linearize")
+
+
+@paused
+def linearize_named(fun, primals, has_aux, transform):
+    """linearize under the name `transform` (jacfwd, ...); with has_aux, also returns aux."""
     from .reverse import VJPTrace, VJPTracer, trace_inputs
     leaves, treedef = trees.flatten(primals)
-    with new_trace(VJPTrace, "linearize") as trace:
-        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), "linearize")
-        out = fun(*trees.unflatten(treedef, in_tracers))
-    tape = trace.tape
+    ctx = new_trace(VJPTrace, transform)
+    with ctx as trace:
+        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
+        out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
+    aux = trees.strip_aux(aux, trace) if has_aux else None
+    tape = ctx.closed
     out_leaves, out_tree = trees.flatten(out)
     out_primals = [trees.primal_of(o, trace) for o in out_leaves]
 
     @paused
     def f_jvp(*tangents):
-        t_leaves = trees.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], "linearize", "tangent")
+        t_leaves = trees.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], transform, "tangent")
         known = {t.node: [tl] for t, tl in zip(in_tracers, t_leaves)}
         for node in tape:
             if node.prim.nondiff:
@@ -156,4 +168,5 @@ def linearize(fun, *primals):
             result.append(zeros_like_value(p) if t is None else t)
         return trees.unflatten(out_tree, result)
 
-    return trees.unflatten(out_tree, out_primals), f_jvp
+    value = trees.unflatten(out_tree, out_primals)
+    return (value, f_jvp, aux) if has_aux else (value, f_jvp)

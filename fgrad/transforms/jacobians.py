@@ -8,8 +8,8 @@ import numpy as np
 
 from ..ir.value import concrete
 from . import trees
-from .forward import jvp, linearize
-from .reverse import value_and_grad, vjp
+from .forward import jvp_named, linearize_named
+from .reverse import value_and_grad_named, vjp_named
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -28,15 +28,22 @@ def _basis(value):
     c = np.asarray(concrete(value))
     dtype = c.dtype if np.issubdtype(c.dtype, np.inexact) else np.float64
     for idx in np.ndindex(c.shape):
-        e = np.zeros(np.shape(c), dtype=dtype)
+        e = np.zeros(c.shape, dtype=dtype)
         e[idx] = 1
         yield e
 
 
+def _zeros_like(value):
+    return np.zeros_like(np.asarray(concrete(value)))
+
+
 def _stack(pieces, shape):
+    """The pieces (one per basis element) as one array of `shape`; a scalar stays a scalar."""
     from .. import numpy as fnp
     if not pieces:
         return np.zeros(shape)
+    if shape == () and len(pieces) == 1:
+        return pieces[0]
     return fnp.reshape(fnp.stack(pieces), shape)
 
 
@@ -49,80 +56,85 @@ def _assemble(out_tree, in_tree, blocks, argnums):
     return trees.unflatten(out_tree, per_out)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian by reverse mode: one vjp per output element."""
+def _check_float_outputs(out_leaves, transform):
+    for i, o in enumerate(out_leaves):
+        dtype = np.asarray(concrete(o)).dtype
+        if not np.issubdtype(dtype, np.inexact):
+            raise TypeError(f"{transform} requires floating-point outputs, but output {i} has dtype {dtype} "
+                            f"(shape {np.shape(concrete(o))})")
+
+
+def _jacrev(fun, argnums, has_aux, transform):
     def jacrev_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), "jacrev")
-        diff = [args[i] for i in nums]
-        res = vjp(_partial(fun, args, nums, kwargs), *diff, has_aux=has_aux)
+        nums = trees.check_argnums(argnums, len(args), transform)
+        diff = tuple(args[i] for i in nums)
+        res = vjp_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
         out, f_vjp = res[0], res[1]
         out_leaves, out_tree = trees.flatten(out)
+        _check_float_outputs(out_leaves, transform)
         in_leaves, in_tree = trees.flatten(diff)
         blocks = []
         for i, o in enumerate(out_leaves):
             cols = [[] for _ in in_leaves]
             for e in _basis(o):
-                cts = [e if j == i else np.zeros_like(np.asarray(concrete(p))) for j, p in enumerate(out_leaves)]
-                grads = trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]
-                for k, g in enumerate(grads):
+                cts = [e if j == i else _zeros_like(p) for j, p in enumerate(out_leaves)]
+                for k, g in enumerate(trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]):
                     cols[k].append(g)
             blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x))) for k, x in enumerate(in_leaves)])
         jac = _assemble(out_tree, in_tree, blocks, argnums)
         return (jac, res[2]) if has_aux else jac
-    return trees.wraps(jacrev_fun, fun, "jacrev")
+    return trees.wraps(jacrev_fun, fun, transform)
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
-    """The Jacobian by forward mode: fun is traced once, then one tangent per input element."""
+def _jacfwd(fun, argnums, has_aux, transform):
+    from .. import numpy as fnp
+
     def jacfwd_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), "jacfwd")
-        diff = [args[i] for i in nums]
-        partial = _partial(fun, args, nums, kwargs)
-        aux = None
-        if has_aux:
-            aux_box = []
-
-            def no_aux(*d):
-                out, a = trees.split_aux(partial(*d), True, "jacfwd")
-                aux_box.append(a)
-                return out
-            out, f_jvp = linearize(no_aux, *diff)
-            aux = aux_box[0]
-        else:
-            out, f_jvp = linearize(partial, *diff)
+        nums = trees.check_argnums(argnums, len(args), transform)
+        diff = tuple(args[i] for i in nums)
+        res = linearize_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
+        out, f_jvp = res[0], res[1]
         out_leaves, out_tree = trees.flatten(out)
         in_leaves, in_tree = trees.flatten(diff)
         cols = [[[] for _ in in_leaves] for _ in out_leaves]
         for k, x in enumerate(in_leaves):
             for e in _basis(x):
-                ts = [e if j == k else np.zeros_like(np.asarray(concrete(p))) for j, p in enumerate(in_leaves)]
-                t_out = trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]
-                for i, t in enumerate(t_out):
+                ts = [e if j == k else _zeros_like(p) for j, p in enumerate(in_leaves)]
+                for i, t in enumerate(trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]):
                     cols[i][k].append(t)
         blocks = []
         for i, o in enumerate(out_leaves):
             row = []
             for k, x in enumerate(in_leaves):
-                from .. import numpy as fnp
                 so, sx = np.shape(concrete(o)), np.shape(concrete(x))
-                stacked = _stack(cols[i][k], sx + so)  # [in..., out...] -> move input axes last
+                stacked = _stack(cols[i][k], sx + so)  # [in..., out...]: move the input axes last
                 nin = len(sx)
                 row.append(fnp.transpose(stacked, tuple(range(nin, nin + len(so))) + tuple(range(nin)))
                            if nin and so else stacked)
             blocks.append(row)
         jac = _assemble(out_tree, in_tree, blocks, argnums)
-        return (jac, aux) if has_aux else jac
-    return trees.wraps(jacfwd_fun, fun, "jacfwd")
+        return (jac, res[2]) if has_aux else jac
+    return trees.wraps(jacfwd_fun, fun, transform)
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """The Jacobian by reverse mode: one vjp per output element."""
+    return _jacrev(fun, argnums, has_aux, "jacrev")
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """The Jacobian by forward mode: fun is traced once, then one tangent per input element."""
+    return _jacfwd(fun, argnums, has_aux, "jacfwd")
 
 
 def hessian(fun, argnums=0):
     """The Hessian, forward over reverse: jacfwd(jacrev(fun))."""
-    return trees.wraps(jacfwd(jacrev(fun, argnums), argnums), fun, "hessian")
+    return _jacfwd(_jacrev(fun, argnums, False, "hessian"), argnums, False, "hessian")
 
 
 def hvp(fun, primals, tangents):
     """`(fun(*primals), H @ tangents)` by one jvp of the gradient; no Hessian is formed."""
     primals, tangents = tuple(primals), tuple(tangents)
     nums = 0 if len(primals) == 1 else tuple(range(len(primals)))
-    (value, _), (_, hv) = jvp(value_and_grad(fun, nums), primals, tangents)
+    (value, _), (_, hv) = jvp_named(value_and_grad_named(fun, nums, False, "hvp"), primals, tangents, False, "hvp")
     return value, hv

@@ -96,6 +96,16 @@ class VJPTrace(Trace):
     def process_custom(self, custom, args):
         return custom.process_vjp(self, args)
 
+    def close(self):
+        """Hand the tape over and forget it.
+
+        Note [no cycles]: traced values point to their trace and nodes to their input
+        values, so a trace holding its tape would close a cycle (trace, tape, node, value,
+        trace) that only the cyclic collector could free. The transform keeps the tape.
+        """
+        tape, self.tape = self.tape, None
+        return tape
+
 
 def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
@@ -105,30 +115,36 @@ def trace_inputs(trace, leaves, labels, transform):
     return tracers
 
 
-def run_vjp(trace, in_tracers, outs, cts, retain_graph):
+def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
     """Cotangents of `in_tracers` given cotangents `cts` of the output leaves `outs`."""
     roots = [(o.node, o.index, ct) for o, ct in zip(outs, cts)
              if ct is not None and isinstance(o, VJPTracer) and o._trace is trace]
-    leaves = backward(roots, retain_graph=retain_graph, tape=trace.tape) if roots else {}
+    leaves = backward(roots, retain_graph=retain_graph, tape=tape) if roots else {}
     return [leaves.get(t.node) for t in in_tracers]
 
 
-@paused
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), vjp_fun)`; `vjp_fun(cotangent)` returns one cotangent per primal."""
+    return vjp_named(fun, primals, has_aux, "vjp")
+
+
+@paused
+def vjp_named(fun, primals, has_aux, transform):
+    """vjp, reporting errors and escaped values under the name `transform` (jacrev, ...)."""
     leaves, treedef = trees.flatten(primals)
-    with new_trace(VJPTrace, "vjp") as trace:
-        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), "vjp")
+    ctx = new_trace(VJPTrace, transform)
+    with ctx as trace:
+        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         result = fun(*trees.unflatten(treedef, in_tracers))
-    out, aux = trees.split_aux(result, has_aux, "vjp")
+    out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
     out_primals = [trees.primal_of(o, trace) for o in out_leaves]
 
     @paused
     def vjp_fun(cotangent):
-        ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, "vjp")
-        grads = run_vjp(trace, in_tracers, out_leaves, ct_leaves, retain_graph=True)
+        ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, transform)
+        grads = run_vjp(trace, ctx.closed, in_tracers, out_leaves, ct_leaves, retain_graph=True)
         return trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
 
     value = trees.unflatten(out_tree, out_primals)
@@ -137,18 +153,23 @@ def vjp(fun, *primals, has_aux=False):
 
 def value_and_grad(fun, argnums=0, has_aux=False):
     """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
+    return value_and_grad_named(fun, argnums, has_aux, "value_and_grad")
+
+
+def value_and_grad_named(fun, argnums, has_aux, transform):
+    """value_and_grad under the name `transform` (hvp, ...)."""
     def value_and_grad_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), "value_and_grad")
-        return _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, "value_and_grad")
-    trees.wraps(value_and_grad_fun, fun, "value_and_grad")
-    return value_and_grad_fun
+        nums = trees.check_argnums(argnums, len(args), transform)
+        return _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform)
+    return trees.wraps(value_and_grad_fun, fun, transform)
 
 
 @paused
 def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     diff_args = [args[i] for i in nums]
     leaves, treedef = trees.flatten(diff_args)
-    with new_trace(VJPTrace, transform) as trace:
+    ctx = new_trace(VJPTrace, transform)
+    with ctx as trace:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
         traced_args = list(args)
         for i, a in zip(nums, trees.unflatten(treedef, in_tracers)):
@@ -159,7 +180,7 @@ def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     trees.check_scalar_output(out, transform, fun)
     value = trees.primal_of(out, trace)
     one = np.ones((), dtype=value.dtype)[()] if hasattr(value, "dtype") else 1.0
-    grads = run_vjp(trace, in_tracers, [out], [one], retain_graph=False)
+    grads = run_vjp(trace, ctx.closed, in_tracers, [out], [one], retain_graph=False)
     grads = trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((value, aux), grads) if has_aux else (value, grads)

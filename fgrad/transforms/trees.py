@@ -98,6 +98,8 @@ def check_argnums(argnums, nargs, transform):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
     if not nums:
         raise ValueError(f"{transform}: argnums must not be empty")
+    if len(set(n % max(nargs, 1) for n in nums)) != len(nums):
+        raise ValueError(f"{transform}: argnums={argnums!r} names the same argument twice")
     for n in nums:
         if not -nargs <= n < nargs:
             raise ValueError(f"{transform}: argnums={argnums!r} but the function was called with {nargs} "
@@ -110,10 +112,12 @@ def _describe(x):
 
 
 def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent"):
-    """Flattened `cotangent`, checked against the outputs' structure, shapes and dtypes."""
+    """Flattened `cotangent` (or tangent), checked against the outputs' (or primals')
+    structure, shapes and dtypes."""
+    against = "primal" if what == "tangent" else "output"
     leaves, tree = flatten(cotangent)
     if tree != out_tree:
-        raise TypeError(f"{transform}: the {what} has structure {tree} but the function's output has "
+        raise TypeError(f"{transform}: the {what} has structure {tree} but the {against}s have "
                         f"structure {out_tree}")
     out = []
     for i, (ct, primal) in enumerate(zip(leaves, out_primals)):
@@ -123,7 +127,7 @@ def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent
         shape_p = tuple(np.shape(primal)) if not hasattr(primal, "shape") else tuple(primal.shape)
         dtype_p = getattr(primal, "dtype", np.dtype(np.float64))
         if shape_ct != shape_p or not hasattr(ct, "dtype") or ct.dtype != dtype_p:
-            raise TypeError(f"{transform}: {what} {i} has {_describe(ct)}, but output {i} has "
+            raise TypeError(f"{transform}: {what} {i} has {_describe(ct)}, but {against} {i} has "
                             f"shape {shape_p} and dtype {dtype_p}; they must match")
         out.append(ct)
     return out

@@ -162,9 +162,6 @@ def test_out_and_where_arguments_are_refused():
         grad(lambda x: np.sum(np.sin(x, where=np.ones(3, bool))))(np.ones(3))
 
 
-@pytest.mark.xfail(strict=True, reason="a SciPy ufunc on a traced value is reported as 'the ufunc numpy.erf': "
-                   "bridge.array_ufunc formats f'numpy.{ufunc.__name__}' whatever module the ufunc comes from; "
-                   "it should say scipy.special.erf (or dispatch to fgrad.scipy.special.erf)")
 def test_scipy_ufunc_on_traced_value_is_named_correctly():
     import scipy.special as sp
     try:
@@ -217,17 +214,12 @@ def _same(a, b, where):
                                err_msg=where)
 
 
-PLAIN_XFAIL = {
-    "inner": "fnp.inner of two 1-d plain arrays returns a 0-d ndarray where NumPy returns a np.float64 scalar: "
-             "linalg.inner goes through tensordot, which reshapes a matmul result to shape ()",
-}
 
 
 def _plain_params():
     out = []
     for i, (name, args, kwargs) in enumerate(PLAIN_CALLS):
-        marks = [pytest.mark.xfail(strict=True, reason=PLAIN_XFAIL[name])] if name in PLAIN_XFAIL else []
-        out.append(pytest.param(name, args, kwargs, marks=marks, id=f"{name}-{i}"))
+        out.append(pytest.param(name, args, kwargs, id=f"{name}-{i}"))
     return out
 
 

@@ -75,9 +75,6 @@ def test_check_grads_passes_on_correct_functions(fun, args):
     check_grads(fun, args, order=2, modes=("fwd", "rev"))
 
 
-@pytest.mark.xfail(strict=True, reason="check_grads crashes with AttributeError: 'float' object has no attribute "
-                   "'dtype' when an argument (or a pytree leaf) is a Python float: testing/check.py:_random_like "
-                   "reads concrete(v).dtype without converting Python scalars (float_input is only used for dtype)")
 @pytest.mark.parametrize("args", [(0.7,), ({"w": X, "b": (2.0,)},)], ids=["float", "float_leaf"])
 def test_check_grads_accepts_python_floats(args):
     check_grads(lambda a: fnp.sum(a["w"]) * a["b"][0] if isinstance(a, dict) else a ** 3, args, order=2)

@@ -110,8 +110,6 @@ def test_jvp_tangent_of_wrong_shape_and_dtype():
         fgrad.jvp(lambda x: x * 2.0, (np.ones(3),), (np.ones(3, np.float32),))
 
 
-@pytest.mark.xfail(strict=True, reason="jvp's tangent-mismatch message calls the primal 'output 0' (it reuses "
-                   "trees.check_cotangent, whose text hard-codes 'output'); it should name the primal/argument")
 def test_jvp_tangent_message_names_the_primal_not_an_output():
     with pytest.raises(TypeError) as e:
         fgrad.jvp(lambda x: x * 2.0, (np.ones(3),), (np.ones(2),))
@@ -143,8 +141,6 @@ def test_bad_argnums(transform, argnums, exc):
     assert transform in msg and "argnums" in msg
 
 
-@pytest.mark.xfail(strict=True, reason="hessian's bad-argnums error says 'jacfwd: argnums=5 ...' (hessian is "
-                   "jacfwd(jacrev(f)) and the inner name leaks); it should name hessian")
 def test_bad_argnums_hessian_names_hessian():
     with pytest.raises(ValueError, match="hessian"):
         fgrad.hessian(lambda x, y: x * y, argnums=5)(1.0, 2.0)
@@ -179,20 +175,13 @@ USES = {
     "method": lambda v: v.sum(),
     "in_new_grad": lambda v: fgrad.grad(lambda y: fnp.sum(y * v))(np.ones(2)),
 }
-INNER_NAME = {"jacfwd": "linearize", "jacrev": "vjp", "hessian": "vjp", "hvp": "value_and_grad"}
 
 
 def _leak_params():
     out = []
     for name in RUNS:
         for use in USES:
-            marks = ()
-            if name in INNER_NAME:
-                marks = pytest.mark.xfail(strict=True, reason=(
-                    f"a value leaked from {name} is reported as a traced value of '{INNER_NAME[name]}', the "
-                    f"transform {name} is built on (jacobians.py calls vjp/linearize/value_and_grad, whose "
-                    f"new_trace names itself); the message should name {name}"))
-            out.append(pytest.param(name, use, marks=marks, id=f"{name}-{use}"))
+            out.append(pytest.param(name, use, id=f"{name}-{use}"))
     return out
 
 
@@ -243,9 +232,6 @@ def test_custom_rule_errors_are_clear():
         fgrad.jvp(h, (1.0,), (1.0,))
 
 
-@pytest.mark.xfail(strict=True, reason="jacrev of an integer-valued function fails inside its own vjp with "
-                   "'vjp: cotangent 0 has ... dtype float64, but output 0 has ... dtype int64': the message names "
-                   "vjp and blames a cotangent the user never passed; it should say jacrev needs a floating output")
 def test_jacrev_of_integer_output_names_jacrev():
     with pytest.raises(TypeError, match=r"jacrev.*(float|real)"):
         fgrad.jacrev(lambda x: fnp.argmax(x))(np.ones(2))

@@ -40,12 +40,6 @@ def test_intermediates_are_freed_once_gc_runs():
     assert refs[0]() is None
 
 
-CYCLE = ("the tape keeps itself alive in a reference cycle, so it is freed only by the cyclic GC: "
-         "VJPTrace.tape (a list of every Node) -> Node.inputs -> VJPTracer._trace -> the VJPTrace "
-         "(fgrad/transforms/reverse.py); grad/vjp never drop trace.tape after use")
-
-
-@pytest.mark.xfail(strict=True, reason=CYCLE)
 def test_grad_frees_its_tape_by_reference_counting():
     body, refs = _traced_body()
     with gc_disabled():
@@ -53,7 +47,6 @@ def test_grad_frees_its_tape_by_reference_counting():
         assert refs[0]() is None, "an intermediate outlived grad until the cyclic GC ran"
 
 
-@pytest.mark.xfail(strict=True, reason=CYCLE)
 def test_vjp_frees_its_tape_when_the_pullback_is_dropped():
     body, refs = _traced_body()
     with gc_disabled():

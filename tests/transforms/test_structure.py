@@ -142,9 +142,6 @@ def test_output_that_ignores_all_inputs():
     assert j.shape == (2, 3) and not j.any()
 
 
-@pytest.mark.xfail(strict=True, reason="API: a Python float in gives a float out, but the symbolic-zero gradient of "
-                   "an unused (or ignored) Python-float input comes back as a 0-d ndarray: trees.fill_zeros uses "
-                   "zeros_like_value(np.float64) which returns np.zeros(()), not a float")
 def test_unused_python_float_input_gives_float_zero():
     gx, gy = fgrad.grad(lambda x, y: x * 2.0, argnums=(0, 1))(1.0, 2.0)
     assert isinstance(gx, float) and isinstance(gy, float)
@@ -251,9 +248,6 @@ def test_hessian_with_argnums_tuple():
     np.testing.assert_allclose(hyy, np.diag(6 * y))
 
 
-@pytest.mark.xfail(strict=True, reason="argnums=(0, 0) silently returns (0.0, 3.0): the two leaves for the same "
-                   "argument are traced separately and only the last replaces the argument, so the first gets a "
-                   "symbolic zero; it should raise a clear error (or give the gradient twice)")
 def test_duplicate_argnums_is_not_silent_nonsense():
     f = lambda x, y: x * y  # noqa: E731
     try:
@@ -311,8 +305,6 @@ def test_jacrev_has_aux():
     _check_aux(aux, X_AUX)
 
 
-@pytest.mark.xfail(strict=True, reason="jacfwd(has_aux=True) returns aux as a leaked Traced<linearize> value: "
-                   "jacobians.jacfwd takes aux from inside linearize without trees.strip_aux")
 def test_jacfwd_has_aux():
     j, aux = fgrad.jacfwd(aux_fun, has_aux=True)(X_AUX)
     np.testing.assert_allclose(j, np.cos(X_AUX))
@@ -339,8 +331,6 @@ def test_python_float_in_float_out():
     assert isinstance(fgrad.linearize(f, 2.0)[1](1.0), float)
 
 
-@pytest.mark.xfail(strict=True, reason="API: a Python float in gives a float out, but jacfwd/jacrev/hessian of a "
-                   "scalar function of a Python float return 0-d ndarrays (jacobians._stack reshapes a stack)")
 def test_python_float_in_float_out_for_jacobians():
     f = lambda x: x ** 3  # noqa: E731
     assert isinstance(fgrad.jacfwd(f)(2.0), float)
