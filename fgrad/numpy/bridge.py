@@ -104,7 +104,12 @@ def array_function(self, func, types, args, kwargs):
     fn = _lookup(qualname)
     if fn is None:
         raise _unsupported(qualname)
-    return fn(*args, **kwargs)
+    try:
+        return fn(*args, **kwargs)
+    except TypeError as exc:  # e.g. np.sum(x, where=...): an option fgrad does not support
+        if "unexpected keyword argument" in str(exc):
+            raise TypeError(f"fgrad: {qualname} on traced values does not support this call: {exc}") from None
+        raise
 
 
 Tracer.__array_ufunc__ = array_ufunc

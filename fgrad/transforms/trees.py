@@ -94,7 +94,7 @@ def check_scalar_output(out, transform, fun):
 
 def check_argnums(argnums, nargs, transform):
     nums = (argnums,) if isinstance(argnums, int) else argnums
-    if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) for n in nums):
+    if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
     if not nums:
         raise ValueError(f"{transform}: argnums must not be empty")
@@ -134,9 +134,16 @@ def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent
 
 
 def fill_zeros(values, like):
-    """Replace symbolic zeros (None) by zero arrays shaped like the matching primal."""
+    """Symbolic zeros (None) become zeros shaped like the matching primal, and an array
+    input gets an array back (NumPy's kernels turn 0-d results into scalars)."""
     from ..ops.broadcasting import zeros_like_value
-    return [zeros_like_value(t) if v is None else v for v, t in zip(values, like)]
+    out = []
+    for v, t in zip(values, like):
+        v = zeros_like_value(t) if v is None else v
+        if isinstance(t.primal, np.ndarray) and isinstance(v, np.generic):
+            v = np.asarray(v)
+        out.append(v)
+    return out
 
 
 def wraps(wrapper, fun, transform):
