@@ -53,7 +53,7 @@ def _pow_dy(ans, x, y):
 
 def _pow_dx(ans, x, y):
     if isinstance(y, (int, float)):  # the common case, x ** 2: no masking needed
-        return y * x ** (y - 1) if y != 0 else 0.0 * x
+        return 2 * x if y == 2 else y * x ** (y - 1) if y != 0 else 0.0 * x
     return y * x ** where(y == 0, 1.0, y - 1)  # x ** 0 has slope 0 everywhere, also at x = 0
 
 

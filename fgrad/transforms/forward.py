@@ -16,6 +16,9 @@ from . import trees
 __all__ = ["JVPTrace", "JVPTracer", "jvp", "linearize", "tangent_of"]
 
 
+_new = object.__new__
+
+
 class JVPTracer(Tracer):
     """A dual number: `primal` + epsilon * `tangent`."""
 
@@ -59,6 +62,37 @@ class JVPTrace(Trace):
         self.direct = parent is EVAL  # as VJPTrace.direct: primals are concrete arrays
 
     def process(self, prim, args, params):
+        # Fast path: one or two arguments, concrete primals, one output, per-argument rules.
+        if self.direct and prim.simple and prim.jvp_full is None and len(args) <= 2:
+            a = args[0]
+            mine_a = a.__class__ is JVPTracer and a._trace is self
+            if len(args) == 1:
+                if mine_a:
+                    return self._dual(prim, (a.primal,), (a.tangent,), params)
+            else:
+                b = args[1]
+                mine_b = b.__class__ is JVPTracer and b._trace is self
+                if (mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer)):
+                    return self._dual(prim, (a.primal if mine_a else a, b.primal if mine_b else b),
+                                      (a.tangent if mine_a else None, b.tangent if mine_b else None), params)
+        return self.process_general(prim, args, params)
+
+    def _dual(self, prim, primals, tangents, params):
+        """prim on concrete primals, and its tangent computed directly on the bottom trace."""
+        out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+        prev = set_current(EVAL)
+        try:
+            t_out = tangent_of(prim, primals, tangents, out, params)
+        finally:
+            set_current(prev)
+        if t_out is None:
+            return out
+        t = _new(JVPTracer)
+        t._trace, t.primal, t.tangent = self, out, t_out
+        return t
+
+    def process_general(self, prim, args, params):
+        """Any number of arguments, values of other traces, several outputs."""
         owned, primals, indirect = split_owned(self, args)
         parent = self.parent
         if owned is None:
