@@ -60,6 +60,7 @@ class _CustomBase:
 
     def _unpack(self, trace, args, tracer_cls, name):
         """(static args, argument leaves, their tree, which leaves `trace` owns, their primals)."""
+        self._check_defined()
         static, diff = _split_args(args, self.nondiff_argnums, name)
         leaves, in_tree = trees.flatten(diff)
         mine = _own(leaves, trace, tracer_cls)
@@ -67,6 +68,14 @@ class _CustomBase:
 
     def _call_parent(self, trace, args):
         return run_under(trace.parent, lambda: trace.parent.process_custom(self, args))
+
+    def _record(self, trace, leaves, mine, primals, out, params):
+        """Record one tape node for this call on `trace`; its outputs as traced values."""
+        from .reverse import VJPTracer
+        out_leaves, out_tree = trees.flatten(out)
+        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
+        trace.tape.append(node)
+        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
 
 
 class custom_vjp(_CustomBase):
@@ -128,23 +137,18 @@ class custom_vjp(_CustomBase):
 
     def process_vjp(self, trace, args):
         from .reverse import VJPTracer
-        self._check_defined()
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
         out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
-        out_leaves, out_tree = trees.flatten(out)
-        params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
+        params = {"res": res, "static": static, "out_tree": trees.flatten(out)[1], "in_tree": in_tree,
                   "n_args": len(args) - len(static), "n_leaves": len(leaves)}
-        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
-        trace.tape.append(node)
-        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+        return self._record(trace, leaves, mine, primals, out, params)
 
     def process_jvp(self, trace, args):
         from .forward import JVPTracer
         if self.jvp_through_fun:
             return self.fun(*args)
-        self._check_defined()
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -193,25 +197,21 @@ class custom_jvp(_CustomBase):
         _, pull = vjp(tangent_map, *zeros)
         return tuple(c if need else None for c, need in zip(pull(tuple(g)), needs))
 
-    def process_vjp(self, trace, args):
-        from .reverse import VJPTracer
+    def _check_defined(self):
         if self.jvp is None:
             raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
+
+    def process_vjp(self, trace, args):
+        from .reverse import VJPTracer
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
         out = run_under(trace.parent, lambda: self.fun(*_merge_args(static, trees.unflatten(in_tree, primals),
                                                                       self.nondiff_argnums)))
-        out_leaves, out_tree = trees.flatten(out)
-        params = {"static": static, "in_tree": in_tree}
-        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
-        trace.tape.append(node)
-        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+        return self._record(trace, leaves, mine, primals, out, {"static": static, "in_tree": in_tree})
 
     def process_jvp(self, trace, args):
         from .forward import JVPTracer
-        if self.jvp is None:
-            raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)

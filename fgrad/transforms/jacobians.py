@@ -64,15 +64,24 @@ def _check_float_outputs(out_leaves, transform):
                             f"(shape {np.shape(concrete(o))})")
 
 
+def _trace_once(core, fun, argnums, has_aux, transform, args, kwargs):
+    """Run `core` (vjp_named or linearize_named) on fun's `argnums` arguments once.
+
+    Returns (core's result, output leaves and tree, differentiated input leaves and tree)."""
+    nums = trees.check_argnums(argnums, len(args), transform)
+    diff = tuple(args[i] for i in nums)
+    res = core(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
+    out_leaves, out_tree = trees.flatten(res[0])
+    in_leaves, in_tree = trees.flatten(diff)
+    return res, out_leaves, out_tree, in_leaves, in_tree
+
+
 def _jacrev(fun, argnums, has_aux, transform):
     def jacrev_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), transform)
-        diff = tuple(args[i] for i in nums)
-        res = vjp_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
-        out, f_vjp = res[0], res[1]
-        out_leaves, out_tree = trees.flatten(out)
+        res, out_leaves, out_tree, in_leaves, in_tree = _trace_once(vjp_named, fun, argnums, has_aux, transform,
+                                                                    args, kwargs)
+        f_vjp = res[1]
         _check_float_outputs(out_leaves, transform)
-        in_leaves, in_tree = trees.flatten(diff)
         blocks = []
         for i, o in enumerate(out_leaves):
             cols = [[] for _ in in_leaves]
@@ -90,12 +99,9 @@ def _jacfwd(fun, argnums, has_aux, transform):
     from .. import numpy as fnp
 
     def jacfwd_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), transform)
-        diff = tuple(args[i] for i in nums)
-        res = linearize_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
-        out, f_jvp = res[0], res[1]
-        out_leaves, out_tree = trees.flatten(out)
-        in_leaves, in_tree = trees.flatten(diff)
+        res, out_leaves, out_tree, in_leaves, in_tree = _trace_once(linearize_named, fun, argnums, has_aux,
+                                                                    transform, args, kwargs)
+        f_jvp = res[1]
         cols = [[[] for _ in in_leaves] for _ in out_leaves]
         for k, x in enumerate(in_leaves):
             for e in _basis(x):
