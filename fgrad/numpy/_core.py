@@ -657,3 +657,9 @@ def count_nonzero(a, axis=None, keepdims=False):
 def copy(a):
     """np.copy: a new array; on traced values the identity with derivative 1."""
     return ew.copy(_as_operand(a))
+
+
+# The NumPy-facing names (not the modules and helpers this file imports).
+__all__ = [name for name, value in list(globals().items())
+           if not name.startswith("_") and name not in {"builtins", "np", "array_module", "Tracer", "concrete",
+                                                        "ew", "ix", "rd", "sh", "normalize_axis"}]

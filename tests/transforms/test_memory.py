@@ -5,7 +5,6 @@ import gc
 import weakref
 
 import numpy as np
-import pytest
 
 import fgrad
 import fgrad.numpy as fnp
