@@ -89,7 +89,7 @@ class Graph:
         import networkx as nx
         g = nx.DiGraph()
         for k, leaf in enumerate(self.inputs):
-            g.add_node(f"%in{k}", kind="input", label=self.input_labels[k], aval=_aval(self._input_values[k]))
+            g.add_node(f"%in{k}", kind="input", label=str(self.input_labels[k]), aval=_aval(self._input_values[k]))
         for k, node in enumerate(self.nodes):
             name = self._names[(node, 0)].split(".")[0]
             outs = node.out if node.prim.multiple_results else (node.out,)

@@ -74,7 +74,7 @@ class Leaf:
         self.label = label
 
     def name(self):
-        return self.label
+        return str(self.label)
 
     def __repr__(self):
         return f"<Leaf {self.label}>"

@@ -179,7 +179,7 @@ def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     aux = trees.strip_aux(aux, trace) if has_aux else None
     trees.check_scalar_output(out, transform, fun)
     value = trees.primal_of(out, trace)
-    one = np.ones((), dtype=value.dtype)[()] if hasattr(value, "dtype") else 1.0
+    one = value.dtype.type(1) if hasattr(value, "dtype") else 1.0
     grads = run_vjp(trace, ctx.closed, in_tracers, [out], [one], retain_graph=False)
     grads = trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)

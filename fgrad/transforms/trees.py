@@ -21,20 +21,32 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
-def leaf_labels(treedef, name, nums=None):
-    """Readable labels for the leaves: `args[1]`, `primals[0]['w']`, ..."""
-    paths = treedef.paths()
-    labels = []
-    for path in paths:
+class _Label:
+    """The readable name of one leaf (`args[1]`, `primals[0]['w']`), made only when printed:
+    labels appear in error messages and graphs, not on the hot path."""
+
+    __slots__ = ("treedef", "name", "nums", "index")
+
+    def __init__(self, treedef, name, nums, index):
+        self.treedef, self.name, self.nums, self.index = treedef, name, nums, index
+
+    def __str__(self):
+        path = self.treedef.paths()[self.index]
         head, rest = (path[0], path[1:]) if path else (0, ())
-        if nums is not None:
-            head = nums[head]
-        labels.append(f"{name}[{head}]" + "".join(f"[{p!r}]" for p in rest))
-    return labels
+        if self.nums is not None:
+            head = self.nums[head]
+        return f"{self.name}[{head}]" + "".join(f"[{p!r}]" for p in rest)
+
+    __repr__ = __format__ = lambda self, spec="": str(self)
+
+
+def leaf_labels(treedef, name, nums=None):
+    """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed)."""
+    return [_Label(treedef, name, nums, i) for i in range(treedef.num_leaves)]
 
 
 def _is_float_dtype(dtype):
-    return np.issubdtype(dtype, np.floating)
+    return dtype.kind == "f"
 
 
 def float_input(x, label, transform):
@@ -93,6 +105,8 @@ def check_scalar_output(out, transform, fun):
 
 
 def check_argnums(argnums, nargs, transform):
+    if argnums.__class__ is int and -nargs <= argnums < nargs:  # the common case
+        return (argnums % nargs,)
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
