@@ -26,14 +26,6 @@ from .grad_mode import is_grad_enabled, set_grad_enabled
 
 __all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
 
-# Rules of these primitives read only shapes: no saved value needs a version guard.
-SHAPE_ONLY = {"add", "subtract", "negative", "reshape", "transpose", "broadcast_to", "sum", "getitem",
-              "scatter_add", "concatenate", "pad", "flip", "diagonal", "diagonal_scatter", "cumsum", "convert",
-              "where", "stop_gradient", "copy"}
-# Rules of these read their inputs but not their output.
-INPUTS_ONLY = {"multiply", "matmul", "sin", "cos", "log", "log2", "log10", "log1p", "square", "absolute",
-               "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "arctan2",
-               "remainder", "fmod", "einsum", "pad"}
 # Outputs that alias their input's memory in NumPy: views share the version counter.
 VIEW_PRIMS = {"reshape", "transpose", "getitem", "broadcast_to", "diagonal"}
 
@@ -118,7 +110,7 @@ class NodeMeta:
         if create_graph:
             for i, t in enumerate(node.inputs):
                 if t is not None:
-                    primals[i] = Tensor._wrap(primals[i], t.node, t.index) if isinstance(t, Edge) else t
+                    primals[i] = _input_tensor(t, primals[i])
             out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out)) if node.prim.multiple_results \
                 else Tensor._wrap(out, node, 0)
         return primals, out
@@ -168,6 +160,15 @@ class NodeMeta:
         return grads
 
 
+def _input_tensor(edge, primal):
+    """The input as a tensor with its recorded history (for create_graph)."""
+    from .tensor import Tensor
+    if isinstance(edge, AccumulateGrad):
+        leaf = edge.variable()
+        return leaf if leaf is not None else Tensor._wrap(primal, None, 0)
+    return Tensor._wrap(primal, edge.node, edge.index)
+
+
 def _as_tensor(value):
     from .tensor import Tensor
     return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value, None, 0)
@@ -194,6 +195,11 @@ class AccumulateGrad:
     meta = None
     inputs = ()
     next_functions = ()
+    index = 0  # as an edge (see Note [edges] in fgrad/ir/node.py)
+
+    @property
+    def node(self):
+        return self
 
     def __init__(self, tensor):
         self.variable = weakref.ref(tensor)
@@ -249,10 +255,11 @@ def record(prim, args, params):
     inputs = [edge_of(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args]
     node = Node(prim, params, inputs, primals, out, meta)
     results = _outputs(prim, out, node, args, params)
-    if prim.name not in SHAPE_ONLY:
+    if prim.saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         saved = [(i, a._version_counter, a._version_counter.value, _describe(a.primal))
-                 for i, a in enumerate(args) if isinstance(a, Tensor) and _value_needed(prim, inputs, i)]
-        if prim.name not in INPUTS_ONLY and not prim.multiple_results:
+                 for i, a in enumerate(args) if isinstance(a, Tensor) and _value_needed(prim, inputs, i)] \
+            if prim.saves_inputs else []
+        if prim.saves_output and not prim.multiple_results:
             saved.append((-1, results._version_counter, 0, _describe(out)))
         meta.saved = saved
         hooks = saved_hooks.current()
@@ -275,8 +282,12 @@ def new_meta(name):
 
 
 def edge_of(tensor):
-    """What a node records for an input tensor: the leaf itself, or a fixed edge to its grad_fn."""
-    return tensor if tensor._grad_fn is None else Edge(tensor._grad_fn, tensor.index)
+    """The edge a node records for an input tensor: the leaf's AccumulateGrad, or its grad_fn
+    (an Edge past output 0). Fixed at record time: a later in-place op gives the tensor a
+    new history, but this node must keep the old one."""
+    if tensor._grad_fn is None:
+        return tensor.node
+    return tensor._grad_fn if tensor.index == 0 else Edge(tensor._grad_fn, tensor.index)
 
 
 def _value_needed(prim, inputs, i):

@@ -1,26 +1,36 @@
 """Tape nodes: one per recorded primitive application.
 
-A node holds only what backward needs: the primitive, its parameters, the input
-tracers that carry gradient (None for constants), the primal inputs and the output
-(residuals for the rules). Nodes point only to their inputs, never to their outputs,
-so a finished tape is a DAG freed by reference counting alone.
+A node holds only what backward needs: the primitive, its parameters, an edge per
+input that carries gradient (None for constants), and the residuals its rules read
+(primal inputs and output). Nodes point only to their producers, never to their
+outputs or to traced values, so a finished tape is a DAG freed by reference counting
+alone, and an array no rule needs is freed as soon as the user's code drops it.
+
+Note [edges]: an input edge names (producer node, output index). A node is its own
+edge for output 0 (`node.node is node`, `node.index == 0`); an `Edge` names any other.
 """
 
-__all__ = ["Node", "Leaf", "Edge"]
+__all__ = ["Node", "Leaf", "Edge", "Aval", "edge_of"]
 
 
 class Node:
     """A recorded primitive application."""
 
     __slots__ = ("prim", "params", "inputs", "primals", "out", "meta", "__weakref__")
+    index = 0  # as an edge: output 0
 
     def __init__(self, prim, params, inputs, primals, out, meta=None):
         self.prim = prim
         self.params = params
-        self.inputs = inputs    # per argument: the input's Tracer when it carries gradient, else None
-        self.primals = primals  # per argument: the primal value (residual for the rules)
-        self.out = out          # the primal output (a tuple for multiple-result primitives)
+        self.inputs = inputs    # per argument: an edge to its producer when it carries gradient, else None
+        self.primals = primals  # per argument: the primal value (residual for the rules), or its Aval
+        self.out = out          # the primal output (a tuple for multiple-result primitives), or None if unused
         self.meta = meta        # the imperative face's extras (hooks, saved-value guards); None on the functional path
+
+    @property
+    def node(self):
+        """As an edge: this node (see Note [edges])."""
+        return self
 
     def name(self):
         """The node's name: PyTorch style (MulBackward0) on the imperative face, else the primitive's."""
@@ -62,6 +72,27 @@ class Edge:
         self.node, self.index = node, index
 
 
+def edge_of(value):
+    """The edge to where a traced value came from (its node, or an Edge for outputs past 0)."""
+    return value.node if value.index == 0 else Edge(value.node, value.index)
+
+
+class Aval:
+    """The shape and dtype of a value a rule does not read: all that backward needs of it."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, value):
+        self.shape, self.dtype = value.shape, value.dtype
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def __repr__(self):
+        return f"Aval({self.dtype}{list(self.shape)})"
+
+
 class Leaf:
     """The source of a differentiated input: where its cotangent ends up."""
 
@@ -69,6 +100,11 @@ class Leaf:
     prim = None
     meta = None
     inputs = ()
+    index = 0
+
+    @property
+    def node(self):
+        return self
 
     def __init__(self, label):
         self.label = label

@@ -6,7 +6,7 @@ no multiply. Broadcasting is undone centrally (ops/broadcasting.py), not here.
 """
 import numpy as np
 
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 
 ONE, NEG = "one", "neg"
 
@@ -182,3 +182,9 @@ def astype(x, dtype):
         from ..ir.value import concrete
         return _convert(concrete(x), dtype)
     return convert(x, dtype=dtype)
+
+
+# What the rules read (the rest of a tape node's residuals is dropped, see ops.primitive.residuals).
+residuals(negative, add, subtract, copy, convert, inputs=False, output=False)
+residuals(multiply, square, absolute, log, log2, log10, log1p, sin, cos, arcsin, arccos, arctan, sinh, cosh,
+          arcsinh, arccosh, arctanh, arctan2, remainder, fmod, select, output=False)

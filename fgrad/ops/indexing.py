@@ -8,7 +8,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, concrete
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 
 __all__ = ["getitem", "scatter_add", "normalize_index"]
 
@@ -58,3 +58,4 @@ getitem.defvjp(lambda g, ans, x, index: scatter_add(g, index=index, shape=x.shap
     lambda t, ans, x, index: getitem(t, index=index))
 scatter_add.defvjp(lambda g, ans, x, index, shape: getitem(g, index=index)).defjvp(
     lambda t, ans, x, index, shape: scatter_add(t, index=index, shape=shape))
+residuals(getitem, scatter_add, inputs=False, output=False)

@@ -41,6 +41,7 @@ def _matmul_vjp_b(g, ans, a, b):
 matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b)).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
+matmul.saves_output = False
 
 
 # ---- helpers for the rules (all in fgrad ops, so the rules differentiate again) ------

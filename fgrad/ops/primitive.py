@@ -13,7 +13,7 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "Primitive", "Trace", "EvalTrace", "bind", "current_trace", "new_trace"]
+__all__ = ["REGISTRY", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace"]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
@@ -32,7 +32,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "multiple_results", "nondiff",
-                 "simple", "__weakref__")
+                 "simple", "saves_inputs", "saves_output", "__weakref__")
 
     def __init__(self, name, impl, multiple_results=False, register=True):
         self.name = name
@@ -44,6 +44,8 @@ class Primitive:
         self.multiple_results = multiple_results
         self.nondiff = True
         self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
+        self.saves_inputs = True   # do the vjp rules read the inputs' values (not just shapes)?
+        self.saves_output = True   # do they read the output?
         if register:
             REGISTRY[name] = self
 
@@ -81,6 +83,12 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
+
+
+def residuals(*prims, inputs=True, output=True):
+    """Declare what the vjp rules of `prims` read, so tapes keep only that (see Node)."""
+    for prim in prims:
+        prim.saves_inputs, prim.saves_output = inputs, output
 
 
 class Trace:

@@ -6,7 +6,7 @@ NumPy-facing wrappers in fgrad.numpy normalize it.
 import numpy as np
 
 from ..backend import array_module
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 
 
 def _keep(g, x, axis, keepdims):
@@ -129,3 +129,7 @@ def _cumprod_jvp(t, ans, x, axis):
 argmax = Primitive("argmax", lambda x, axis=None, keepdims=False: array_module(x).argmax(x, axis=axis, keepdims=keepdims))
 argmin = Primitive("argmin", lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
+
+
+residuals(reduce_sum, cumsum, inputs=False, output=False)
+residuals(reduce_prod, output=False)

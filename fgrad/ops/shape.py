@@ -7,7 +7,7 @@ in fgrad.numpy and are written with these.
 import numpy as np
 
 from ..backend import array_module
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 
 
 reshape = Primitive("reshape", lambda x, shape: array_module(x).reshape(x, shape))
@@ -97,6 +97,10 @@ diagonal.defvjp(lambda g, ans, x, offset, axis1, axis2: diagonal_scatter(
 diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
     g, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
     lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1, axis2=axis2))
+
+
+residuals(reshape, transpose, broadcast_to, flip, concatenate, pad_constant, diagonal, diagonal_scatter,
+          inputs=False, output=False)
 
 
 # ---- composites used by the rules themselves ----------------------------------------

@@ -10,7 +10,7 @@ linearized with fgrad's own transforms:
 """
 import functools
 
-from ..ir.node import Node
+from ..ir.node import Node, edge_of
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
 from ..ops.primitive import Primitive, run_under
@@ -73,7 +73,8 @@ class _CustomBase:
         """Record one tape node for this call on `trace`; its outputs as traced values."""
         from .reverse import VJPTracer
         out_leaves, out_tree = trees.flatten(out)
-        node = Node(self.prim, params, [a if m else None for a, m in zip(leaves, mine)], primals, tuple(out_leaves))
+        node = Node(self.prim, params, [edge_of(a) if m else None for a, m in zip(leaves, mine)], primals,
+                    tuple(out_leaves))
         trace.tape.append(node)
         return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
 

@@ -177,6 +177,7 @@ def linearize_named(fun, primals, has_aux, transform):
     leaves, treedef = trees.flatten(primals)
     ctx = new_trace(VJPTrace, transform)
     with ctx as trace:
+        trace.lean = False  # the tangent replay reads every residual
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Leaf, Node
+from ..ir.node import Aval, Edge, Leaf, Node, edge_of
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, Trace, new_trace, split_owned
 from . import trees
@@ -18,6 +18,11 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 
 
 _new = object.__new__
+
+
+def _avals(values):
+    """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
+    return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
 
 
 class VJPTracer(Tracer):
@@ -35,7 +40,7 @@ class VJPTracer(Tracer):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "direct")
+    __slots__ = ("tape", "direct", "lean")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
@@ -43,6 +48,9 @@ class VJPTrace(Trace):
         # True while every primal of this trace is a concrete array: kernels then run without
         # dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good.
         self.direct = parent is EVAL
+        # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
+        # make_graph replay or print the tape and keep everything.
+        self.lean = True
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, concrete primals, one output. Objects are made
@@ -55,7 +63,8 @@ class VJPTrace(Trace):
                     return self.process_general(prim, args, params)
                 pa = a.primal
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
-                inputs, primals = (a,), (pa,)
+                inputs = (a.node if a.index == 0 else Edge(a.node, a.index),)
+                primals = (pa,) if prim.saves_inputs or not self.lean else (Aval(pa),)
             else:
                 b = args[1]
                 mine_b = b.__class__ is VJPTracer and b._trace is self
@@ -65,9 +74,11 @@ class VJPTrace(Trace):
                 pa = a.primal if mine_a else a
                 pb = b.primal if mine_b else b
                 out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-                inputs, primals = (a if mine_a else None, b if mine_b else None), (pa, pb)
+                inputs = (edge_of(a) if mine_a else None, edge_of(b) if mine_b else None)
+                primals = (pa, pb) if prim.saves_inputs or not self.lean else _avals((pa, pb))
             node = _new(Node)
-            node.prim, node.params, node.inputs, node.primals, node.out, node.meta = prim, params, inputs, primals, out, None
+            node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, None
+            node.out = out if prim.saves_output or not self.lean else None
             self.tape.append(node)
             t = _new(VJPTracer)
             t._trace, t.primal, t.node, t.index = self, out, node, 0
@@ -76,16 +87,19 @@ class VJPTrace(Trace):
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
-        inputs, primals, indirect = split_owned(self, args)
+        owned, primals, indirect = split_owned(self, args)
         parent = self.parent
-        if inputs is None:
+        if owned is None:
             return parent.process(prim, args, params)
         if parent is EVAL and not indirect:
             out = prim.impl(*primals, **params)
         else:
             self.direct = False
             out = parent.process(prim, primals, params)
-        node = Node(prim, params, inputs, primals, out, None)
+        inputs = [None if t is None else edge_of(t) for t in owned]
+        lean = self.lean and not prim.nondiff
+        node = Node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
+                    out if prim.saves_output or not lean else None, None)
         self.tape.append(node)
         if prim.nondiff:
             return out
