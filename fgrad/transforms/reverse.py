@@ -16,13 +16,18 @@ from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 
-
 _new = object.__new__
+
+
+def _aval(value):
+    aval = _new(Aval)
+    aval.shape, aval.dtype = value.shape, value.dtype
+    return aval
 
 
 def _avals(values):
     """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
-    return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
+    return tuple(_aval(v) if hasattr(v, "shape") else v for v in values)
 
 
 class VJPTracer(Tracer):
@@ -64,7 +69,7 @@ class VJPTrace(Trace):
                 pa = a.primal
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
                 inputs = (a.node if a.index == 0 else Edge(a.node, a.index),)
-                primals = (pa,) if prim.saves_inputs or not self.lean else (Aval(pa),)
+                primals = (pa,) if prim.saves_inputs or not self.lean else (_aval(pa),)
             else:
                 b = args[1]
                 mine_b = b.__class__ is VJPTracer and b._trace is self
@@ -74,8 +79,12 @@ class VJPTrace(Trace):
                 pa = a.primal if mine_a else a
                 pb = b.primal if mine_b else b
                 out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-                inputs = (edge_of(a) if mine_a else None, edge_of(b) if mine_b else None)
-                primals = (pa, pb) if prim.saves_inputs or not self.lean else _avals((pa, pb))
+                inputs = ((a.node if a.index == 0 else Edge(a.node, a.index)) if mine_a else None,
+                          (b.node if b.index == 0 else Edge(b.node, b.index)) if mine_b else None)
+                if prim.saves_inputs or not self.lean:
+                    primals = (pa, pb)
+                else:  # constants are never read: keep them as they are
+                    primals = (_aval(pa) if mine_a else pa, _aval(pb) if mine_b else pb)
             node = _new(Node)
             node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, None
             node.out = out if prim.saves_output or not self.lean else None
