@@ -1,11 +1,12 @@
 """The backward engine: runs a recorded tape in reverse.
 
-Given root nodes with their output cotangents, it counts, for every node reachable
-from the roots, how many consumers will send it a cotangent (dependency counts), then
-pops ready nodes (all consumers done) from a ready queue, applies their vjp rules and
-accumulates the results into their producers. A symbolic zero (None) cotangent skips
-the rule but still releases the dependency, so unused branches cost nothing. No
-recursion anywhere: a chain of a million nodes is a loop.
+Given root nodes with their output cotangents, it visits nodes in a reverse topological
+order, applies their vjp rules and accumulates the results into their producers. A
+functional trace's tape is walked backwards; a graph without a tape (the imperative
+face's) is walked with dependency counts and a ready queue: a node runs once every
+consumer has sent its cotangent. A symbolic zero (None) cotangent skips the rule, so
+unused branches cost nothing. No recursion anywhere: a chain of a million nodes is a
+loop.
 
 Note [cotangents are values of the caller's trace]: the rules run under whatever trace
 is current when backward is called, so an outer transform traces the backward pass

@@ -108,7 +108,7 @@ class VJPTrace(Trace):
         inputs = [None if t is None else edge_of(t) for t in owned]
         lean = self.lean and not prim.nondiff
         node = Node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
-                    out if prim.saves_output or not lean else None, None)
+                    out if prim.saves_output or prim.multiple_results or not lean else None, None)
         self.tape.append(node)
         if prim.nondiff:
             return out
