@@ -245,17 +245,22 @@ def _derive(case, inputs, raw):
     return ref
 
 
+def jax_direct(case, inputs):
+    """Every transform of `case` computed by JAX's own transforms (one jitted program)."""
+    def program(diff, tangents, cotangent, weights):
+        inner = Inputs.__new__(Inputs)
+        inner.diff, inner.tangents, inner.cotangent, inner.weights = list(diff), tangents, cotangent, weights
+        inner.scalar = inputs.scalar
+        return compute_all(case, jnp, jax, inner)
+    result = jax.jit(program)(tuple(inputs.diff), inputs.tangents, inputs.cotangent, inputs.weights)
+    return jax.tree_util.tree_map(np.asarray, result)
+
+
 def reference(case, inputs):
     """JAX's results for `case`; compiled together with the next few cases, then cached."""
     if DIRECT:
         if case.name not in _REFERENCE:
-            def program(diff, tangents, cotangent, weights):
-                inner = Inputs.__new__(Inputs)
-                inner.diff, inner.tangents, inner.cotangent, inner.weights = list(diff), tangents, cotangent, weights
-                inner.scalar = inputs.scalar
-                return compute_all(case, jnp, jax, inner)
-            result = jax.jit(program)(tuple(inputs.diff), inputs.tangents, inputs.cotangent, inputs.weights)
-            _REFERENCE[case.name] = jax.tree_util.tree_map(np.asarray, result)
+            _REFERENCE[case.name] = jax_direct(case, inputs)
         return _REFERENCE[case.name]
     if case.name not in _REFERENCE:
         start = CASES.index(case)
@@ -322,15 +327,8 @@ def test_derived_references_equal_direct_jax_transforms(name):
     if derived is None:
         pytest.skip("FGRAD_JAX_DIRECT=1 already compares every case directly")
 
-    def program(diff, tangents, cotangent, weights):
-        inner = Inputs.__new__(Inputs)
-        inner.diff, inner.tangents, inner.cotangent, inner.weights = list(diff), tangents, cotangent, weights
-        inner.scalar = inputs.scalar
-        return compute_all(case, jnp, jax, inner)
-
-    direct = jax.jit(program)(tuple(inputs.diff), inputs.tangents, inputs.cotangent, inputs.weights)
-    for transform, value in direct.items():
-        assert_tree_close(derived[transform], jax.tree_util.tree_map(np.asarray, value), case, transform)
+    for transform, value in jax_direct(case, inputs).items():
+        assert_tree_close(derived[transform], value, case, transform)
 
 
 # ---- edge points -----------------------------------------------------------------------------

@@ -5,7 +5,6 @@ params, input tracers, primal inputs and output) and return a new tracer; ops on
 anything else pass through to the parent trace. The backward engine then walks the
 recorded nodes in reverse (fgrad/engine).
 """
-import numpy as np
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
