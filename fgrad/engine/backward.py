@@ -13,6 +13,7 @@ is current when backward is called, so an outer transform traces the backward pa
 itself; that is what makes grad-of-grad work.
 """
 from ..ops.broadcasting import add, fit_cotangent, zeros_like_value
+from ..ops.elementwise import NEG, ONE
 from .queue import ReadyQueue
 
 __all__ = ["backward", "FreedGraphError"]
@@ -130,6 +131,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                     raise freed_graph_error(node)
                 if prim.simple:
                     rules = prim.vjp  # the common case: applied per input in the loop below
+                    partials = prim.partials
                 else:
                     grads = apply_rule(node, g, primals, out)
             if t0 is not None:
@@ -141,8 +143,12 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 continue
             parent = t.node
             if rules is not None:
-                rule = rules[i]
-                gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
+                if partials is not None:  # elementwise: g times the partial derivative (ops/elementwise.py)
+                    d = partials[i]
+                    gi = None if d is None else g if d is ONE else -g if d is NEG else g * d(out, *primals)
+                else:
+                    rule = rules[i]
+                    gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
                 if gi is not None:
                     p = primals[i]
                     if gi.shape != p.shape or gi.dtype is not p.dtype:

@@ -32,7 +32,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "multiple_results", "nondiff",
-                 "simple", "saves_inputs", "saves_output", "__weakref__")
+                 "simple", "partials", "saves_inputs", "saves_output", "__weakref__")
 
     def __init__(self, name, impl, multiple_results=False, register=True):
         self.name = name
@@ -44,6 +44,7 @@ class Primitive:
         self.multiple_results = multiple_results
         self.nondiff = True
         self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
+        self.partials = None  # elementwise: d out / d arg_i, from which defderiv made both rules
         self.saves_inputs = True   # do the vjp rules read the inputs' values (not just shapes)?
         self.saves_output = True   # do they read the output?
         if register:

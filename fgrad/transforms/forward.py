@@ -9,7 +9,7 @@ from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
 from ..ops.primitive import EVAL, Trace, new_trace, set_current, split_owned
 from ..ops.shape import broadcast_to
-from ..ops.elementwise import convert
+from ..ops.elementwise import NEG, ONE, convert
 from ..engine.gc_pause import paused
 from . import trees
 
@@ -44,10 +44,14 @@ def tangent_of(prim, primals, tangents, ans, params):
     if prim.jvp_full is not None:
         return prim.jvp_full(primals, tangents, ans, **params)
     total = None
-    rules = prim.jvp
+    rules, partials = prim.jvp, prim.partials
     for i, t in enumerate(tangents):
         if t is not None and rules[i] is not None:
-            c = rules[i](t, ans, *primals, **params)
+            if partials is not None:  # elementwise: t times the partial derivative
+                d = partials[i]
+                c = t if d is ONE else -t if d is NEG else t * d(ans, *primals)
+            else:
+                c = rules[i](t, ans, *primals, **params)
             total = c if total is None else total + c
     return None if total is None else fit_tangent(total, ans)
 
