@@ -22,9 +22,11 @@ from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
 from . import anomaly_mode, saved_hooks
-from .grad_mode import is_grad_enabled, set_grad_enabled
+from .grad_mode import is_grad_enabled
 
 __all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
+
+Tensor = None  # fgrad.autograd.tensor.Tensor, set when that module loads (it imports this one)
 
 # Outputs that alias their input's memory in NumPy: views share the version counter.
 VIEW_PRIMS = {"reshape", "transpose", "getitem", "broadcast_to", "diagonal"}
@@ -35,14 +37,20 @@ _NAMES = {"multiply": "Mul", "add": "Add", "subtract": "Sub", "divide": "Div", "
           "scatter_add": "IndexPut", "copy": "Clone", "square": "Pow", "reciprocal": "Reciprocal", "logaddexp": "Logaddexp"}
 
 
+_NAME_CACHE = {}
+
+
 def node_name(prim, primals):
     """PyTorch-style name of the backward node of `prim`."""
     if prim.name == "matmul":
         nd = (np.ndim(primals[0]), np.ndim(primals[1]))
-        base = {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul")
-    else:
-        base = _NAMES.get(prim.name) or "".join(w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
-    return base + "Backward0"
+        return {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul") + "Backward0"
+    name = _NAME_CACHE.get(prim)
+    if name is None:
+        base = _NAMES.get(prim.name) or "".join(
+            w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
+        name = _NAME_CACHE[prim] = base + "Backward0"
+    return name
 
 
 class VersionCounter:
@@ -71,28 +79,29 @@ class RemovableHandle:
 class NodeMeta:
     """What the imperative face adds to a tape node."""
 
-    __slots__ = ("name", "saved", "packed", "pre_hooks", "post_hooks", "tensor_hooks", "stack", "seq")
-
-    counter = 0
+    __slots__ = ("name", "saved", "packed", "pre_hooks", "post_hooks", "tensor_hooks", "stack")
 
     def __init__(self, name):
         self.name = name
-        self.saved = None         # [(position or -1 for the output, VersionCounter, version, description)]
+        self.saved = None         # [(position or -1 for the output, VersionCounter, version)]
         self.packed = None        # {position: (packed value, unpack)} under saved_tensors_hooks
-        self.pre_hooks = []
-        self.post_hooks = []
+        self.pre_hooks = ()       # lists once a hook is registered
+        self.post_hooks = ()
         self.tensor_hooks = None  # {output index: [hook]} from Tensor.register_hook on non-leaf tensors
         self.stack = None         # forward traceback, in anomaly mode
-        NodeMeta.counter += 1
-        self.seq = NodeMeta.counter
 
-    @staticmethod
-    def register(hooks, fn):
+    def register(self, kind, fn):
+        """Add fn to the "pre_hooks" or "post_hooks"; returns its removable handle."""
+        hooks = getattr(self, kind)
+        if not hooks:
+            hooks = []
+            setattr(self, kind, hooks)
         return RemovableHandle(hooks, fn)
 
     def check_versions(self, node):
-        for pos, counter, version, desc in self.saved or ():
+        for pos, counter, version in self.saved or ():
             if counter.value != version:
+                desc = _describe(node.out if pos < 0 else node.primals[pos])
                 raise RuntimeError(
                     f"one of the variables needed for gradient computation has been modified by an inplace "
                     f"operation: [{desc}], which is {'output 0' if pos < 0 else f'input {pos}'} of {self.name}, "
@@ -100,7 +109,6 @@ class NodeMeta:
                     f"change happened after the value was saved for {self.name}; clone() it before modifying it.")
 
     def residuals(self, node, create_graph):
-        from .tensor import Tensor
         primals = list(node.primals)
         if self.packed is not None:
             for pos, (packed, unpack) in self.packed.items():
@@ -122,9 +130,8 @@ class NodeMeta:
         if self.tensor_hooks or self.pre_hooks:
             g = self._run_pre_hooks(g, node.prim.multiple_results)
         primals, out = self.residuals(node, create_graph)
-        try:
-            with set_grad_enabled(create_graph):
-                grads = apply_rule(node, g, primals, out)
+        try:  # grad mode is set for the whole backward (autograd/functional.py)
+            grads = apply_rule(node, g, primals, out)
         except Exception as exc:
             if self.stack is not None:
                 raise RuntimeError(f"Error detected in {self.name}: {type(exc).__name__}: {exc}\n"
@@ -162,7 +169,6 @@ class NodeMeta:
 
 def _input_tensor(edge, primal):
     """The input as a tensor with its recorded history (for create_graph)."""
-    from .tensor import Tensor
     if isinstance(edge, AccumulateGrad):
         leaf = edge.variable()
         return leaf if leaf is not None else Tensor._wrap(primal, None, 0)
@@ -170,13 +176,11 @@ def _input_tensor(edge, primal):
 
 
 def _as_tensor(value):
-    from .tensor import Tensor
     return value if value is None or isinstance(value, Tensor) else Tensor._wrap(value, None, 0)
 
 
 def _unwrap_like(value, like):
     """A hook's result back in the engine's representation (raw array unless `like` is a Tensor)."""
-    from .tensor import Tensor
     if isinstance(value, Tensor) and not isinstance(like, Tensor):
         return value.primal
     return value
@@ -212,11 +216,11 @@ class AccumulateGrad:
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) after the gradient is accumulated."""
-        return RemovableHandle(self._meta().post_hooks, fn)
+        return self._meta().register("post_hooks", fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before the gradient is accumulated; may return a new one."""
-        return RemovableHandle(self._meta().pre_hooks, fn)
+        return self._meta().register("pre_hooks", fn)
 
     def name(self):
         return "AccumulateGrad"
@@ -239,7 +243,6 @@ def _stack():
 
 def record(prim, args, params):
     """Run `prim` on tensors; record a grad_fn node when an input requires grad."""
-    from .tensor import Tensor
     primals = list(args)
     needs_grad = False
     for i, a in enumerate(args):
@@ -256,11 +259,11 @@ def record(prim, args, params):
     node = Node(prim, params, inputs, primals, out, meta)
     results = _outputs(prim, out, node, args, params)
     if prim.saves_inputs or prim.saves_output:  # guard exactly the values the rules read
-        saved = [(i, a._version_counter, a._version_counter.value, _describe(a.primal))
+        saved = [(i, a._version_counter, a._version_counter.value)
                  for i, a in enumerate(args) if isinstance(a, Tensor) and _value_needed(prim, inputs, i)] \
             if prim.saves_inputs else []
         if prim.saves_output and not prim.multiple_results:
-            saved.append((-1, results._version_counter, 0, _describe(out)))
+            saved.append((-1, results._version_counter, 0))
         meta.saved = saved
         hooks = saved_hooks.current()
         if hooks is not None:
@@ -298,7 +301,6 @@ def _value_needed(prim, inputs, i):
 
 
 def _outputs(prim, out, node, args, params):
-    from .tensor import Tensor
     if prim.multiple_results:
         return tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
     result = Tensor._wrap(out, node, 0)

@@ -18,6 +18,7 @@ from ..ops import indexing as ix
 
 from ..ops.primitive import EVAL
 from .grad_mode import is_grad_enabled, no_grad
+from . import tape
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
 __all__ = ["Tensor"]
@@ -517,6 +518,8 @@ def _protect_saved(node, tensor):
         if node.meta.saved:
             node.meta.saved = [s for s in node.meta.saved if s[1] is not tensor._version_counter or s[0] < 0]
 
+
+tape.Tensor = Tensor  # the tape wraps results in this class
 
 for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
     setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))

@@ -43,11 +43,11 @@ class Node:
 
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) after this node's rule runs (imperative face)."""
-        return self._meta().register(self._meta().post_hooks, fn)
+        return self._meta().register("post_hooks", fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) before this node's rule runs (imperative face)."""
-        return self._meta().register(self._meta().pre_hooks, fn)
+        return self._meta().register("pre_hooks", fn)
 
     def _meta(self):
         if self.meta is None:

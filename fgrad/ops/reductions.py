@@ -6,14 +6,16 @@ NumPy-facing wrappers in fgrad.numpy normalize it.
 import numpy as np
 
 from ..backend import array_module
+from ..ir.value import concrete
+from .elementwise import equal, where
 from .primitive import Primitive, residuals
+from .shape import broadcast_to, concatenate, expand_dims, flip, moveaxis, reshape, transpose
 
 
 def _keep(g, x, axis, keepdims):
     """Re-insert the reduced axes of `g` so it broadcasts against `x`."""
     if keepdims or axis is None and g.ndim == 0:
         return g
-    from .shape import reshape
     shape = list(x.shape)
     for a in (range(len(shape)) if axis is None else axis):
         shape[a] = 1
@@ -21,7 +23,6 @@ def _keep(g, x, axis, keepdims):
 
 
 def _expand(g, x, axis, keepdims):
-    from .shape import broadcast_to
     return broadcast_to(_keep(g, x, axis, keepdims), shape=x.shape)
 
 
@@ -36,7 +37,6 @@ reduce_sum = Primitive("sum", _sum).defvjp(
 
 def _extremum_share(ans, x, axis, keepdims):
     """Where x attains the extremum, 1/(number of ties); elsewhere 0 (JAX's convention)."""
-    from .elementwise import equal
     hits = equal(x, _keep(ans, x, axis, keepdims)).astype(x.dtype)
     return hits / _keep(_sum(hits, axis=axis, keepdims=keepdims), x, axis, keepdims)
 
@@ -56,8 +56,6 @@ def _prod_of_others(x, axis):
 
     Exclusive cumulative products from both ends keep this exact when x has zeros.
     """
-    from .shape import reshape, transpose, concatenate
-    from ..ir.value import concrete
     ndim = x.ndim
     axes = tuple(range(ndim)) if axis is None else axis
     if not np.any(concrete(x) == 0):
@@ -82,7 +80,6 @@ reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims)
 
 
 def _reverse_cumsum(g, axis):
-    from .shape import flip
     return flip(cumsum(flip(g, axis=(axis,)), axis=axis), axis=(axis,))
 
 
@@ -92,12 +89,9 @@ cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis
 
 
 def _cumprod_vjp(g, ans, x, axis):
-    from ..ir.value import concrete
     if not np.any(concrete(x) == 0):
         return _reverse_cumsum(g * ans, axis) / x
     # With zeros: d out_j / d x_k = prod_{i <= j, i != k} x_i, built as an n-by-n table.
-    from .shape import moveaxis, expand_dims
-    from .elementwise import where
     n = x.shape[axis]
     xl = moveaxis(x, axis, -1)
     eye = np.eye(n, dtype=bool)
@@ -113,9 +107,6 @@ cumprod = Primitive("cumprod", lambda x, axis: array_module(x).cumprod(x, axis=a
 
 def _cumprod_jvp(t, ans, x, axis):
     # d out_j = sum_{k <= j} t_k * prod_{i <= j, i != k} x_i; the vjp's table transposed.
-    from .shape import moveaxis, expand_dims
-    from .elementwise import where
-    from ..ir.value import concrete
     if not np.any(concrete(x) == 0):
         return cumsum(t / x, axis=axis) * ans
     n = x.shape[axis]

@@ -20,8 +20,7 @@ transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes
 
 
 def _unbroadcast_to(g, x):
-    from .broadcasting import unbroadcast
-    return unbroadcast(g, x.shape)
+    return broadcasting.unbroadcast(g, x.shape)
 
 
 broadcast_to = Primitive("broadcast_to", lambda x, shape: array_module(x).broadcast_to(x, shape))
@@ -37,15 +36,13 @@ def _concatenate(*xs, axis):
 
 
 def _concat_piece(g, ans, i, xs, axis):
-    from .indexing import getitem
     start = sum(x.shape[axis] for x in xs[:i])
     index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
-    return getitem(g, index=index)
+    return indexing.getitem(g, index=index)
 
 
 def _concat_jvp(primals, tangents, ans, axis):
-    from .broadcasting import zeros_like_value
-    return concatenate(*[zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
+    return concatenate(*[broadcasting.zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
 
 
 concatenate = Primitive("concatenate", _concatenate)
@@ -59,8 +56,7 @@ def _pad(x, pad_width, constant):
 
 
 def _unpad(g, x, pad_width):
-    from .indexing import getitem
-    return getitem(g, index=tuple(slice(lo, lo + n) for (lo, _), n in zip(pad_width, x.shape)))
+    return indexing.getitem(g, index=tuple(slice(lo, lo + n) for (lo, _), n in zip(pad_width, x.shape)))
 
 
 pad_constant = Primitive("pad", _pad)
@@ -124,3 +120,6 @@ def expand_dims(x, axis):
     for a in axes:
         shape.insert(a, 1)
     return reshape(x, shape=tuple(shape))
+
+
+from . import broadcasting, indexing  # noqa: E402  (they import this module: bound once it is complete)
