@@ -10,18 +10,23 @@ import numpy as np
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = False  # the defaults in every thread
+    check_nan = True
+
+
+_state = _State()
 
 
 def is_enabled():
-    return getattr(_state, "enabled", False)
+    return _state.enabled
 
 
 is_anomaly_enabled = is_enabled
 
 
 def check_nan_enabled():
-    return getattr(_state, "enabled", False) and getattr(_state, "check_nan", True)
+    return _state.enabled and _state.check_nan
 
 
 def check_nan(meta, grads):
@@ -36,7 +41,7 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off (a context manager, like detect_anomaly)."""
 
     def __init__(self, mode, check_nan=True):
-        self.prev = (is_enabled(), getattr(_state, "check_nan", True))
+        self.prev = (is_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self):
@@ -55,6 +60,6 @@ class detect_anomaly(set_detect_anomaly):
         self.prev = None
 
     def __enter__(self):
-        self.prev = (is_enabled(), getattr(_state, "check_nan", True))
+        self.prev = (is_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = True, bool(self.check_nan)
         return self

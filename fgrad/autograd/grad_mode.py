@@ -8,12 +8,16 @@ import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = True  # the default in every thread
+
+
+_state = _State()
 
 
 def is_grad_enabled():
     """True when tensor ops record their backward graph (the default)."""
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set(mode):

@@ -8,12 +8,16 @@ import threading
 
 __all__ = ["saved_tensors_hooks", "current"]
 
-_state = threading.local()
+class _State(threading.local):
+    stack = None  # a list per thread, once a hook pair is installed
+
+
+_state = _State()
 
 
 def current():
     """The innermost (pack, unpack) pair, or None."""
-    stack = getattr(_state, "stack", None)
+    stack = _state.stack
     return stack[-1] if stack else None
 
 
@@ -24,7 +28,7 @@ class saved_tensors_hooks:
         self.pair = (pack_hook, unpack_hook)
 
     def __enter__(self):
-        if not hasattr(_state, "stack"):
+        if _state.stack is None:
             _state.stack = []
         _state.stack.append(self.pair)
         return self

@@ -248,14 +248,14 @@ def record(prim, args, params):
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             primals[i] = a.primal
-            needs_grad = needs_grad or a.requires_grad
+            needs_grad = needs_grad or a._requires_grad
         elif isinstance(a, Tracer):
             raise escaped_tracer_error(prim, a)
-    out = prim.impl(*primals, **params)
+    out = prim.impl(*primals, **params) if params else prim.impl(*primals)
     if not needs_grad or prim.nondiff or not is_grad_enabled():
         return _outputs(prim, out, None, args, params)
     meta = new_meta(node_name(prim, primals))
-    inputs = [edge_of(a) if isinstance(a, Tensor) and a.requires_grad else None for a in args]
+    inputs = [edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None for a in args]
     node = Node(prim, params, inputs, primals, out, meta)
     results = _outputs(prim, out, node, args, params)
     if prim.saves_inputs or prim.saves_output:  # guard exactly the values the rules read
