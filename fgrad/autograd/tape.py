@@ -123,6 +123,18 @@ class NodeMeta:
                 else Tensor._wrap(out, node, 0)
         return primals, out
 
+    def plain(self, node):
+        """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
+        applies the rule itself. The saved-value guard still runs here."""
+        if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
+                or anomaly_mode.check_nan_enabled() or self.stack is not None:
+            return False
+        if node.primals is None:
+            raise freed_graph_error(node)
+        if self.saved:
+            self.check_versions(node)
+        return True
+
     def apply(self, node, g, retain_graph, create_graph):
         if node.primals is None:
             raise freed_graph_error(node)
@@ -259,9 +271,12 @@ def record(prim, args, params):
     node = Node(prim, params, inputs, primals, out, meta)
     results = _outputs(prim, out, node, args, params)
     if prim.saves_inputs or prim.saves_output:  # guard exactly the values the rules read
-        saved = [(i, a._version_counter, a._version_counter.value)
-                 for i, a in enumerate(args) if isinstance(a, Tensor) and _value_needed(prim, inputs, i)] \
-            if prim.saves_inputs else []
+        saved = []
+        if prim.saves_inputs:
+            for i, a in enumerate(args):
+                if isinstance(a, Tensor) and _value_needed(prim, inputs, i):
+                    counter = a._version_counter
+                    saved.append((i, counter, counter.value))
         if prim.saves_output and not prim.multiple_results:
             saved.append((-1, results._version_counter, 0))
         meta.saved = saved

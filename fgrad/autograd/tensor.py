@@ -60,8 +60,8 @@ class Tensor(Tracer):
     def _wrap(cls, array, node, index):
         """A tensor around an existing array (no copy); `node` is its grad_fn or None."""
         t = object.__new__(cls)
-        if not hasattr(array, "shape") or not hasattr(array, "__setitem__"):
-            array = np.asarray(array)
+        if array.__class__ is not np.ndarray and not (hasattr(array, "shape") and hasattr(array, "__setitem__")):
+            array = np.asarray(array)  # NumPy scalars and Python numbers become 0-d arrays (in-place ops need them)
         Tensor._init(t, array, node, index)
         return t
 

@@ -123,8 +123,9 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
         grads = rules = None
         if g is not None:
             t0 = profiler.clock() if profiler is not None else None
-            if node.meta is not None:
-                grads = node.meta.apply(node, g, retain_graph, create_graph)
+            meta = node.meta
+            if meta is not None and (create_graph or not meta.plain(node)):
+                grads = meta.apply(node, g, retain_graph, create_graph)  # hooks, packing, anomaly, double backward
             else:
                 primals, out, params = node.primals, node.out, node.params
                 if primals is None:
@@ -167,8 +168,8 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 deps[parent] = left
                 if left == 0:
                     push(parent)
-        if g is not None and not retain_graph and node.meta is None:
-            node.primals = node.out = None
+        if not retain_graph and (rules is not None or g is not None and node.meta is None):
+            node.primals = node.out = None  # residuals released (meta.apply releases its own)
     if tape is not None:
         leaves.update(cts)  # what is left are the cotangents of the leaves
     return leaves
