@@ -116,14 +116,7 @@ def _torch_tensors(d, keys, grad=False):
     return out
 
 
-def _torch_backward(loss_fn, params, consts=()):
-    """Eager `.backward()`, as a training step does it: grads set to None, forward, backward."""
-    def step():
-        for p in params:
-            p.grad = None
-        loss_fn(*params, *consts).backward()
-        return [p.grad for p in params]
-    return step
+_torch_backward = wl.backward_step
 
 
 def _torch_setup(case):

@@ -195,7 +195,8 @@ def targets(cases):
         tr = rt.get("ratio_median") if rt and rt.get("status") == "ok" else None
         out.append(_target("W1", "fgrad below torch backward (same run, by same-round ratio to NumPy)", fr, "x NumPy",
                            None if fr is None or tr is None else fr < tr,
-                           extra=None if tr is None else f"torch {tr:.2f} x NumPy; medians {v:.2f} vs {t:.2f} us/op"))
+                           extra=None if tr is None or v is None or t is None
+                           else f"torch {tr:.2f} x NumPy; medians {v:.2f} vs {t:.2f} us/op"))
     case, r = _find(cases, "W2", "fgrad")
     if case is not None:
         v = r.get("ratio_median") if r and r.get("status") == "ok" else None

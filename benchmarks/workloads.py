@@ -423,6 +423,17 @@ def _fgrad_setup(case):
     raise KeyError(key)
 
 
+def backward_step(loss_fn, params, consts=()):
+    """Eager `.backward()`, as a training step does it: grads set to None, forward, backward
+    (PyTorch tensors and fgrad tensors alike)."""
+    def step():
+        for p in params:
+            p.grad = None
+        loss_fn(*params, *consts).backward()
+        return [p.grad for p in params]
+    return step
+
+
 def _fgrad_tensor_setup(case):
     """fgrad's PyTorch-style face: tensors with requires_grad and .backward(), as a training step."""
     import fgrad
@@ -430,14 +441,7 @@ def _fgrad_tensor_setup(case):
     d, key = case.data, case.workload
 
     def backward(loss_fn, arrays, consts=()):
-        params = [fgrad.tensor(a, requires_grad=True) for a in arrays]
-
-        def step():
-            for p in params:
-                p.grad = None
-            loss_fn(*params, *consts).backward()
-            return [p.grad for p in params]
-        return step
+        return backward_step(loss_fn, [fgrad.tensor(a, requires_grad=True) for a in arrays], consts)
     if key == "W1":
         step = backward(lambda x: w1_loss(x, fnp), [d["x"]])
         return lambda: step()[0]
