@@ -105,12 +105,14 @@ class VJPTrace(Trace):
             self.direct = False
             out = parent.process(prim, primals, params)
         inputs = [None if t is None else edge_of(t) for t in owned]
-        lean = self.lean and not prim.nondiff
+        if prim.nondiff:  # no derivative: on the tape only to be shown (make_graph)
+            if not self.lean:
+                self.tape.append(Node(prim, params, inputs, primals, out, None))
+            return out
+        lean = self.lean
         node = Node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
                     out if prim.saves_output or prim.multiple_results or not lean else None, None)
         self.tape.append(node)
-        if prim.nondiff:
-            return out
         if prim.multiple_results:
             return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
         return VJPTracer(self, out, node, 0)
@@ -121,9 +123,9 @@ class VJPTrace(Trace):
     def close(self):
         """Hand the tape over and forget it.
 
-        Note [no cycles]: traced values point to their trace and nodes to their input
-        values, so a trace holding its tape would close a cycle (trace, tape, node, value,
-        trace) that only the cyclic collector could free. The transform keeps the tape.
+        Traced values point to their trace; a trace that kept its tape would keep every node
+        and residual alive for as long as any of its traced values lives (an aux value, a
+        leaked tracer). The transform keeps the tape instead, exactly as long as it needs it.
         """
         tape, self.tape = self.tape, None
         return tape
