@@ -4,8 +4,9 @@ Note [no cycles, so no collector]: tape nodes point only to the nodes that produ
 their inputs, and traced values only to their node and trace, so everything a trace
 builds is freed by reference counting alone. The cyclic collector would still scan
 these objects (several per op) again and again as the tape grows, which cost a quarter
-of a long chain's time and made a million-op tape quadratic. Transforms therefore pause it while they run; cyclic garbage
-the user's own code makes meanwhile is collected once they return.
+of a long chain's time and made a million-op tape quadratic. Transforms therefore pause
+it while they run; cyclic garbage the user's own code makes meanwhile is collected once
+they return.
 """
 import gc
 import threading
