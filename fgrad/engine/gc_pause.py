@@ -8,6 +8,7 @@ of a long chain's time and made a million-op tape quadratic. Transforms therefor
 it while they run; cyclic garbage the user's own code makes meanwhile is collected once
 they return.
 """
+import functools
 import gc
 import threading
 
@@ -43,8 +44,6 @@ class gc_paused:
 
 def paused(fn):
     """Decorator: run `fn` with the collector paused."""
-    import functools
-
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with gc_paused():

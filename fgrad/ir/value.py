@@ -25,17 +25,11 @@ class Tracer:
 
     @property
     def shape(self):
-        x = self.primal
-        while isinstance(x, Tracer):
-            x = x.primal
-        return x.shape
+        return concrete(self.primal).shape
 
     @property
     def dtype(self):
-        x = self.primal
-        while isinstance(x, Tracer):
-            x = x.primal
-        return x.dtype
+        return concrete(self.primal).dtype
 
     @property
     def ndim(self):

@@ -7,6 +7,7 @@ from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
 from ..ops.primitive import _state
 from . import _core as fnp
+from .linalg import dot, matmul
 
 _NO_PARAMS = {}
 
@@ -24,11 +25,6 @@ def _unary(prim):
     return lambda self: _state.trace.process(prim, (self,), _NO_PARAMS)
 
 
-def _matmul(a, b):
-    from .linalg import matmul
-    return matmul(a, b)
-
-
 def install(cls=Tracer):
     """Attach operators and methods to `cls`."""
     for name, prim in [("add", ew.add), ("sub", ew.subtract), ("mul", ew.multiply), ("truediv", ew.divide),
@@ -42,8 +38,8 @@ def install(cls=Tracer):
     cls.__neg__ = _unary(ew.negative)
     cls.__abs__ = _unary(ew.absolute)
     cls.__pos__ = lambda self: self
-    cls.__matmul__ = lambda self, other: _matmul(self, other)
-    cls.__rmatmul__ = lambda self, other: _matmul(other, self)
+    cls.__matmul__ = lambda self, other: matmul(self, other)
+    cls.__rmatmul__ = lambda self, other: matmul(other, self)
     cls.__getitem__ = fnp.getitem
     cls.__setitem__ = _setitem
     cls.T = property(lambda self: fnp.transpose(self))
@@ -55,7 +51,7 @@ def install(cls=Tracer):
         setattr(cls, name, getattr(fnp, name))
     cls.reshape = lambda self, *shape, **kw: fnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
     cls.flatten = lambda self, order="C": fnp.ravel(self, order)
-    cls.dot = lambda self, other: _matmul_dot(self, other)
+    cls.dot = lambda self, other: dot(self, other)
     cls.conj = cls.conjugate = lambda self: self
     cls.item = lambda self, *args: concrete(self).item(*args)
     cls.tolist = lambda self: concrete(self).tolist()
@@ -63,11 +59,6 @@ def install(cls=Tracer):
     cls.fill = lambda self, value: _immutable("fill")
     for name in ("iadd", "isub", "imul", "itruediv", "ipow"):
         setattr(cls, f"__{name}__", _inplace_binary(name))
-
-
-def _matmul_dot(a, b):
-    from .linalg import dot
-    return dot(a, b)
 
 
 def _immutable(what):

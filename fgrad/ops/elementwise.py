@@ -6,6 +6,8 @@ no multiply. Broadcasting is undone centrally (ops/broadcasting.py), not here.
 """
 import numpy as np
 
+from ..backend import array_module
+from ..ir.value import concrete
 from .primitive import Primitive, residuals
 
 ONE, NEG = "one", "neg"
@@ -145,7 +147,6 @@ signbit = ufunc("signbit", np.signbit)
 
 # ---- where: the condition selects, the branches carry gradient -----------------------
 def _select(cond, x, y):
-    from ..backend import array_module
     return array_module(cond, x, y).where(cond, x, y)
 
 
@@ -180,7 +181,6 @@ def astype(x, dtype):
     if x.dtype == dtype:
         return x
     if not np.issubdtype(dtype, np.inexact):
-        from ..ir.value import concrete
         return _convert(concrete(x), dtype)
     return convert(x, dtype=dtype)
 

@@ -167,6 +167,8 @@ def escaped_tracer_error(prim, value):
 
 
 EVAL = EvalTrace(None, "eval")
+
+
 class _State(threading.local):
     """Per thread: the innermost active trace (the bottom trace when none is)."""
 

@@ -13,8 +13,10 @@ import functools
 from ..ir.node import Node, edge_of
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
-from ..ops.primitive import Primitive, run_under
+from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from . import trees
+from .forward import JVPTracer
+from .reverse import VJPTracer, vjp
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint"]
 
@@ -48,13 +50,11 @@ class _CustomBase:
                               multiple_results=True, register=False)
 
     def __call__(self, *args):
-        from ..ops.primitive import current_trace
         return current_trace().process_custom(self, args)
 
     def process_eval(self, trace, args):
         for a in trees.flatten(args)[0]:
             if isinstance(a, Tracer) and not a._trace.alive:
-                from ..ops.primitive import escaped_tracer_error
                 raise escaped_tracer_error(self.prim, a)
         return self.fun(*args)
 
@@ -71,7 +71,6 @@ class _CustomBase:
 
     def _record(self, trace, leaves, mine, primals, out, params):
         """Record one tape node for this call on `trace`; its outputs as traced values."""
-        from .reverse import VJPTracer
         out_leaves, out_tree = trees.flatten(out)
         node = Node(self.prim, params, [edge_of(a) if m else None for a, m in zip(leaves, mine)], primals,
                     tuple(out_leaves))
@@ -130,14 +129,12 @@ class custom_vjp(_CustomBase):
         return tuple(c if need else None for c, need in zip(leaves, needs))
 
     def _jvp_rule(self, primals, tangents, ans, **params):
-        from .reverse import vjp
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
         zeros_out = [zeros_like_value(a) for a in ans]
         _, pull = vjp(lambda *g: tuple(self._bwd_leaves(params, list(g))), *zeros_out)
         return tuple(pull(tuple(ts)))
 
     def process_vjp(self, trace, args):
-        from .reverse import VJPTracer
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -147,7 +144,6 @@ class custom_vjp(_CustomBase):
         return self._record(trace, leaves, mine, primals, out, params)
 
     def process_jvp(self, trace, args):
-        from .forward import JVPTracer
         if self.jvp_through_fun:
             return self.fun(*args)
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_vjp")
@@ -192,7 +188,6 @@ class custom_jvp(_CustomBase):
         return result
 
     def _vjp_rule(self, g, ans, primals, needs, **params):
-        from .reverse import vjp
         zeros = [zeros_like_value(p) for p in primals]
         tangent_map = lambda *ts: tuple(trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
         _, pull = vjp(tangent_map, *zeros)
@@ -203,7 +198,6 @@ class custom_jvp(_CustomBase):
             raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
 
     def process_vjp(self, trace, args):
-        from .reverse import VJPTracer
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -212,7 +206,6 @@ class custom_jvp(_CustomBase):
         return self._record(trace, leaves, mine, primals, out, {"static": static, "in_tree": in_tree})
 
     def process_jvp(self, trace, args):
-        from .forward import JVPTracer
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -233,7 +226,6 @@ def checkpoint(fun):
     Only the inputs are saved; reverse mode re-runs fun under vjp when the cotangent
     arrives. Forward mode traces fun as usual.
     """
-    from .reverse import vjp
     remat = custom_vjp(fun)
     remat.defvjp(lambda *args: (fun(*args), args), lambda args, g: vjp(fun, *args)[1](g))
     remat.jvp_through_fun = True

@@ -82,18 +82,22 @@ class JVPTrace(Trace):
         return self.process_general(prim, args, params)
 
     def _dual(self, prim, primals, tangents, params):
-        """prim on concrete primals, and its tangent computed directly on the bottom trace."""
+        """prim on concrete primals (the parent is the bottom trace), and its tangent."""
         out = prim.impl(*primals, **params) if params else prim.impl(*primals)
-        prev = set_current(EVAL)
-        try:
-            t_out = tangent_of(prim, primals, tangents, out, params)
-        finally:
-            set_current(prev)
+        t_out = self._tangent(prim, primals, tangents, out, params)
         if t_out is None:
             return out
         t = _new(JVPTracer)
         t._trace, t.primal, t.tangent = self, out, t_out
         return t
+
+    def _tangent(self, prim, primals, tangents, out, params):
+        """The jvp rule, run under the parent trace (which then differentiates it too)."""
+        prev = set_current(self.parent)
+        try:
+            return tangent_of(prim, primals, tangents, out, params)
+        finally:
+            set_current(prev)
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
@@ -109,11 +113,7 @@ class JVPTrace(Trace):
             out = prim.impl(*primals, **params)
         if prim.nondiff:
             return out
-        prev = set_current(parent)
-        try:
-            t_out = tangent_of(prim, primals, tangents, out, params)
-        finally:
-            set_current(prev)
+        t_out = self._tangent(prim, primals, tangents, out, params)
         if prim.multiple_results:
             if t_out is None:
                 return out

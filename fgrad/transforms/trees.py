@@ -8,6 +8,7 @@ import numpy as np
 import optree
 
 from ..ir.value import Tracer
+from ..ops.broadcasting import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
 
@@ -150,7 +151,6 @@ def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent
 def fill_zeros(values, like):
     """Symbolic zeros (None) become zeros shaped like the matching primal, and an array
     input gets an array back (NumPy's kernels turn 0-d results into scalars)."""
-    from ..ops.broadcasting import zeros_like_value
     out = []
     for v, t in zip(values, like):
         v = zeros_like_value(t) if v is None else v
