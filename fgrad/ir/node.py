@@ -6,8 +6,9 @@ input that carries gradient (None for constants), and the residuals its rules re
 outputs or to traced values, so a finished tape is a DAG freed by reference counting
 alone, and an array no rule needs is freed as soon as the user's code drops it.
 
-Note [edges]: an input edge names (producer node, output index). A node is its own
-edge for output 0 (`node.node is node`, `node.index == 0`); an `Edge` names any other.
+Note [edges]: an input edge names (producer node, output index). A single-output node
+is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an output of a
+multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
 __all__ = ["Node", "Leaf", "Edge", "Aval", "edge_of"]
@@ -73,8 +74,9 @@ class Edge:
 
 
 def edge_of(value):
-    """The edge to where a traced value came from (its node, or an Edge for outputs past 0)."""
-    return value.node if value.index == 0 else Edge(value.node, value.index)
+    """The edge to where a traced value came from: its node, or an Edge for an output of a
+    multiple-result node (the engine accumulates those per output)."""
+    return value.edge
 
 
 class Aval:

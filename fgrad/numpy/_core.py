@@ -7,6 +7,8 @@ ops, so they differentiate to any order without rules of their own.
 """
 import builtins
 
+import math
+
 import numpy as np
 
 from ..backend import array_module
@@ -143,7 +145,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False):
 
 def _count(a, axis):
     shape = _shape(a)
-    return int(np.prod([shape[i] for i in (range(len(shape)) if axis is None else axis)], dtype=np.int64))
+    return math.prod(shape) if axis is None else math.prod(shape[i] for i in axis)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -261,11 +263,11 @@ def _resolve_shape(shape, size, fn="reshape"):
     if shape.count(-1) > 1:
         raise ValueError(f"fgrad.numpy.{fn}: can only specify one unknown dimension, got {shape}")
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+        known = math.prod(s for s in shape if s != -1)
         if known == 0 or size % known:
             raise ValueError(f"fgrad.numpy.{fn}: cannot reshape array of size {size} into shape {shape}")
         shape = tuple(size // known if s == -1 else s for s in shape)
-    if int(np.prod(shape, dtype=np.int64)) != size:
+    if math.prod(shape) != size:
         raise ValueError(f"fgrad.numpy.{fn}: cannot reshape array of size {size} into shape {shape}")
     return shape
 
@@ -623,7 +625,7 @@ def ndim(a):
 
 def size(a, axis=None):
     s = _shape(a)
-    return int(np.prod(s, dtype=np.int64)) if axis is None else s[axis]
+    return math.prod(s) if axis is None else s[axis]
 
 
 def result_type(*arrays_and_dtypes):

@@ -44,6 +44,32 @@ matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b)).defvj
 matmul.saves_output = False
 
 
+def _matmul_pair(primals, tangents, params):
+    """A constant matrix times a traced vector: value and tangent in one BLAS call.
+
+    A matrix-vector product reads the whole matrix for little arithmetic, so stacking
+    the vector with its tangent nearly halves the time of the two products (W4's HVP
+    does two such pairs). Declines (None) in every other case.
+    """
+    (a, b), (ta, tb) = primals, tangents
+    if ta is None and tb is not None and a.ndim == 2 and b.ndim == 1:
+        vec, tvec = b, tb
+    elif tb is None and ta is not None and b.ndim == 2 and a.ndim == 1:
+        vec, tvec = a, ta
+    else:
+        return None
+    if not (hasattr(tvec, "dtype") and tvec.dtype == vec.dtype and tvec.shape == vec.shape):
+        return None
+    xp = array_module(a, b, tvec)
+    both = xp.empty((2,) + vec.shape, vec.dtype)
+    both[0], both[1] = vec, tvec
+    r = xp.matmul(a, both.T).T if vec is b else xp.matmul(both, b)  # the faster BLAS layouts
+    return r[0], r[1]
+
+
+matmul.jvp_pair = _matmul_pair
+
+
 # ---- helpers for the rules (all in fgrad ops, so the rules differentiate again) ------
 def _xp(x):
     return array_module(concrete(x))

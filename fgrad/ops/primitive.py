@@ -31,7 +31,7 @@ class Primitive:
          ans, **params)` when the tangent is not a sum of per-argument terms.
     """
 
-    __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "multiple_results", "nondiff",
+    __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
                  "simple", "partials", "saves_inputs", "saves_output", "__weakref__")
 
     def __init__(self, name, impl, multiple_results=False, register=True):
@@ -41,6 +41,9 @@ class Primitive:
         self.vjp_all = None
         self.jvp = ()
         self.jvp_full = None
+        # Optional kernel for concrete values: (primals, tangents, params) -> (out, tangent)
+        # in fewer kernel calls than impl plus the jvp rule, or None to decline.
+        self.jvp_pair = None
         self.multiple_results = multiple_results
         self.nondiff = True
         self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
@@ -74,13 +77,12 @@ class Primitive:
         return self
 
     def __call__(self, *args, **params):
-        trace = _state.trace
-        if trace is EVAL:  # nothing is being transformed: one cheap check, then the kernel
-            for a in args:
-                if isinstance(a, Tracer):
-                    return trace.process(self, args, params)
-            return self.impl(*args, **params)
-        return trace.process(self, args, params)
+        for a in args:
+            if isinstance(a, Tracer):
+                return _state.trace.process(self, args, params)
+        # No traced value: every trace would hand the op down to the bottom one (a trace
+        # treats values it does not own as constants), so run the kernel at once.
+        return self.impl(*args, **params)
 
     def __repr__(self):
         return f"<primitive {self.name}>"

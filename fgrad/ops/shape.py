@@ -4,6 +4,8 @@ All are linear, so each jvp applies the op to the tangent and each vjp applies t
 transposed op to the cotangent. Composites (squeeze, moveaxis, stack, tile, ...) live
 in fgrad.numpy and are written with these.
 """
+import math
+
 import numpy as np
 
 from ..backend import array_module
@@ -23,7 +25,18 @@ def _unbroadcast_to(g, x):
     return broadcasting.unbroadcast(g, x.shape)
 
 
-broadcast_to = Primitive("broadcast_to", lambda x, shape: array_module(x).broadcast_to(x, shape))
+def _broadcast_to(x, shape):
+    xp = array_module(x)
+    if xp is np and math.prod(shape) <= _FILL_BELOW:
+        # NumPy's broadcast_to is Python code (~3 us); filling a small fresh array is cheaper
+        out = np.empty(shape, getattr(x, "dtype", None) or np.result_type(x))
+        out[...] = x
+        return out
+    return xp.broadcast_to(x, shape)
+
+
+_FILL_BELOW = 4096  # elements: below this a copy costs less than broadcast_to's view
+broadcast_to = Primitive("broadcast_to", _broadcast_to)
 broadcast_to.defvjp(lambda g, ans, x, shape: _unbroadcast_to(g, x)).defjvp(
     lambda t, ans, x, shape: broadcast_to(t, shape=shape))
 

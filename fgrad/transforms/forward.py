@@ -82,9 +82,18 @@ class JVPTrace(Trace):
         return self.process_general(prim, args, params)
 
     def _dual(self, prim, primals, tangents, params):
-        """prim on concrete primals (the parent is the bottom trace), and its tangent."""
-        out = prim.impl(*primals, **params) if params else prim.impl(*primals)
-        t_out = self._tangent(prim, primals, tangents, out, params)
+        """prim on concrete primals (the parent is the bottom trace), and its tangent.
+
+        The rule runs under this trace: its ops see only concrete values (no outer
+        transform is active, since the parent is the bottom trace), so each runs its
+        kernel at once (Primitive.__call__) and no trace switch is needed.
+        """
+        pair = prim.jvp_pair
+        if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
+            out, t_out = t_pair
+        else:
+            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+            t_out = tangent_of(prim, primals, tangents, out, params)
         if t_out is None:
             return out
         t = _new(JVPTracer)

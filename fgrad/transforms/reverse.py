@@ -30,15 +30,26 @@ def _avals(values):
 
 
 class VJPTracer(Tracer):
-    """A value recorded on a tape: `node` produced it as output number `index`."""
+    """A value recorded on a tape: `node` produced it as output number `index`.
 
-    __slots__ = ("node", "index")
+    It keeps the edge a consumer records (Note [edges]): the node itself for a
+    single-output node, an `Edge` for every output of a multiple-result node.
+    """
+
+    __slots__ = ("edge",)
 
     def __init__(self, trace, primal, node, index=0):
         self._trace = trace
         self.primal = primal
-        self.node = node
-        self.index = index
+        self.edge = node if index == 0 and (node.prim is None or not node.prim.multiple_results) else Edge(node, index)
+
+    @property
+    def node(self):
+        return self.edge.node
+
+    @property
+    def index(self):
+        return self.edge.index
 
 
 class VJPTrace(Trace):
@@ -67,7 +78,7 @@ class VJPTrace(Trace):
                     return self.process_general(prim, args, params)
                 pa = a.primal
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
-                inputs = (a.node if a.index == 0 else Edge(a.node, a.index),)
+                inputs = (a.edge,)
                 primals = (pa,) if prim.saves_inputs or not self.lean else (_aval(pa),)
             else:
                 b = args[1]
@@ -78,8 +89,7 @@ class VJPTrace(Trace):
                 pa = a.primal if mine_a else a
                 pb = b.primal if mine_b else b
                 out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-                inputs = ((a.node if a.index == 0 else Edge(a.node, a.index)) if mine_a else None,
-                          (b.node if b.index == 0 else Edge(b.node, b.index)) if mine_b else None)
+                inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
                 if prim.saves_inputs or not self.lean:
                     primals = (pa, pb)
                 else:  # constants are never read: keep them as they are
@@ -89,7 +99,7 @@ class VJPTrace(Trace):
             node.out = out if prim.saves_output or not self.lean else None
             self.tape.append(node)
             t = _new(VJPTracer)
-            t._trace, t.primal, t.node, t.index = self, out, node, 0
+            t._trace, t.primal, t.edge = self, out, node
             return t
         return self.process_general(prim, args, params)
 
@@ -104,7 +114,7 @@ class VJPTrace(Trace):
         else:
             self.direct = False
             out = parent.process(prim, primals, params)
-        inputs = [None if t is None else edge_of(t) for t in owned]
+        inputs = [None if t is None else t.edge for t in owned]
         if prim.nondiff:  # no derivative: on the tape only to be shown (make_graph)
             if not self.lean:
                 self.tape.append(Node(prim, params, inputs, primals, out, None))

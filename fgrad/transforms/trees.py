@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import optree
 
-from ..ir.value import Tracer
+from ..ir.value import Tracer, concrete
 from ..ops.broadcasting import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
@@ -52,6 +52,8 @@ def _is_float_dtype(dtype):
 
 def float_input(x, label, transform):
     """`x` as a floating-point array or scalar, or a TypeError naming it."""
+    if x.__class__ is np.ndarray and x.dtype.kind == "f":  # the common case, first
+        return x
     if isinstance(x, Tracer):
         dtype = x.dtype
     elif isinstance(x, bool) or isinstance(x, (int, np.integer, np.bool_)):
@@ -91,6 +93,9 @@ def strip_aux(aux, trace):
 
 
 def check_scalar_output(out, transform, fun):
+    c = concrete(out)
+    if c.__class__ is not float and getattr(c, "shape", None) == () and c.dtype.kind == "f":  # the common case
+        return
     name = getattr(fun, "__name__", "the function")
     if isinstance(out, (float, int)) and not isinstance(out, bool) and not hasattr(out, "shape"):
         return
@@ -106,8 +111,11 @@ def check_scalar_output(out, transform, fun):
 
 
 def check_argnums(argnums, nargs, transform):
-    if argnums.__class__ is int and -nargs <= argnums < nargs:  # the common case
+    if argnums.__class__ is int and -nargs <= argnums < nargs:  # the common cases
         return (argnums % nargs,)
+    if argnums.__class__ is tuple and argnums and all(n.__class__ is int and 0 <= n < nargs for n in argnums) \
+            and len(set(argnums)) == len(argnums):
+        return argnums
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
