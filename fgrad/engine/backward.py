@@ -154,8 +154,8 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                     rule = rules[i]
                     gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
                 if gi is not None:
-                    p = primals[i]
-                    if gi.shape != p.shape or gi.dtype is not p.dtype:
+                    p = primals[i]  # None: an unread input already of g's shape and dtype
+                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                         gi = fit_cotangent(gi, p, prim, i)
             else:
                 gi = None if grads is None else grads[i]
@@ -182,64 +182,84 @@ def _walk_tape(tape, cts, retain_graph):
     """backward's loop for a functional trace's tape (Note [a tape is already in order]).
 
     The hot path of grad: its nodes have no meta, nothing is captured or profiled, so the
-    loop does only what every node needs; elementwise nodes multiply by their partials
-    inline (no rule call).
+    loop does only what every node needs. Elementwise nodes multiply by their partials
+    inline (no rule call), and a one-input one (most of them) skips the input loop.
+    Cotangents add with `+`: on concrete arrays that is the kernel, on traced values
+    (grad of grad) it binds the add primitive.
     """
     take, get = cts.pop, cts.get
     for node in reversed(tape):
         g = take(node, None)
         if g is None:
             continue
-        prim, primals = node.prim, node.primals
+        prim, primals, inputs = node.prim, node.primals, node.inputs
         if primals is None:
             raise freed_graph_error(node)
         partials = prim.partials
-        if partials is None:
-            if not prim.simple:
-                grads = apply_rule(node, g, primals, node.out)
-            i = -1
-            for t in node.inputs:
-                i += 1
-                if t is None:
-                    continue
-                if prim.simple:
-                    rule = prim.vjp[i]
-                    if rule is None:
-                        continue
-                    gi = rule(g, node.out, *primals, **node.params)
-                    if gi is None:
-                        continue
-                    p = primals[i]
-                    if gi.shape != p.shape or gi.dtype is not p.dtype:
-                        gi = fit_cotangent(gi, p, prim, i)
-                else:
-                    gi = grads[i]
-                    if gi is None:
-                        continue
-                if t.__class__ is Edge:  # an output past 0 of a multiple-result node
-                    _accumulate(cts, t.node, t.index, gi, add)
-                else:
-                    prev = get(t)
-                    cts[t] = gi if prev is None else add(prev, gi)
-        else:  # elementwise: g times the partial derivative (ops/elementwise.py)
+        if partials is not None and len(inputs) == 1:  # unary elementwise
+            t, d = inputs[0], partials[0]
+            gi = g if d is ONE else -g if d is NEG else g * d(node.out, primals[0])
+            p = primals[0]  # None: an unread input already of g's shape and dtype
+            if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                gi = fit_cotangent(gi, p, prim, 0)
+            if t.__class__ is Edge:
+                _accumulate(cts, t.node, t.index, gi, add)
+            else:
+                prev = get(t)
+                cts[t] = gi if prev is None else prev + gi
+        elif partials is not None:  # elementwise, several inputs
             out = node.out
             i = -1
-            for t in node.inputs:
+            for t in inputs:
                 i += 1
-                if t is None:
-                    continue
                 d = partials[i]
-                if d is None:
+                if t is None or d is None:
                     continue
                 gi = g if d is ONE else -g if d is NEG else g * d(out, *primals)
                 p = primals[i]
-                if gi.shape != p.shape or gi.dtype is not p.dtype:
+                if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                     gi = fit_cotangent(gi, p, prim, i)
                 if t.__class__ is Edge:
                     _accumulate(cts, t.node, t.index, gi, add)
                 else:
                     prev = get(t)
-                    cts[t] = gi if prev is None else add(prev, gi)
+                    cts[t] = gi if prev is None else prev + gi
+        else:
+            grads = _input_cotangents(node, prim, g, primals)
+            i = -1
+            for t in inputs:
+                i += 1
+                gi = grads[i]
+                if gi is None:
+                    continue
+                if t.__class__ is Edge:  # an output of a multiple-result node
+                    _accumulate(cts, t.node, t.index, gi, add)
+                else:
+                    prev = get(t)
+                    cts[t] = gi if prev is None else prev + gi
         if not retain_graph:
             node.primals = node.out = None  # residuals released
     return cts  # what is left are the cotangents of the leaves
+
+
+def _input_cotangents(node, prim, g, primals):
+    """Per input of a node without partials, its cotangent fitted to the input (None:
+    no gradient flows)."""
+    if not prim.simple:
+        return apply_rule(node, g, primals, node.out)
+    out, params = node.out, node.params
+    grads = []
+    i = -1
+    for t in node.inputs:
+        i += 1
+        gi = None
+        if t is not None:
+            rule = prim.vjp[i]
+            if rule is not None:
+                gi = rule(g, out, *primals, **params) if params else rule(g, out, *primals)
+            if gi is not None:
+                p = primals[i]  # None: an unread input already of g's shape and dtype
+                if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                    gi = fit_cotangent(gi, p, prim, i)
+        grads.append(gi)
+    return grads

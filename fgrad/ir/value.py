@@ -25,15 +25,21 @@ class Tracer:
 
     @property
     def shape(self):
-        return concrete(self.primal).shape
+        p = self.primal
+        while isinstance(p, Tracer):
+            p = p.primal
+        return p.shape
 
     @property
     def dtype(self):
-        return concrete(self.primal).dtype
+        p = self.primal
+        while isinstance(p, Tracer):
+            p = p.primal
+        return p.dtype
 
     @property
     def ndim(self):
-        return len(self.shape)
+        return len(self.shape)  # (a Python float beneath has no ndim)
 
     @property
     def size(self):

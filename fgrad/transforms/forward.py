@@ -53,7 +53,9 @@ def tangent_of(prim, primals, tangents, ans, params):
             else:
                 c = rules[i](t, ans, *primals, **params)
             total = c if total is None else total + c
-    return None if total is None else fit_tangent(total, ans)
+    if total is None or total.shape == ans.shape and total.dtype == ans.dtype:
+        return total
+    return fit_tangent(total, ans)
 
 
 class JVPTrace(Trace):
@@ -190,7 +192,7 @@ def linearize_named(fun, primals, has_aux, transform):
     leaves, treedef = trees.flatten(primals)
     ctx = new_trace(VJPTrace, transform)
     with ctx as trace:
-        trace.lean = False  # the tangent replay reads every residual
+        trace.lean = trace.fast = False  # the tangent replay reads every residual
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None

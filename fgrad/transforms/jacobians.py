@@ -9,7 +9,7 @@ import numpy as np
 from ..ir.value import concrete
 from . import trees
 from .forward import jvp_named, linearize_named
-from .reverse import value_and_grad_named, vjp_named
+from .reverse import _value_and_grad, value_and_grad_named, vjp_named
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -141,6 +141,10 @@ def hessian(fun, argnums=0):
 def hvp(fun, primals, tangents):
     """`(fun(*primals), H @ tangents)` by one jvp of the gradient; no Hessian is formed."""
     primals, tangents = tuple(primals), tuple(tangents)
-    nums = 0 if len(primals) == 1 else tuple(range(len(primals)))
-    (value, _), (_, hv) = jvp_named(value_and_grad_named(fun, nums, False, "hvp"), primals, tangents, False, "hvp")
+    nums = tuple(range(len(primals)))
+    argnums = 0 if len(primals) == 1 else nums
+
+    def value_and_grad_fun(*args):
+        return _value_and_grad(fun, nums, argnums, False, args, {}, "hvp")
+    (value, _), (_, hv) = jvp_named(value_and_grad_fun, primals, tangents, False, "hvp")
     return value, hv

@@ -24,6 +24,14 @@ def _aval(value):
     return aval
 
 
+def _unread(value, out, prim):
+    """What a lean tape keeps of an input its rules do not read: its Aval, or None for an
+    input of an elementwise op that has the output's shape and dtype (nothing to fit)."""
+    if prim.partials is not None and value.shape == out.shape and value.dtype is out.dtype:
+        return None
+    return _aval(value)
+
+
 def _avals(values):
     """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
     return tuple(_aval(v) if hasattr(v, "shape") else v for v in values)
@@ -55,7 +63,7 @@ class VJPTracer(Tracer):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "direct", "lean")
+    __slots__ = ("tape", "direct", "lean", "fast")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
@@ -66,42 +74,43 @@ class VJPTrace(Trace):
         # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
         # make_graph replay or print the tape and keep everything.
         self.lean = True
+        self.fast = self.direct  # direct and lean: the fast path of process applies
 
     def process(self, prim, args, params):
-        # Fast path: one or two arguments, concrete primals, one output. Objects are made
-        # with object.__new__ and slot stores: no Python __init__ frame per op.
-        if self.direct and prim.simple and len(args) <= 2:
-            a = args[0]
+        # Fast path: one or two arguments, concrete primals, one output, a lean tape.
+        # Objects are made with object.__new__ and slot stores: no __init__ frame per op.
+        if not (self.fast and prim.simple) or len(args) > 2:
+            return self.process_general(prim, args, params)
+        a = args[0]
+        if len(args) == 1:
+            if a.__class__ is not VJPTracer or a._trace is not self:
+                return self.process_general(prim, args, params)
+            pa = a.primal
+            out = prim.impl(pa, **params) if params else prim.impl(pa)
+            inputs = (a.edge,)
+            primals = (pa,) if prim.saves_inputs else (_unread(pa, out, prim),)
+        else:
+            b = args[1]
             mine_a = a.__class__ is VJPTracer and a._trace is self
-            if len(args) == 1:
-                if not mine_a:
-                    return self.process_general(prim, args, params)
-                pa = a.primal
-                out = prim.impl(pa, **params) if params else prim.impl(pa)
-                inputs = (a.edge,)
-                primals = (pa,) if prim.saves_inputs or not self.lean else (_aval(pa),)
-            else:
-                b = args[1]
-                mine_b = b.__class__ is VJPTracer and b._trace is self
-                if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
-                        and (mine_b or not isinstance(b, Tracer))):
-                    return self.process_general(prim, args, params)
-                pa = a.primal if mine_a else a
-                pb = b.primal if mine_b else b
-                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-                inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-                if prim.saves_inputs or not self.lean:
-                    primals = (pa, pb)
-                else:  # constants are never read: keep them as they are
-                    primals = (_aval(pa) if mine_a else pa, _aval(pb) if mine_b else pb)
-            node = _new(Node)
-            node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, None
-            node.out = out if prim.saves_output or not self.lean else None
-            self.tape.append(node)
-            t = _new(VJPTracer)
-            t._trace, t.primal, t.edge = self, out, node
-            return t
-        return self.process_general(prim, args, params)
+            mine_b = b.__class__ is VJPTracer and b._trace is self
+            if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
+                    and (mine_b or not isinstance(b, Tracer))):
+                return self.process_general(prim, args, params)
+            pa = a.primal if mine_a else a
+            pb = b.primal if mine_b else b
+            out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+            inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
+            if prim.saves_inputs:
+                primals = (pa, pb)
+            else:  # constants are never read: keep them as they are
+                primals = (_unread(pa, out, prim) if mine_a else pa, _unread(pb, out, prim) if mine_b else pb)
+        node = _new(Node)
+        node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, None
+        node.out = out if prim.saves_output else None
+        self.tape.append(node)
+        t = _new(VJPTracer)
+        t._trace, t.primal, t.edge = self, out, node
+        return t
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
@@ -112,7 +121,7 @@ class VJPTrace(Trace):
         if parent is EVAL and not indirect:
             out = prim.impl(*primals, **params)
         else:
-            self.direct = False
+            self.direct = self.fast = False
             out = parent.process(prim, primals, params)
         inputs = [None if t is None else t.edge for t in owned]
         if prim.nondiff:  # no derivative: on the tape only to be shown (make_graph)
@@ -145,7 +154,7 @@ def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
     tracers = [VJPTracer(trace, trees.float_input(x, label, transform), Leaf(label)) for x, label in zip(leaves, labels)]
     if any(isinstance(t.primal, Tracer) for t in tracers):
-        trace.direct = False
+        trace.direct = trace.fast = False
     return tracers
 
 

@@ -144,6 +144,10 @@ def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent
                         f"structure {out_tree}")
     out = []
     for i, (ct, primal) in enumerate(zip(leaves, out_primals)):
+        if ct.__class__ is np.ndarray and primal.__class__ is np.ndarray and ct.shape == primal.shape \
+                and ct.dtype == primal.dtype:  # the common case
+            out.append(ct)
+            continue
         if isinstance(ct, (float, int)) and not isinstance(ct, bool):
             ct = np.asarray(ct, dtype=getattr(primal, "dtype", np.float64))
         shape_ct = tuple(getattr(ct, "shape", ()))
