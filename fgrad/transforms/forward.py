@@ -5,6 +5,8 @@ on the tracers of a fresh `JVPTrace` runs the primitive on the primals through t
 parent trace, then its jvp rule, also under the parent, so an enclosing transform
 sees and differentiates the tangent computation too.
 """
+import numpy as np
+
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
 from ..ops.primitive import EVAL, Trace, new_trace, set_current, split_owned
@@ -136,6 +138,10 @@ class JVPTrace(Trace):
 
 
 def _check_tangents(primals, tangents, transform):
+    p_leaves, p_tree = trees.flatten_args(primals)
+    if p_tree is None and all(t.__class__ is np.ndarray and t.shape == p.shape and t.dtype == p.dtype
+                              and p.dtype.kind == "f" for p, t in zip(primals, tangents)):
+        return list(primals), list(tangents), None  # the common case: float arrays, matching tangents
     p_leaves, p_tree = trees.flatten(primals)
     labels = trees.leaf_labels(p_tree, "primals")
     p_leaves = [trees.float_input(x, label, transform) for x, label in zip(p_leaves, labels)]
@@ -161,7 +167,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
         ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
         if any(isinstance(p, Tracer) for p in p_leaves):
             trace.direct = False
-        result = fun(*trees.unflatten(p_tree, ins))
+        result = fun(*trees.unflatten_args(p_tree, ins))
     out, aux = trees.split_aux(result, has_aux, transform)
     out_leaves, out_tree = trees.flatten(out)
     primals_out, tangents_out = [], []

@@ -129,12 +129,16 @@ class VJPTrace(Trace):
                 self.tape.append(Node(prim, params, inputs, primals, out, None))
             return out
         lean = self.lean
-        node = Node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
-                    out if prim.saves_output or prim.multiple_results or not lean else None, None)
+        node = _new(Node)
+        node.prim, node.params, node.inputs, node.meta = prim, params, inputs, None
+        node.primals = primals if prim.saves_inputs or not lean else _avals(primals)
+        node.out = out if prim.saves_output or prim.multiple_results or not lean else None
         self.tape.append(node)
         if prim.multiple_results:
             return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
-        return VJPTracer(self, out, node, 0)
+        t = _new(VJPTracer)
+        t._trace, t.primal, t.edge = self, out, node
+        return t
 
     def process_custom(self, custom, args):
         return custom.process_vjp(self, args)
@@ -152,9 +156,13 @@ class VJPTrace(Trace):
 
 def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
-    tracers = [VJPTracer(trace, trees.float_input(x, label, transform), Leaf(label)) for x, label in zip(leaves, labels)]
-    if any(isinstance(t.primal, Tracer) for t in tracers):
-        trace.direct = trace.fast = False
+    tracers = []
+    for x, label in zip(leaves, labels):
+        t = _new(VJPTracer)
+        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), Leaf(label)
+        if isinstance(t.primal, Tracer):
+            trace.direct = trace.fast = False
+        tracers.append(t)
     return tracers
 
 
@@ -210,12 +218,12 @@ def value_and_grad_named(fun, argnums, has_aux, transform):
 @paused
 def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     diff_args = [args[i] for i in nums]
-    leaves, treedef = trees.flatten(diff_args)
+    leaves, treedef = trees.flatten_args(diff_args)
     ctx = new_trace(VJPTrace, transform)
     with ctx as trace:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
         traced_args = list(args)
-        for i, a in zip(nums, trees.unflatten(treedef, in_tracers)):
+        for i, a in zip(nums, trees.unflatten_args(treedef, in_tracers)):
             traced_args[i] = a
         result = fun(*traced_args, **kwargs)
     out, aux = trees.split_aux(result, has_aux, transform)
@@ -224,7 +232,7 @@ def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
     value = trees.primal_of(out, trace)
     one = value.dtype.type(1) if hasattr(value, "dtype") else 1.0
     grads = run_vjp(trace, ctx.closed, in_tracers, [out], [one], retain_graph=False)
-    grads = trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
+    grads = trees.unflatten_args(treedef, trees.fill_zeros(grads, in_tracers))
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((value, aux), grads) if has_aux else (value, grads)
 

@@ -22,6 +22,19 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
+def flatten_args(args):
+    """flatten for a list of arguments; a list of plain arrays (the common case) is its own
+    leaves, with structure None (unflatten_args gives a list back)."""
+    for a in args:
+        if a.__class__ is not np.ndarray:
+            return flatten(args)
+    return args, None
+
+
+def unflatten_args(treedef, leaves):
+    return list(leaves) if treedef is None else unflatten(treedef, leaves)
+
+
 class _Label:
     """The readable name of one leaf (`args[1]`, `primals[0]['w']`), made only when printed:
     labels appear in error messages and graphs, not on the hot path."""
@@ -32,7 +45,7 @@ class _Label:
         self.treedef, self.name, self.nums, self.index = treedef, name, nums, index
 
     def __str__(self):
-        path = self.treedef.paths()[self.index]
+        path = (self.index,) if self.treedef is None else self.treedef.paths()[self.index]
         head, rest = (path[0], path[1:]) if path else (0, ())
         if self.nums is not None:
             head = self.nums[head]
@@ -43,7 +56,8 @@ class _Label:
 
 def leaf_labels(treedef, name, nums=None):
     """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed)."""
-    return [_Label(treedef, name, nums, i) for i in range(treedef.num_leaves)]
+    n = len(nums) if treedef is None else treedef.num_leaves
+    return [_Label(treedef, name, nums, i) for i in range(n)]
 
 
 def _is_float_dtype(dtype):
