@@ -105,6 +105,8 @@ def normalize_axis(axis, ndim, fn="reduction"):
     """None, or a sorted tuple of non-negative axes; out-of-range axes raise naming fn."""
     if axis is None:
         return None
+    if axis.__class__ is int and 0 <= axis < ndim:  # the common case
+        return (axis,)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:

@@ -24,13 +24,13 @@ SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 
 def matmul(x1, x2):
     x1, x2 = fnp._as_operand(x1), fnp._as_operand(x2)
-    if x1.ndim == 0 or x2.ndim == 0:
+    s1, s2 = x1.shape, x2.shape
+    if not s1 or not s2:
         raise ValueError("fgrad.numpy.matmul: input operand does not have enough dimensions (use multiply for scalars)")
-    n1 = fnp._shape(x1)[-1]
-    n2 = fnp._shape(x2)[-2] if x2.ndim > 1 else fnp._shape(x2)[0]
-    if n1 != n2:
-        raise ValueError(f"fgrad.numpy.matmul: shapes {fnp._shape(x1)} and {fnp._shape(x2)} are not aligned: "
-                         f"{n1} (dim {x1.ndim - 1}) != {n2}")
+    n2 = s2[-2] if len(s2) > 1 else s2[0]
+    if s1[-1] != n2:
+        raise ValueError(f"fgrad.numpy.matmul: shapes {tuple(s1)} and {tuple(s2)} are not aligned: "
+                         f"{s1[-1]} (dim {len(s1) - 1}) != {n2}")
     return la.matmul(x1, x2)
 
 

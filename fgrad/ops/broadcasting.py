@@ -19,9 +19,10 @@ def unbroadcast(g, shape):
     """Sum `g` over the axes that broadcasting added or stretched to reach `shape`."""
     gshape = g.shape
     lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
-    if axes:
-        g = reductions.reduce_sum(g, axis=axes, keepdims=False)
+    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
+    if not lead:  # same rank: keepdims leaves exactly `shape`
+        return reductions.reduce_sum(g, axis=stretched, keepdims=True) if stretched else g
+    g = reductions.reduce_sum(g, axis=tuple(range(lead)) + stretched, keepdims=False)
     return reshape(g, shape=shape) if g.shape != tuple(shape) else g
 
 

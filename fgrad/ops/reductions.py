@@ -50,8 +50,20 @@ def _reduction_by_share(name, fn):
         lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
 
 
-reduce_max = _reduction_by_share("max", lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims))
-reduce_min = _reduction_by_share("min", lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims))
+def _max(xp, x, axis, keepdims):
+    if xp is np:  # the ufunc's reduce directly (np.max wraps it in Python)
+        return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
+    return xp.max(x, axis=axis, keepdims=keepdims)
+
+
+def _min(xp, x, axis, keepdims):
+    if xp is np:
+        return np.minimum.reduce(x, axis=axis, keepdims=keepdims)
+    return xp.min(x, axis=axis, keepdims=keepdims)
+
+
+reduce_max = _reduction_by_share("max", _max)
+reduce_min = _reduction_by_share("min", _min)
 
 
 def _prod_of_others(x, axis):

@@ -209,9 +209,10 @@ def value_and_grad(fun, argnums=0, has_aux=False):
 
 def value_and_grad_named(fun, argnums, has_aux, transform):
     """value_and_grad under the name `transform` (hvp, ...)."""
+    checked = trees.ArgnumsCache(argnums, transform)
+
     def value_and_grad_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), transform)
-        return _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform)
+        return _value_and_grad(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform)
     return trees.wraps(value_and_grad_fun, fun, transform)
 
 
@@ -239,9 +240,10 @@ def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
 
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
+    checked = trees.ArgnumsCache(argnums, "grad")
+
     def grad_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), "grad")
-        value, g = _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, "grad")
+        value, g = _value_and_grad(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
         return (g, value[1]) if has_aux else g
     trees.wraps(grad_fun, fun, "grad")
     return grad_fun

@@ -144,6 +144,22 @@ def check_argnums(argnums, nargs, transform):
     return tuple(n % nargs for n in nums)
 
 
+class ArgnumsCache:
+    """check_argnums for one transformed function: the normalized argnums of the last
+    argument count are kept, so repeated calls check nothing."""
+
+    __slots__ = ("argnums", "transform", "last")
+
+    def __init__(self, argnums, transform):
+        self.argnums, self.transform, self.last = argnums, transform, (None, None)
+
+    def __call__(self, nargs):
+        last = self.last  # (nargs, nums), replaced whole: safe across threads
+        if nargs != last[0]:
+            last = self.last = (nargs, check_argnums(self.argnums, nargs, self.transform))
+        return last[1]
+
+
 def _describe(x):
     return f"shape {tuple(np.shape(x)) if not hasattr(x, 'shape') else tuple(x.shape)} and dtype {getattr(x, 'dtype', type(x).__name__)}"
 
