@@ -12,8 +12,8 @@ Note [cotangents are values of the caller's trace]: the rules run under whatever
 is current when backward is called, so an outer transform traces the backward pass
 itself; that is what makes grad-of-grad work.
 """
-from ..ops.broadcasting import add, fit_cotangent, zeros_like_value
 from ..ir.node import Edge
+from ..ops.broadcasting import add, fit_cotangent, zeros_like_value
 from ..ops.elementwise import NEG, ONE
 from .queue import ReadyQueue
 
@@ -207,31 +207,26 @@ def _walk_tape(tape, cts, retain_graph):
             else:
                 prev = get(t)
                 cts[t] = gi if prev is None else prev + gi
-        elif partials is not None:  # elementwise, several inputs
+        else:
+            # Elementwise nodes with several inputs apply their partials here; the others'
+            # rules run in _input_cotangents.
+            grads = None if partials is not None else _input_cotangents(node, prim, g, primals)
             out = node.out
             i = -1
             for t in inputs:
                 i += 1
-                d = partials[i]
-                if t is None or d is None:
-                    continue
-                gi = g if d is ONE else -g if d is NEG else g * d(out, *primals)
-                p = primals[i]
-                if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                    gi = fit_cotangent(gi, p, prim, i)
-                if t.__class__ is Edge:
-                    _accumulate(cts, t.node, t.index, gi, add)
+                if grads is not None:
+                    gi = grads[i]
+                    if gi is None:
+                        continue
                 else:
-                    prev = get(t)
-                    cts[t] = gi if prev is None else prev + gi
-        else:
-            grads = _input_cotangents(node, prim, g, primals)
-            i = -1
-            for t in inputs:
-                i += 1
-                gi = grads[i]
-                if gi is None:
-                    continue
+                    d = partials[i]
+                    if t is None or d is None:
+                        continue
+                    gi = g if d is ONE else -g if d is NEG else g * d(out, *primals)
+                    p = primals[i]
+                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                        gi = fit_cotangent(gi, p, prim, i)
                 if t.__class__ is Edge:  # an output of a multiple-result node
                     _accumulate(cts, t.node, t.index, gi, add)
                 else:

@@ -3,7 +3,8 @@
 A `JVPTracer` carries a tangent beside its primal (None is a symbolic zero). Each op
 on the tracers of a fresh `JVPTrace` runs the primitive on the primals through the
 parent trace, then its jvp rule, also under the parent, so an enclosing transform
-sees and differentiates the tangent computation too.
+sees and differentiates the tangent computation too. (When the parent is the bottom
+trace, everything is concrete and the rule runs in place: see JVPTrace._dual.)
 """
 import numpy as np
 
@@ -163,9 +164,8 @@ class JVPTrace(Trace):
 
 
 def _check_tangents(primals, tangents, transform):
-    p_leaves, p_tree = trees.flatten_args(primals)
-    if p_tree is None and all(t.__class__ is np.ndarray and t.shape == p.shape and t.dtype == p.dtype
-                              and p.dtype.kind == "f" for p, t in zip(primals, tangents)):
+    if all(p.__class__ is np.ndarray and p.dtype.kind == "f" and t.__class__ is np.ndarray
+           and t.shape == p.shape and t.dtype == p.dtype for p, t in zip(primals, tangents)):
         return list(primals), list(tangents), None  # the common case: float arrays, matching tangents
     p_leaves, p_tree = trees.flatten(primals)
     labels = trees.leaf_labels(p_tree, "primals")

@@ -9,7 +9,7 @@ import numpy as np
 from ..ir.value import concrete
 from . import trees
 from .forward import jvp_named, linearize_named
-from .reverse import _value_and_grad, value_and_grad_named, vjp_named
+from .reverse import value_and_grad_call, vjp_named
 
 __all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
 
@@ -145,6 +145,6 @@ def hvp(fun, primals, tangents):
     argnums = 0 if len(primals) == 1 else nums
 
     def value_and_grad_fun(*args):
-        return _value_and_grad(fun, nums, argnums, False, args, {}, "hvp")
+        return value_and_grad_call(fun, nums, argnums, False, args, {}, "hvp")
     (value, _), (_, hv) = jvp_named(value_and_grad_fun, primals, tangents, False, "hvp")
     return value, hv

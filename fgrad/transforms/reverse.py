@@ -8,7 +8,7 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, Node, edge_of
+from ..ir.node import Aval, Edge, Leaf, Node
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, Trace, new_trace, split_owned
 from . import trees
@@ -212,12 +212,13 @@ def value_and_grad_named(fun, argnums, has_aux, transform):
     checked = trees.ArgnumsCache(argnums, transform)
 
     def value_and_grad_fun(*args, **kwargs):
-        return _value_and_grad(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform)
+        return value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform)
     return trees.wraps(value_and_grad_fun, fun, transform)
 
 
 @paused
-def _value_and_grad(fun, nums, argnums, has_aux, args, kwargs, transform):
+def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
+    """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
     diff_args = [args[i] for i in nums]
     leaves, treedef = trees.flatten_args(diff_args)
     ctx = new_trace(VJPTrace, transform)
@@ -243,7 +244,7 @@ def grad(fun, argnums=0, has_aux=False):
     checked = trees.ArgnumsCache(argnums, "grad")
 
     def grad_fun(*args, **kwargs):
-        value, g = _value_and_grad(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
+        value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
         return (g, value[1]) if has_aux else g
     trees.wraps(grad_fun, fun, "grad")
     return grad_fun

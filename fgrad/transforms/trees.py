@@ -55,7 +55,8 @@ class _Label:
 
 
 def leaf_labels(treedef, name, nums=None):
-    """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed)."""
+    """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed).
+    treedef None (plain arrays, from flatten_args) labels one leaf per entry of `nums`."""
     n = len(nums) if treedef is None else treedef.num_leaves
     return [_Label(treedef, name, nums, i) for i in range(n)]
 
