@@ -79,10 +79,11 @@ class VJPTrace(Trace):
     def process(self, prim, args, params):
         # Fast path: one or two arguments, concrete primals, one output, a lean tape.
         # Objects are made with object.__new__ and slot stores: no __init__ frame per op.
-        if not (self.fast and prim.simple) or len(args) > 2:
+        n = len(args)
+        if n > 2 or not (self.fast and prim.simple):
             return self.process_general(prim, args, params)
         a = args[0]
-        if len(args) == 1:
+        if n == 1:
             if a.__class__ is not VJPTracer or a._trace is not self:
                 return self.process_general(prim, args, params)
             pa = a.primal
@@ -105,11 +106,17 @@ class VJPTrace(Trace):
             else:  # constants are never read: keep them as they are
                 primals = (_unread(pa, out, prim) if mine_a else pa, _unread(pb, out, prim) if mine_b else pb)
         node = _new(Node)
-        node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, None
+        node.prim = prim
+        node.params = params
+        node.inputs = inputs
+        node.primals = primals
         node.out = out if prim.saves_output else None
+        node.meta = None
         self.tape.append(node)
         t = _new(VJPTracer)
-        t._trace, t.primal, t.edge = self, out, node
+        t._trace = self
+        t.primal = out
+        t.edge = node
         return t
 
     def process_general(self, prim, args, params):
