@@ -44,7 +44,7 @@ def _count_dependencies(roots):
     return deps
 
 
-def _accumulate(cts, node, index, g, add):
+def _accumulate(cts, node, index, g):
     if node.prim is not None and node.prim.multiple_results:
         slot = cts.get(node)
         if slot is None:
@@ -66,8 +66,15 @@ def apply_rule(node, g, primals, out):
         rules = prim.vjp
         grads = [None if t is None or rules[i] is None else rules[i](g, out, *primals, **params)
                  for i, t in enumerate(inputs)]
-    return [None if t is None or grads[i] is None else fit_cotangent(grads[i], primals[i], prim, i)
-            for i, t in enumerate(inputs)]
+    fitted = []
+    for i, t in enumerate(inputs):
+        gi = grads[i]
+        if t is not None and gi is not None:
+            p = primals[i]
+            if not (hasattr(gi, "shape") and gi.shape == p.shape and gi.dtype is p.dtype):
+                gi = fit_cotangent(gi, p, prim, i)
+        fitted.append(None if t is None else gi)
+    return fitted
 
 
 def freed_graph_error(node):
@@ -102,7 +109,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     """
     cts = {}
     for node, index, g in roots:
-        _accumulate(cts, node, index, g, add)
+        _accumulate(cts, node, index, g)
     if tape is not None and capture is None and profiler is None:
         return _walk_tape(tape, cts, retain_graph)
     if tape is None:
@@ -162,7 +169,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
             if gi is not None:
                 pp = parent.prim
                 if pp is not None and pp.multiple_results:
-                    _accumulate(cts, parent, t.index, gi, add)
+                    _accumulate(cts, parent, t.index, gi)
                 else:
                     prev = get(parent)
                     cts[parent] = gi if prev is None else add(prev, gi)
@@ -203,14 +210,14 @@ def _walk_tape(tape, cts, retain_graph):
             if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                 gi = fit_cotangent(gi, p, prim, 0)
             if t.__class__ is Edge:
-                _accumulate(cts, t.node, t.index, gi, add)
+                _accumulate(cts, t.node, t.index, gi)
             else:
                 prev = get(t)
                 cts[t] = gi if prev is None else prev + gi
         else:
             # Elementwise nodes with several inputs apply their partials here; the others'
-            # rules run in _input_cotangents.
-            grads = None if partials is not None else _input_cotangents(node, prim, g, primals)
+            # rules run in apply_rule.
+            grads = None if partials is not None else apply_rule(node, g, primals, node.out)
             out = node.out
             i = -1
             for t in inputs:
@@ -228,33 +235,10 @@ def _walk_tape(tape, cts, retain_graph):
                     if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                         gi = fit_cotangent(gi, p, prim, i)
                 if t.__class__ is Edge:  # an output of a multiple-result node
-                    _accumulate(cts, t.node, t.index, gi, add)
+                    _accumulate(cts, t.node, t.index, gi)
                 else:
                     prev = get(t)
                     cts[t] = gi if prev is None else prev + gi
         if not retain_graph:
             node.primals = node.out = None  # residuals released
     return cts  # what is left are the cotangents of the leaves
-
-
-def _input_cotangents(node, prim, g, primals):
-    """Per input of a node without partials, its cotangent fitted to the input (None:
-    no gradient flows)."""
-    if not prim.simple:
-        return apply_rule(node, g, primals, node.out)
-    out, params = node.out, node.params
-    grads = []
-    i = -1
-    for t in node.inputs:
-        i += 1
-        gi = None
-        if t is not None:
-            rule = prim.vjp[i]
-            if rule is not None:
-                gi = rule(g, out, *primals, **params) if params else rule(g, out, *primals)
-            if gi is not None:
-                p = primals[i]  # None: an unread input already of g's shape and dtype
-                if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                    gi = fit_cotangent(gi, p, prim, i)
-        grads.append(gi)
-    return grads

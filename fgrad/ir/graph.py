@@ -137,7 +137,7 @@ def make_graph(fun):
                     or isinstance(x, float) for x in leaves]
         ctx = new_trace(VJPTrace, "make_graph")
         with ctx as trace:
-            trace.lean = trace.fast = False  # the graph shows every value
+            trace.lean = False  # the graph shows every value
             traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
                                   [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
             it = iter(traced)

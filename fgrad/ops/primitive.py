@@ -218,7 +218,8 @@ class new_trace:
 
 
 def bind(prim, args, params):
-    """Hand `prim(*args, **params)` to the current trace."""
+    """Hand `prim(*args, **params)` to the current trace. (Primitive.__call__ and the
+    operators of traced values inline this one expression: it is their hot path.)"""
     return _state.trace.process(prim, args, params)
 
 

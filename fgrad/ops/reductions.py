@@ -26,11 +26,19 @@ def _expand(g, x, axis, keepdims):
     return broadcast_to(_keep(g, x, axis, keepdims), shape=x.shape)
 
 
-def _sum(x, axis=None, keepdims=False):
-    xp = array_module(x)
-    if xp is np:  # the ufunc's reduce directly: np.sum is a Python-level wrapper around it
-        return np.add.reduce(x, axis=axis, keepdims=keepdims)
-    return xp.sum(x, axis=axis, keepdims=keepdims)
+def _reducer(ufunc, name):
+    """The kernel of reduction `name`: on NumPy arrays `ufunc.reduce` itself (np.sum and
+    np.max are Python wrappers around it), elsewhere the array module's `name`."""
+    def kernel(x, axis=None, keepdims=False):
+        xp = array_module(x)
+        if xp is np:
+            return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    kernel.__name__ = name
+    return kernel
+
+
+_sum = _reducer(np.add, "sum")
 
 
 reduce_sum = Primitive("sum", _sum).defvjp(
@@ -44,26 +52,14 @@ def _extremum_share(ans, x, axis, keepdims):
     return hits / _keep(_sum(hits, axis=axis, keepdims=keepdims), x, axis, keepdims)
 
 
-def _reduction_by_share(name, fn):
-    prim = Primitive(name, lambda x, axis=None, keepdims=False: fn(array_module(x), x, axis, keepdims))
+def _reduction_by_share(name, ufunc):
+    prim = Primitive(name, _reducer(ufunc, name))
     return prim.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
         lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
 
 
-def _max(xp, x, axis, keepdims):
-    if xp is np:  # the ufunc's reduce directly (np.max wraps it in Python)
-        return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
-    return xp.max(x, axis=axis, keepdims=keepdims)
-
-
-def _min(xp, x, axis, keepdims):
-    if xp is np:
-        return np.minimum.reduce(x, axis=axis, keepdims=keepdims)
-    return xp.min(x, axis=axis, keepdims=keepdims)
-
-
-reduce_max = _reduction_by_share("max", _max)
-reduce_min = _reduction_by_share("min", _min)
+reduce_max = _reduction_by_share("max", np.maximum)
+reduce_min = _reduction_by_share("min", np.minimum)
 
 
 def _prod_of_others(x, axis):
@@ -89,7 +85,7 @@ def _prod_of_others(x, axis):
     return transpose(others, axes=tuple(np.argsort(perm)))
 
 
-reduce_prod = Primitive("prod", lambda x, axis=None, keepdims=False: array_module(x).prod(x, axis=axis, keepdims=keepdims))
+reduce_prod = Primitive("prod", _reducer(np.multiply, "prod"))
 reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims))
 

@@ -30,7 +30,7 @@ def _broadcast_to(x, shape):
     xp = array_module(x)
     if xp is np and math.prod(shape) <= _FILL_BELOW:
         # NumPy's broadcast_to is Python code (~3 us); filling a small fresh array is cheaper
-        out = np.empty(shape, getattr(x, "dtype", None) or np.result_type(x))
+        out = np.empty(shape, x.dtype if hasattr(x, "dtype") else np.result_type(x))
         out[...] = x
         return out
     return xp.broadcast_to(x, shape)

@@ -77,20 +77,7 @@ class JVPTrace(Trace):
             mine_a = a.__class__ is JVPTracer and a._trace is self
             if len(args) == 1:
                 if mine_a:
-                    partials = prim.partials
-                    if partials is None:
-                        return self._dual(prim, (a.primal,), (a.tangent,), params)
-                    # unary elementwise (most ops): the tangent is t times the partial, inline
-                    x, t, d = a.primal, a.tangent, partials[0]
-                    out = prim.impl(x, **params) if params else prim.impl(x)
-                    if d is None:
-                        return out
-                    t = t if d is ONE else -t if d is NEG else t * d(out, x)
-                    if t.shape != out.shape or t.dtype != out.dtype:
-                        t = fit_tangent(t, out)
-                    r = _new(JVPTracer)
-                    r._trace, r.primal, r.tangent = self, out, t
-                    return r
+                    return self._dual(prim, (a.primal,), (a.tangent,), params)
             else:
                 b = args[1]
                 mine_b = b.__class__ is JVPTracer and b._trace is self
@@ -106,20 +93,8 @@ class JVPTrace(Trace):
         transform is active, since the parent is the bottom trace), so each runs its
         kernel at once (Primitive.__call__) and no trace switch is needed.
         """
-        pair, partials = prim.jvp_pair, prim.partials
-        if partials is not None and len(primals) == 2:  # binary elementwise, inline
-            x, y = primals
-            out = prim.impl(x, y, **params) if params else prim.impl(x, y)
-            tx, ty = tangents
-            t_out = None
-            if tx is not None and (d := partials[0]) is not None:
-                t_out = tx if d is ONE else -tx if d is NEG else tx * d(out, x, y)
-            if ty is not None and (d := partials[1]) is not None:
-                c = ty if d is ONE else -ty if d is NEG else ty * d(out, x, y)
-                t_out = c if t_out is None else t_out + c
-            if t_out is not None and (t_out.shape != out.shape or t_out.dtype != out.dtype):
-                t_out = fit_tangent(t_out, out)
-        elif pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
+        pair = prim.jvp_pair
+        if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
             out, t_out = t_pair
         else:
             out = prim.impl(*primals, **params) if params else prim.impl(*primals)
@@ -223,7 +198,7 @@ def linearize_named(fun, primals, has_aux, transform):
     leaves, treedef = trees.flatten(primals)
     ctx = new_trace(VJPTrace, transform)
     with ctx as trace:
-        trace.lean = trace.fast = False  # the tangent replay reads every residual
+        trace.lean = False  # the tangent replay reads every residual
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None

@@ -18,23 +18,17 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 _new = object.__new__
 
 
-def _aval(value):
-    aval = _new(Aval)
-    aval.shape, aval.dtype = value.shape, value.dtype
-    return aval
-
-
 def _unread(value, out, prim):
     """What a lean tape keeps of an input its rules do not read: its Aval, or None for an
     input of an elementwise op that has the output's shape and dtype (nothing to fit)."""
     if prim.partials is not None and value.shape == out.shape and value.dtype is out.dtype:
         return None
-    return _aval(value)
+    return Aval(value)
 
 
 def _avals(values):
     """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
-    return tuple(_aval(v) if hasattr(v, "shape") else v for v in values)
+    return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
 
 
 class VJPTracer(Tracer):
@@ -63,18 +57,36 @@ class VJPTracer(Tracer):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "direct", "lean", "fast")
+    __slots__ = ("tape", "_direct", "_lean", "fast")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
         self.tape = []  # every node, in execution order (see Note [a tape is already in order])
-        # True while every primal of this trace is a concrete array: kernels then run without
-        # dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good.
-        self.direct = parent is EVAL
-        # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
-        # make_graph replay or print the tape and keep everything.
-        self.lean = True
-        self.fast = self.direct  # direct and lean: the fast path of process applies
+        self._direct = parent is EVAL
+        self._lean = True
+        self.fast = self._direct  # direct and lean: process takes its fast path (kept by the setters)
+
+    @property
+    def direct(self):
+        """True while every primal of this trace is a concrete array: kernels then run without
+        dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good."""
+        return self._direct
+
+    @direct.setter
+    def direct(self, value):
+        self._direct = value
+        self.fast = value and self._lean
+
+    @property
+    def lean(self):
+        """Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
+        make_graph replay or print the tape and keep everything."""
+        return self._lean
+
+    @lean.setter
+    def lean(self, value):
+        self._lean = value
+        self.fast = self._direct and value
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, concrete primals, one output, a lean tape.
@@ -128,7 +140,7 @@ class VJPTrace(Trace):
         if parent is EVAL and not indirect:
             out = prim.impl(*primals, **params)
         else:
-            self.direct = self.fast = False
+            self.direct = False
             out = parent.process(prim, primals, params)
         inputs = [None if t is None else t.edge for t in owned]
         if prim.nondiff:  # no derivative: on the tape only to be shown (make_graph)
@@ -168,7 +180,7 @@ def trace_inputs(trace, leaves, labels, transform):
         t = _new(VJPTracer)
         t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), Leaf(label)
         if isinstance(t.primal, Tracer):
-            trace.direct = trace.fast = False
+            trace.direct = False
         tracers.append(t)
     return tracers
 
@@ -248,10 +260,9 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
 
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
-    checked = trees.ArgnumsCache(argnums, "grad")
+    value_and_grad_fun = value_and_grad_named(fun, argnums, has_aux, "grad")
 
     def grad_fun(*args, **kwargs):
-        value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
+        value, g = value_and_grad_fun(*args, **kwargs)
         return (g, value[1]) if has_aux else g
-    trees.wraps(grad_fun, fun, "grad")
-    return grad_fun
+    return trees.wraps(grad_fun, fun, "grad")

@@ -126,11 +126,6 @@ def check_scalar_output(out, transform, fun):
 
 
 def check_argnums(argnums, nargs, transform):
-    if argnums.__class__ is int and -nargs <= argnums < nargs:  # the common cases
-        return (argnums % nargs,)
-    if argnums.__class__ is tuple and argnums and all(n.__class__ is int and 0 <= n < nargs for n in argnums) \
-            and len(set(argnums)) == len(argnums):
-        return argnums
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(nums, (tuple, list)) or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
