@@ -47,15 +47,19 @@ def tangent_of(prim, primals, tangents, ans, params):
     if prim.jvp_full is not None:
         return prim.jvp_full(primals, tangents, ans, **params)
     total = None
-    rules, partials = prim.jvp, prim.partials
-    for i, t in enumerate(tangents):
-        if t is not None and rules[i] is not None:
-            if partials is not None:  # elementwise: t times the partial derivative
-                d = partials[i]
-                c = t if d is ONE else -t if d is NEG else t * d(ans, *primals)
-            else:
-                c = rules[i](t, ans, *primals, **params)
-            total = c if total is None else total + c
+    partials = prim.partials
+    rules = prim.jvp if partials is None else partials  # elementwise: t times the partial derivative
+    i = -1
+    for t in tangents:
+        i += 1
+        rule = rules[i]
+        if t is None or rule is None:
+            continue
+        if partials is not None:
+            c = t if rule is ONE else -t if rule is NEG else t * rule(ans, *primals)
+        else:
+            c = rule(t, ans, *primals, **params)
+        total = c if total is None else total + c
     if total is None or total.shape == ans.shape and total.dtype == ans.dtype:
         return total
     return fit_tangent(total, ans)
