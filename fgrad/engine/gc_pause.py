@@ -42,10 +42,13 @@ class gc_paused:
         return False
 
 
+_PAUSE = gc_paused()  # stateless, so one instance serves every call
+
+
 def paused(fn):
     """Decorator: run `fn` with the collector paused."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with gc_paused():
+        with _PAUSE:
             return fn(*args, **kwargs)
     return wrapper

@@ -173,7 +173,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
             trace.direct = False
         result = fun(*trees.unflatten_args(p_tree, ins))
     out, aux = trees.split_aux(result, has_aux, transform)
-    out_leaves, out_tree = trees.flatten(out)
+    out_leaves, out_tree = trees.flatten_out(out)
     primals_out, tangents_out = [], []
     for o in out_leaves:
         if isinstance(o, JVPTracer) and o._trace is trace:
@@ -182,7 +182,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
         else:
             primals_out.append(o)
             tangents_out.append(zeros_like_value(o))
-    pair = (trees.unflatten(out_tree, primals_out), trees.unflatten(out_tree, tangents_out))
+    pair = (trees.unflatten_out(out_tree, primals_out), trees.unflatten_out(out_tree, tangents_out))
     return pair + (trees.strip_aux(aux, trace),) if has_aux else pair
 
 

@@ -57,49 +57,35 @@ class VJPTracer(Tracer):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "_direct", "_lean", "fast")
+    __slots__ = ("tape", "direct", "lean")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
         self.tape = []  # every node, in execution order (see Note [a tape is already in order])
-        self._direct = parent is EVAL
-        self._lean = True
-        self.fast = self._direct  # direct and lean: process takes its fast path (kept by the setters)
-
-    @property
-    def direct(self):
-        """True while every primal of this trace is a concrete array: kernels then run without
-        dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good."""
-        return self._direct
-
-    @direct.setter
-    def direct(self, value):
-        self._direct = value
-        self.fast = value and self._lean
-
-    @property
-    def lean(self):
-        """Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
-        make_graph replay or print the tape and keep everything."""
-        return self._lean
-
-    @lean.setter
-    def lean(self, value):
-        self._lean = value
-        self.fast = self._direct and value
+        # True while every primal of this trace is a concrete array: kernels then run without
+        # dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good.
+        self.direct = parent is EVAL
+        # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
+        # make_graph replay or print the tape and keep everything.
+        self.lean = True
 
     def process(self, prim, args, params):
-        # Fast path: one or two arguments, concrete primals, one output, a lean tape.
-        # Objects are made with object.__new__ and slot stores: no __init__ frame per op.
+        # Fast path: one or two arguments, each this trace's tracer or a constant, one output,
+        # a lean tape. Objects are made with object.__new__ and slot stores: no __init__ frame
+        # per op. The primal runs as a kernel when direct, else in the parent trace (the
+        # forward pass of forward-over-reverse, hvp and hessian, takes this path too).
         n = len(args)
-        if n > 2 or not (self.fast and prim.simple):
+        if n > 2 or not (self.lean and prim.simple):
             return self.process_general(prim, args, params)
         a = args[0]
         if n == 1:
             if a.__class__ is not VJPTracer or a._trace is not self:
                 return self.process_general(prim, args, params)
             pa = a.primal
-            out = prim.impl(pa, **params) if params else prim.impl(pa)
+            if self.direct:
+                out = prim.impl(pa, **params) if params else prim.impl(pa)
+            else:
+                out = self.parent.process(prim, (pa,), params)
             inputs = (a.edge,)
             primals = (pa,) if prim.saves_inputs else (_unread(pa, out, prim),)
         else:
@@ -111,7 +97,10 @@ class VJPTrace(Trace):
                 return self.process_general(prim, args, params)
             pa = a.primal if mine_a else a
             pb = b.primal if mine_b else b
-            out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+            if self.direct:
+                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+            else:
+                out = self.parent.process(prim, (pa, pb), params)
             inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
             if prim.saves_inputs:
                 primals = (pa, pb)

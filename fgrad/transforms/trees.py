@@ -22,17 +22,41 @@ def unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
+def _is_leaf(x):
+    """Is `x` certainly a leaf (an array, a NumPy scalar or a traced value)? Then optree need not be asked."""
+    return x.__class__ is np.ndarray or isinstance(x, (Tracer, np.generic))
+
+
 def flatten_args(args):
-    """flatten for a list of arguments; a list of plain arrays (the common case) is its own
-    leaves, with structure None (unflatten_args gives a list back)."""
+    """flatten for a list of arguments; a list of arrays or traced values (the common case) is
+    its own leaves, with structure None (unflatten_args gives a list back)."""
     for a in args:
-        if a.__class__ is not np.ndarray:
+        if not _is_leaf(a):
             return flatten(args)
     return args, None
 
 
 def unflatten_args(treedef, leaves):
     return list(leaves) if treedef is None else unflatten(treedef, leaves)
+
+
+_ONE, _TUPLE = "one leaf", "a tuple of leaves"  # flatten_out's structures of the common outputs
+
+
+def flatten_out(out):
+    """flatten for what a function returns: one array, or a tuple of arrays (the common cases),
+    is flattened without optree; unflatten_out undoes either."""
+    if _is_leaf(out):
+        return [out], _ONE
+    if out.__class__ is tuple and all(_is_leaf(o) for o in out):
+        return list(out), _TUPLE
+    return flatten(out)
+
+
+def unflatten_out(treedef, leaves):
+    if treedef is _ONE:
+        return leaves[0]
+    return tuple(leaves) if treedef is _TUPLE else unflatten(treedef, leaves)
 
 
 class _Label:

@@ -1,14 +1,18 @@
 """Shapes of computation and of data: deep chains, fan-out, unused inputs, pytrees,
 argnums, has_aux, and the types and dtypes that come back."""
+import collections
 import math
 import sys
 
 import numpy as np
+import optree
 import pytest
 
 import fgrad
 import fgrad.numpy as fnp
 from fgrad.ir.value import Tracer
+
+_Pair = collections.namedtuple("_Pair", "a b")
 
 # ---- deep chains and wide fan-out -----------------------------------------------------------
 CHAIN = 50_000  # two primitives per step: a tape of 100,000 nodes
@@ -181,6 +185,43 @@ def test_vjp_and_jvp_with_pytree_outputs():
     np.testing.assert_allclose(t["a"], [2.0, 0.0])
     assert t["b"][0] == pytest.approx(2.0) and t["b"][1] is None
     np.testing.assert_allclose(t["c"][0], [np.cos(1.0), 0.0])
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda a, b: a, np.ndarray),
+    (lambda a, b: (a, b), tuple),
+    (lambda a, b: [a, b], list),
+    (lambda a, b: (a, None), tuple),
+    (lambda a, b: _Pair(a, b), _Pair),
+    (lambda a, b: (a, (b,)), tuple),
+])
+def test_jvp_keeps_the_output_structure(make, kind):
+    # One array or a flat tuple of them skip optree (trees.flatten_out); every other
+    # structure goes through it. Both must give back exactly what the function returned.
+    x, t = np.array([1.0, 2.0]), np.array([1.0, -1.0])
+    out, tan = fgrad.jvp(lambda x: make(x * 3.0, fnp.sum(x)), (x,), (t,))
+    for value in (out, tan):
+        assert type(value) is kind
+    want_out, want_tan = make(x * 3.0, np.sum(x)), make(t * 3.0, np.sum(t))
+    for got, want in ((out, want_out), (tan, want_tan)):
+        got_leaves, want_leaves = optree.tree_leaves(got), optree.tree_leaves(want)
+        assert len(got_leaves) == len(want_leaves)
+        for g, w in zip(got_leaves, want_leaves):
+            np.testing.assert_allclose(g, w)
+
+
+def test_hvp_of_several_primals_and_a_pytree_primal():
+    def f(a, p):
+        return fnp.sum(a ** 3) * fnp.sum(p["w"] ** 2)
+
+    a, w = np.array([1.0, 2.0]), np.array([0.5, -1.0, 2.0])
+    va, vw = np.array([1.0, 0.0]), np.array([0.0, 1.0, 1.0])
+    value, (ha, hp) = fgrad.hvp(f, (a, {"w": w}), (va, {"w": vw}))
+    assert value == pytest.approx(np.sum(a ** 3) * np.sum(w ** 2))
+    sa, sw = np.sum(a ** 3), np.sum(w ** 2)
+    # H = [[6 diag(a) sw, 3 a^2 (2 w)^T], [2 w (3 a^2)^T, 2 sa I]]
+    np.testing.assert_allclose(ha, 6 * a * va * sw + 3 * a ** 2 * np.dot(2 * w, vw))
+    np.testing.assert_allclose(hp["w"], 2 * w * np.dot(3 * a ** 2, va) + 2 * sa * vw)
 
 
 def test_jacobians_of_pytree_in_and_out():
