@@ -4,7 +4,7 @@ A `JVPTracer` carries a tangent beside its primal (None is a symbolic zero). Eac
 on the tracers of a fresh `JVPTrace` runs the primitive on the primals through the
 parent trace, then its jvp rule, also under the parent, so an enclosing transform
 sees and differentiates the tangent computation too. (When the parent is the bottom
-trace, everything is concrete and the rule runs in place: see JVPTrace._dual.)
+trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 """
 import numpy as np
 
@@ -75,28 +75,27 @@ class JVPTrace(Trace):
         self.direct = parent is EVAL  # as VJPTrace.direct: primals are concrete arrays
 
     def process(self, prim, args, params):
-        # Fast path: one or two arguments, concrete primals, one output, per-argument rules.
-        if self.direct and prim.simple and prim.jvp_full is None and len(args) <= 2:
-            a = args[0]
-            mine_a = a.__class__ is JVPTracer and a._trace is self
-            if len(args) == 1:
-                if mine_a:
-                    return self._dual(prim, (a.primal,), (a.tangent,), params)
-            else:
-                b = args[1]
-                mine_b = b.__class__ is JVPTracer and b._trace is self
-                if (mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer)):
-                    return self._dual(prim, (a.primal if mine_a else a, b.primal if mine_b else b),
-                                      (a.tangent if mine_a else None, b.tangent if mine_b else None), params)
-        return self.process_general(prim, args, params)
-
-    def _dual(self, prim, primals, tangents, params):
-        """prim on concrete primals (the parent is the bottom trace), and its tangent.
-
-        The rule runs under this trace: its ops see only concrete values (no outer
-        transform is active, since the parent is the bottom trace), so each runs its
-        kernel at once (Primitive.__call__) and no trace switch is needed.
-        """
+        # Fast path: one or two arguments, each this trace's tracer or a constant, concrete
+        # primals, one output, per-argument rules. The rule runs under this trace: its ops see
+        # only concrete values (the parent is the bottom trace, so no outer transform is
+        # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
+        n = len(args)
+        if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
+            return self.process_general(prim, args, params)
+        a = args[0]
+        mine_a = a.__class__ is JVPTracer and a._trace is self
+        if n == 1:
+            if not mine_a:
+                return self.process_general(prim, args, params)
+            primals, tangents = (a.primal,), (a.tangent,)
+        else:
+            b = args[1]
+            mine_b = b.__class__ is JVPTracer and b._trace is self
+            if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
+                    and (mine_b or not isinstance(b, Tracer))):
+                return self.process_general(prim, args, params)
+            primals = (a.primal if mine_a else a, b.primal if mine_b else b)
+            tangents = (a.tangent if mine_a else None, b.tangent if mine_b else None)
         pair = prim.jvp_pair
         if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
             out, t_out = t_pair
