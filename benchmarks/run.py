@@ -27,7 +27,7 @@ from benchmarks.workloads import TITLES, WORKLOADS  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "benchmarks", "results")
-IMPL_ORDER = ("numpy", "numpy f(x)", "fgrad", "fgrad.Tensor", "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
+IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "fgrad", "fgrad.Tensor", "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
 
 # The issue's targets for fgrad (eager), checked against each run.
 TARGETS = {"W1_us_per_op": 2.0, "W2_ratio": 1.08, "W4_ratio": 4.5, "W5_us_per_op": 3.0}
@@ -173,6 +173,15 @@ def _find(cases, workload, impl, nth=0):
     return case, None
 
 
+def _floor(case, unit):
+    """The tape floor's value beside a target (benchmarks/floor.py): the least a tape costs."""
+    r = next((r for r in case["results"] if r["impl"] == "tape floor" and r.get("status") == "ok"), None)
+    if r is None:
+        return None
+    value = r["median_s"] / case["ops"] * 1e6 if unit == "us/op" else r.get("ratio_median")
+    return None if value is None else f"tape floor {value:.2f} {unit}"
+
+
 def targets(cases):
     """The issue's targets, each with the measured value and met / not met / not measured."""
     out = []
@@ -186,7 +195,7 @@ def targets(cases):
     if case is not None:
         v = per_op(case, r)
         out.append(_target("W1", f"fgrad <= {TARGETS['W1_us_per_op']} us/op", v, "us/op",
-                           v is not None and v <= TARGETS["W1_us_per_op"]))
+                           v is not None and v <= TARGETS["W1_us_per_op"], extra=_floor(case, "us/op")))
         # Compared by the same-round ratios to NumPy: a round slowed by another process slows
         # both, where the medians of raw times can each catch different slow rounds.
         _, rt = _find(cases, "W1", "torch")
@@ -206,7 +215,7 @@ def targets(cases):
     if case is not None:
         v = r.get("ratio_median") if r and r.get("status") == "ok" else None
         out.append(_target("W4", f"fgrad hvp <= {TARGETS['W4_ratio']} x f(x)", v, "x",
-                           v is not None and v <= TARGETS["W4_ratio"]))
+                           v is not None and v <= TARGETS["W4_ratio"], extra=_floor(case, "x")))
     case, r = _find(cases, "W5", "fgrad")
     if case is not None:
         v = per_op(case, r)

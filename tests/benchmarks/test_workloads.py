@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks import workloads as wl
+from benchmarks import floor, workloads as wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = [case for key in wl.WORKLOADS for case in wl.make_cases(key, "test")]
@@ -29,6 +29,26 @@ def test_fgrad_matches_numpy_reference(case):
         got = [np.asarray(g) for g in got] if isinstance(got, (list, tuple)) else np.asarray(got)
         err = wl.check_close(got, case.reference_for(impl.name), case.rtol, case.atol)
         assert err is None, f"{case.label} ({impl.name}): {err}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_tape_floor_matches_numpy_reference(case):
+    # The floor row (benchmarks/floor.py) is timed beside fgrad, so it must compute the same thing.
+    (impl,) = floor.floor_impls()
+    run = impl.setup(case)
+    if isinstance(run, str):
+        assert case.workload not in ("W1", "W4", "W5"), run
+        return
+    err = wl.check_close(np.asarray(run()), case.reference, case.rtol, case.atol)
+    assert err is None, f"{case.label} (tape floor): {err}"
+
+
+def test_tape_floor_leaves_no_state_behind():
+    # One grad at a time, but an exception inside must not leave its tape or value kind set.
+    with pytest.raises(ZeroDivisionError):
+        floor.grad(lambda v: floor.m.sin(v) * (1 / 0), np.ones(3))
+    assert not floor._tape and floor._values is floor._ArrayValues
+    np.testing.assert_allclose(floor.grad(lambda v: floor.m.sum(v * v), np.arange(3.0)), [0.0, 2.0, 4.0])
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
