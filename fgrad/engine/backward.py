@@ -206,8 +206,10 @@ def _walk_tape(tape, cts, retain_graph):
         if partials is not None and len(inputs) == 1:  # unary elementwise
             t, d = inputs[0], partials[0]
             gi = g if d is ONE else -g if d is NEG else g * d(node.out, primals[0])
-            p = primals[0]  # None: an unread input already of g's shape and dtype
-            if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+            # A unary elementwise op keeps its input's shape, and g has the output's, so only
+            # the dtype can need fitting. p None: an unread input already of g's dtype.
+            p = primals[0]
+            if p is not None and gi.dtype is not p.dtype:
                 gi = fit_cotangent(gi, p, prim, 0)
             if t.__class__ is Edge:
                 _accumulate(cts, t.node, t.index, gi)
