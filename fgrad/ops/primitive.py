@@ -205,7 +205,7 @@ class new_trace:
         self.cls, self.transform = cls, transform
 
     def __enter__(self):
-        self.prev = current_trace()
+        self.prev = _state.trace
         self.trace = self.cls(self.prev, self.transform)
         _state.trace = self.trace
         return self.trace

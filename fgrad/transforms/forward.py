@@ -142,8 +142,11 @@ class JVPTrace(Trace):
 
 
 def _check_tangents(primals, tangents, transform):
-    if all(p.__class__ is np.ndarray and p.dtype.kind == "f" and t.__class__ is np.ndarray
-           and t.shape == p.shape and t.dtype == p.dtype for p, t in zip(primals, tangents)):
+    for p, t in zip(primals, tangents):
+        if not (p.__class__ is np.ndarray and p.dtype.kind == "f" and t.__class__ is np.ndarray
+                and t.shape == p.shape and t.dtype == p.dtype):
+            break
+    else:
         return list(primals), list(tangents), None  # the common case: float arrays, matching tangents
     p_leaves, p_tree = trees.flatten(primals)
     labels = trees.leaf_labels(p_tree, "primals")
@@ -168,7 +171,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
     p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), transform)
     with new_trace(JVPTrace, transform) as trace:
         ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
-        if any(isinstance(p, Tracer) for p in p_leaves):
+        if p_tree is not None and any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
             trace.direct = False
         result = fun(*trees.unflatten_args(p_tree, ins))
     out, aux = trees.split_aux(result, has_aux, transform)

@@ -176,10 +176,13 @@ def trace_inputs(trace, leaves, labels, transform):
 
 def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
     """Cotangents of `in_tracers` given cotangents `cts` of the output leaves `outs`."""
-    roots = [(o.node, o.index, ct) for o, ct in zip(outs, cts)
-             if ct is not None and isinstance(o, VJPTracer) and o._trace is trace]
+    roots = []
+    for o, ct in zip(outs, cts):
+        if ct is not None and isinstance(o, VJPTracer) and o._trace is trace:
+            e = o.edge  # its node, or an Edge to an output of a multiple-result node
+            roots.append((e.node, e.index, ct) if e.__class__ is Edge else (e, 0, ct))
     leaves = backward(roots, retain_graph=retain_graph, tape=tape) if roots else {}
-    return [leaves.get(t.node) for t in in_tracers]
+    return [leaves.get(t.edge) for t in in_tracers]  # (an input's edge is its Leaf)
 
 
 def vjp(fun, *primals, has_aux=False):

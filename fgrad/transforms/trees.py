@@ -48,7 +48,10 @@ def flatten_out(out):
     is flattened without optree; unflatten_out undoes either."""
     if _is_leaf(out):
         return [out], _ONE
-    if out.__class__ is tuple and all(_is_leaf(o) for o in out):
+    if out.__class__ is tuple:
+        for o in out:
+            if not _is_leaf(o):
+                return flatten(out)
         return list(out), _TUPLE
     return flatten(out)
 
