@@ -205,8 +205,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     notes = benv.pin_threads()      # before JAX is imported anywhere
-    from . import peers
-    from . import floor
+    from . import floor, peers
     from . import workloads as wl
     for module in sorted(set(peers.PEER_MODULES.values())) + ["fgrad", "fgrad.numpy"]:
         peers.import_status(module)     # every library is loaded before anything is timed

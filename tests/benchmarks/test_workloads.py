@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks import floor, workloads as wl
+from benchmarks import floor
+from benchmarks import workloads as wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = [case for key in wl.WORKLOADS for case in wl.make_cases(key, "test")]
