@@ -78,9 +78,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             continue
         with enable_grad() if create_graph else no_grad():
             g = _leaf_grad(tensor, g)
-            g = g if isinstance(g, Tensor) else Tensor._wrap(g, None, 0)
             if not create_graph:
-                g = g.detach()
+                # A .grad owns its array: the engine passes a cotangent through an add unchanged,
+                # so two leaves (and the user's grad_tensors) could otherwise share one array.
+                g = Tensor._wrap((g.primal if isinstance(g, Tensor) else g).copy(), None, 0)
+            elif not isinstance(g, Tensor):
+                g = Tensor._wrap(g, None, 0)
             tensor.grad = g if tensor.grad is None else tensor.grad + g
         for hook in list(tensor._post_acc_hooks or ()):
             hook(tensor)

@@ -39,10 +39,16 @@ class _GradModeContext:
         return False
 
     def __call__(self, fn):
+        mode = self.mode
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with type(self)() if not isinstance(self, set_grad_enabled) else set_grad_enabled(self.mode):
+            prev = is_grad_enabled()
+            _set(mode)
+            try:
                 return fn(*args, **kwargs)
+            finally:
+                _set(prev)
         return wrapper
 
 
@@ -59,7 +65,8 @@ class enable_grad(_GradModeContext):
 
 
 class set_grad_enabled(_GradModeContext):
-    """`set_grad_enabled(False)` switches recording off now (and back on leaving a `with`)."""
+    """`set_grad_enabled(False)` switches recording off now (and back on leaving a `with`).
+    As a decorator it switches nothing until the function runs, and restores the mode after."""
 
     def __init__(self, mode):
         self.mode = bool(mode)
@@ -68,3 +75,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __enter__(self):
         return self
+
+    def __call__(self, fn):
+        _set(self.prev)  # `@set_grad_enabled(m)` ran __init__: undo that, the wrapper sets m per call
+        return _GradModeContext.__call__(self, fn)

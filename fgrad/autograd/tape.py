@@ -113,7 +113,7 @@ class NodeMeta:
         if self.packed is not None:
             for pos, (packed, unpack) in self.packed.items():
                 value = unpack(packed)
-                primals[pos] = value.primal if isinstance(value, Tensor) and not create_graph else value
+                primals[pos] = value.primal if isinstance(value, Tensor) else value  # (create_graph rewraps inputs below)
         out = node.out
         if create_graph:
             for i, t in enumerate(node.inputs):

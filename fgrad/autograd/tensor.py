@@ -450,13 +450,13 @@ class Tensor(Tracer):
 
     def fill_(self, value):
         if isinstance(value, Tensor) and value._requires_grad:
-            return self._inplace(fnp.broadcast_to(value, self.shape) + self * 0, "fill_")
+            return self._inplace(fnp.copy(fnp.broadcast_to(value, self.shape)), "fill_")
         with no_grad():
             return self._inplace(concrete(value), "fill_")
 
     def copy_(self, src):
         if isinstance(src, Tensor) and src._requires_grad:
-            return self._inplace(fnp.broadcast_to(src, self.shape) + self * 0, "copy_")
+            return self._inplace(fnp.copy(fnp.broadcast_to(src, self.shape)), "copy_")
         with no_grad():
             return self._inplace(src.primal if isinstance(src, Tensor) else src, "copy_")
 

@@ -131,10 +131,12 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
             leaves[node] = g
             continue
         grads = rules = None
+        by_meta = False
         if g is not None:
             t0 = profiler.clock() if profiler is not None else None
             meta = node.meta
-            if meta is not None and (create_graph or not meta.plain(node)):
+            by_meta = meta is not None and (create_graph or not meta.plain(node))
+            if by_meta:
                 grads = meta.apply(node, g, retain_graph, create_graph)  # hooks, packing, anomaly, double backward
             else:
                 primals, out, params = node.primals, node.out, node.params
@@ -178,7 +180,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 deps[parent] = left
                 if left == 0:
                     push(parent)
-        if not retain_graph and (rules is not None or g is not None and node.meta is None):
+        if not retain_graph and g is not None and not by_meta:
             node.primals = node.out = None  # residuals released (meta.apply releases its own)
     if tape is not None:
         leaves.update(cts)  # what is left are the cotangents of the leaves

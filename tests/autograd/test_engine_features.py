@@ -330,3 +330,57 @@ def test_profiler_table():
     assert events["MmBackward0"].cpu_time_total > 0
     table = prof.key_averages().table(sort_by="cpu_time_total")
     assert "TanhBackward0" in table and "Calls" in table
+
+
+def test_second_backward_through_a_rule_based_node_raises():
+    # concatenate is not an elementwise node: its residuals must be released all the same.
+    x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = fnp.concatenate([x, x])
+    y.backward(np.ones(6))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward(np.ones(6))
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_grads_own_their_arrays():
+    # add passes its cotangent through unchanged: the two .grad must still not share it,
+    # nor share the user's gradient array.
+    a = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = fgrad.tensor([3.0, 4.0], requires_grad=True)
+    gradient = np.array([1.0, 1.0])
+    (a + b).backward(gradient)
+    a.grad.mul_(0.5)
+    np.testing.assert_allclose(a.grad.numpy(), [0.5, 0.5])
+    np.testing.assert_allclose(b.grad.numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(gradient, [1.0, 1.0])
+
+
+def test_saved_tensors_hooks_with_create_graph():
+    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    with autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        z = (x * x * x).sum()
+    (g,) = autograd.grad(z, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [3.0, 12.0])
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 12.0])
+
+
+def test_set_grad_enabled_as_decorator_switches_only_inside():
+    assert autograd.is_grad_enabled()
+
+    @autograd.set_grad_enabled(False)
+    def inside():
+        return autograd.is_grad_enabled()
+    assert autograd.is_grad_enabled()  # decorating switched nothing
+    assert inside() is False
+    assert autograd.is_grad_enabled()  # and the call restored the mode
+
+
+@pytest.mark.parametrize("method", ["copy_", "fill_"])
+def test_copy_and_fill_from_a_tracked_source_ignore_the_old_values(method):
+    target = fgrad.tensor([np.inf, np.nan])
+    src = fgrad.tensor([1.0, 2.0] if method == "copy_" else 2.0, requires_grad=True)
+    getattr(target, method)(src)
+    np.testing.assert_allclose(target.detach().numpy(), [1.0, 2.0] if method == "copy_" else [2.0, 2.0])
+    (target * 3).sum().backward()
+    np.testing.assert_allclose(src.grad.numpy(), [3.0, 3.0] if method == "copy_" else 6.0)
