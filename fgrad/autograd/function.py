@@ -10,6 +10,7 @@ import numpy as np
 
 from ..ir.node import Node
 from ..ir.value import Tracer, concrete
+from ..ops.broadcasting import materialize
 from ..ops.primitive import EVAL, Primitive, current_trace
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, new_meta
@@ -72,7 +73,8 @@ class Function:
         prim = cls.__dict__.get("_fgrad_prim")
         if prim is None:
             prim = Primitive(cls.__name__, None, multiple_results=True, register=False)
-            prim.defvjp_all(lambda g, ans, primals, needs, ctx: _call_backward(cls, ctx, g, primals))
+            prim.defvjp_all(lambda g, ans, primals, needs, ctx: _call_backward(
+                cls, ctx, materialize(g, ans) if ctx.materialize_grads else g, primals))
             cls._fgrad_prim = prim
         return prim
 

@@ -13,7 +13,7 @@ is current when backward is called, so an outer transform traces the backward pa
 itself; that is what makes grad-of-grad work.
 """
 from ..ir.node import Edge
-from ..ops.broadcasting import add, fit_cotangent, zeros_like_value
+from ..ops.broadcasting import add, fit_cotangent
 from ..ops.elementwise import NEG, ONE
 from .queue import ReadyQueue
 
@@ -56,10 +56,16 @@ def _accumulate(cts, node, index, g):
 
 
 def apply_rule(node, g, primals, out):
-    """The cotangents of `node`'s inputs (None for those without gradient or with a zero one)."""
+    """The cotangents of `node`'s inputs (None for those without gradient or with a zero one).
+
+    Note [symbolic zero outputs]: a multiple-result rule gets None for each output nothing
+    used, not zeros: a rule need not compute through an output no one reads (eigvalsh's
+    eigenvector term is 0 * inf where eigenvalues repeat). Rules that need arrays fill
+    zeros with `materialize`.
+    """
     prim, inputs, params = node.prim, node.inputs, node.params
     if prim.multiple_results:
-        g = tuple(zeros_like_value(o) if c is None else c for o, c in zip(out, g))
+        g = tuple(g)
     if prim.vjp_all is not None:
         grads = prim.vjp_all(g, out, primals, tuple(t is not None for t in inputs), **params)
     else:

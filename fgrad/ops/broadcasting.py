@@ -12,7 +12,7 @@ from .elementwise import add, convert  # noqa: F401  (add is the engine's accumu
 from . import reductions  # (a module: reductions imports shape, which imports this module)
 from .shape import reshape
 
-__all__ = ["unbroadcast", "fit_cotangent", "zeros_like_value", "add"]
+__all__ = ["unbroadcast", "fit_cotangent", "zeros_like_value", "materialize", "add"]
 
 
 def unbroadcast(g, shape):
@@ -33,11 +33,14 @@ def fit_cotangent(g, primal, prim=None, argnum=None):
     shape = primal.shape
     if g.shape != shape:
         try:
-            g = unbroadcast(g, shape)
+            fitted = unbroadcast(g, shape)
         except (ValueError, IndexError):
+            fitted = None
+        if fitted is None or fitted.shape != tuple(shape):
             where = f" for argument {argnum} of {prim.name}" if prim is not None else ""
             raise ValueError(f"fgrad: a vjp rule{where} returned a cotangent of shape {g.shape}, "
-                             f"which does not broadcast to the primal's shape {shape}") from None
+                             f"which does not broadcast to the primal's shape {shape}")
+        g = fitted
     if g.dtype != primal.dtype:
         g = convert(g, dtype=primal.dtype)
     return g
@@ -50,3 +53,10 @@ def zeros_like_value(value):
     if isinstance(c, (float, np.generic)):
         return np.asarray(c).dtype.type(0)
     return array_module(c).zeros(np.shape(c), dtype=getattr(c, "dtype", np.float64))
+
+
+def materialize(cts, outs):
+    """The cotangents of a multiple-result primitive's outputs `outs`, symbolic zeros (None)
+    made concrete zeros, for rules that need arrays (users' bwd, Function.backward). The
+    engine hands those rules None for an output nothing used (Note [symbolic zero outputs])."""
+    return tuple(zeros_like_value(o) if c is None else c for o, c in zip(outs, cts))

@@ -16,6 +16,7 @@ from .primitive import Primitive
 __all__ = ["einsum", "normalize", "from_sublists"]
 
 LETTERS = string.ascii_letters
+_SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # NumPy's: 0 is 'A', 26 is 'a'
 
 
 def _error(subscripts, message):
@@ -25,7 +26,7 @@ def _error(subscripts, message):
 def from_sublists(args):
     """NumPy's interleaved form einsum(op0, sublist0, op1, sublist1, ..., [sublistout])."""
     def text(sublist):
-        return "".join("..." if s is Ellipsis else LETTERS[s] for s in sublist)
+        return "".join("..." if s is Ellipsis else _SUBLIST_LETTERS[s] for s in sublist)
     operands, terms = list(args[0::2]), [text(s) for s in args[1::2]]
     out = None
     if len(args) % 2:
@@ -91,13 +92,17 @@ def _operand_cotangent(g, operands, i, subscripts):
     """The cotangent of operand i: einsum of g and the other operands into operand i's subscripts.
 
     A letter repeated within operand i (a diagonal) gets a fresh letter tied to the first
-    by an identity matrix; a letter only operand i has was summed away, so a vector of
-    ones broadcasts the cotangent along it. Size-1 dimensions that broadcast come back
-    at full size and are summed by the central unbroadcast (ops/broadcasting.py).
+    by an identity matrix; a letter no other term has at operand i's size (summed away, or
+    of size 1 elsewhere and broadcast) gets a vector of ones, which broadcasts the
+    cotangent along it. Size-1 dimensions of operand i that broadcast come back at full
+    size and are summed by the central unbroadcast (ops/broadcasting.py).
     """
     inputs, out = _split(subscripts)
     term = inputs[i]
-    others = "".join(out) + "".join(t for j, t in enumerate(inputs) if j != i)
+    sizes = {}  # letter -> its largest size in the other terms (g and the other operands)
+    for t, o in [(out, g)] + [(t, o) for j, (t, o) in enumerate(zip(inputs, operands)) if j != i]:
+        for c, n in zip(t, o.shape):
+            sizes[c] = max(sizes.get(c, 1), n)
     fresh = (c for c in LETTERS if c not in subscripts)
     xp = array_module(concrete(g))
     target, extra_terms, extra_ops = [], [], []
@@ -109,7 +114,7 @@ def _operand_cotangent(g, operands, i, subscripts):
             extra_ops.append(xp.eye(size, dtype=g.dtype))
         else:
             target.append(c)
-            if c not in others:
+            if c not in sizes or sizes[c] < size:
                 extra_terms.append(c)
                 extra_ops.append(xp.ones(size, dtype=g.dtype))
     rest = [o for j, o in enumerate(operands) if j != i]

@@ -151,7 +151,7 @@ det = Primitive("det", lambda a: array_module(a).linalg.det(a)).defvjp(
 
 # slogdet -> (sign, logabsdet); the sign is locally constant, so only logabsdet carries derivatives.
 slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)), multiple_results=True).defvjp(
-    lambda g, ans, a: _matrices(g[1]) * _mT(inv(a))).defjvp_full(
+    lambda g, ans, a: None if g[1] is None else _matrices(g[1]) * _mT(inv(a))).defjvp_full(
     lambda primals, tangents, ans: (None, _trace(solve(primals[0], tangents[0]))))
 
 

@@ -29,6 +29,9 @@ def vjp_from_jvp(prim):
     def vjp_all(g, ans, primals, needs, **params):
         from ..transforms.reverse import vjp  # ops never import transforms at module import
         wanted = [i for i, need in enumerate(needs) if need]
+        # Only the outputs with a cotangent (Note [symbolic zero outputs] in engine/backward.py):
+        # the others' tangents are never transposed.
+        live = [k for k, c in enumerate(g) if c is not None] if prim.multiple_results else None
 
         def tangent_map(*ts):
             tangents = [None] * len(primals)
@@ -36,11 +39,11 @@ def vjp_from_jvp(prim):
                 tangents[i] = t
             out = jvp_full(tuple(primals), tuple(tangents), ans, **params)
             if prim.multiple_results:
-                return tuple(_fit(t, a) for t, a in zip(out, ans))
+                return tuple(_fit(out[k], ans[k]) for k in live)
             return _fit(out, ans)
 
         _, f_vjp = vjp(tangent_map, *[zeros_like_value(primals[i]) for i in wanted])
-        cts = f_vjp(tuple(g) if prim.multiple_results else g)
+        cts = f_vjp(tuple(g[k] for k in live) if prim.multiple_results else g)
         result = [None] * len(primals)
         for i, ct in zip(wanted, cts):
             result[i] = ct

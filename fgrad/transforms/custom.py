@@ -12,7 +12,7 @@ import functools
 
 from ..ir.node import Node, edge_of
 from ..ir.value import Tracer
-from ..ops.broadcasting import zeros_like_value
+from ..ops.broadcasting import materialize, zeros_like_value
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from . import trees
 from .forward import JVPTracer
@@ -125,7 +125,7 @@ class custom_vjp(_CustomBase):
         return leaves
 
     def _vjp_rule(self, g, ans, primals, needs, **params):
-        leaves = self._bwd_leaves(params, list(g))
+        leaves = self._bwd_leaves(params, list(materialize(g, ans)))
         return tuple(c if need else None for c, need in zip(leaves, needs))
 
     def _jvp_rule(self, primals, tangents, ans, **params):
@@ -191,7 +191,7 @@ class custom_jvp(_CustomBase):
         zeros = [zeros_like_value(p) for p in primals]
         tangent_map = lambda *ts: tuple(trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
         _, pull = vjp(tangent_map, *zeros)
-        return tuple(c if need else None for c, need in zip(pull(tuple(g)), needs))
+        return tuple(c if need else None for c, need in zip(pull(materialize(g, ans)), needs))
 
     def _check_defined(self):
         if self.jvp is None:

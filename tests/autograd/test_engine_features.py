@@ -384,3 +384,27 @@ def test_copy_and_fill_from_a_tracked_source_ignore_the_old_values(method):
     np.testing.assert_allclose(target.detach().numpy(), [1.0, 2.0] if method == "copy_" else [2.0, 2.0])
     (target * 3).sum().backward()
     np.testing.assert_allclose(src.grad.numpy(), [3.0, 3.0] if method == "copy_" else 6.0)
+
+
+@pytest.mark.parametrize("materialize", [True, False])
+def test_function_backward_gets_none_for_unused_outputs_unless_materialized(materialize):
+    seen = []
+
+    class Split(autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            return x * 2.0, x * 3.0
+
+        @staticmethod
+        def backward(ctx, g2, g3):
+            seen.append(g3)
+            return g2 * 2.0 + (0.0 if g3 is None else g3 * 3.0)
+
+    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    Split.apply(x)[0].sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    if materialize:
+        np.testing.assert_allclose(seen[0].numpy(), [0.0, 0.0])
+    else:
+        assert seen[0] is None

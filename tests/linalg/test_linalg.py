@@ -140,3 +140,42 @@ def test_value_gradient_and_hessian_match_jax(name):
     hessian = fgrad.jacfwd(fgrad.grad(f))(W)  # forward over reverse
     np.testing.assert_allclose(hessian, hess, rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(fgrad.jacrev(fgrad.grad(f))(W), hessian, rtol=1e-8, atol=1e-10)
+
+
+# ---- derivatives at the edges: symbolic zero outputs, broadcast einsum labels ---------------
+@pytest.mark.parametrize("f", [
+    lambda a: fnp.sum(fnp.linalg.eigvalsh(a)),
+    lambda a: fnp.sum(fnp.linalg.eigh(a)[0]),
+    lambda a: fnp.sum(fnp.linalg.svd(a)[1]),
+])
+def test_spectrum_gradient_at_repeated_values_is_finite(f):
+    # Only the eigen/singular values are used: the vectors' term (0 * inf where values
+    # repeat) must not be computed into the gradient. d sum(w) / dA = I here.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = fgrad.grad(f)(np.eye(3))
+    np.testing.assert_allclose(g, np.eye(3), atol=1e-12)
+
+
+def test_slogdet_sign_alone_has_zero_gradient():
+    g = fgrad.grad(lambda a: fnp.linalg.slogdet(a)[0] + fnp.sum(a))(A)
+    np.testing.assert_allclose(g, np.ones((3, 3)))
+
+
+def test_einsum_gradient_where_a_label_broadcasts_from_size_one():
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([2.0])
+    np.testing.assert_allclose(fgrad.grad(lambda a: fnp.einsum("i,i->", a, b))(a), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(fgrad.grad(lambda b: fnp.einsum("i,i->", a, b))(b), [6.0])
+    M = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(fgrad.grad(lambda M: fnp.einsum("ij,j->", M, b))(M), np.full((2, 3), 2.0))
+
+
+def test_einsum_sublists_number_labels_as_numpy():
+    x = np.arange(6.0).reshape(2, 3)
+    assert fnp.einsum(x, [30, 0]).shape == np.einsum(x, [30, 0]).shape == (3, 2)
+    np.testing.assert_allclose(fnp.einsum(x, [0, 1], x, [2, 1], [0, 2]), np.einsum(x, [0, 1], x, [2, 1], [0, 2]))
+
+
+def test_a_cotangent_that_cannot_fit_its_primal_is_an_error():
+    from fgrad.ops.broadcasting import fit_cotangent
+    with pytest.raises(ValueError, match=r"cotangent of shape \(1,\).*primal's shape \(3,\)"):
+        fit_cotangent(np.ones(1), np.ones(3))
