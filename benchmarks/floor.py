@@ -83,38 +83,21 @@ class _MatrixVJP:
         return _values.vecmat(g, self.matrix)
 
 
+def _unary(name):
+    """The op `name` on a Var: the hand-written NumPy's forward and local derivative
+    (workloads._LOCAL, the same statements the baseline runs), recorded on the tape. It
+    reads the module's `_values` when called, so it runs on arrays and on dual numbers."""
+    body = "".join(f"    {stmt}\n" for stmt in wl._LOCAL[name] if stmt is not None)
+    exec(compile(f"def {name}(v):\n    x, m = v.value, _values\n{body}    return _node(x, v, d)\n",
+                 f"<tape floor {name}>", "exec"), globals(), scope := {})
+    return staticmethod(scope[name])
+
+
 class _Namespace:
-    """The functions of the W1, W4 and W5 programs, on Vars whose values live in `values`."""
+    """The functions of the W1, W4 and W5 programs, on Vars whose values live in `_values`."""
 
-    @staticmethod
-    def sin(x):
-        return _node(_values.sin(x.value), x, _values.cos(x.value))
-
-    @staticmethod
-    def cos(x):
-        return _node(_values.cos(x.value), x, -_values.sin(x.value))
-
-    @staticmethod
-    def tanh(x):
-        t = _values.tanh(x.value)
-        return _node(t, x, 1.0 - t * t)
-
-    @staticmethod
-    def exp(x):
-        e = _values.exp(x.value)
-        return _node(e, x, e)
-
-    @staticmethod
-    def log(x):
-        return _node(_values.log(x.value), x, 1.0 / x.value)
-
-    @staticmethod
-    def arcsin(x):
-        return _node(_values.arcsin(x.value), x, 1.0 / _values.sqrt(1.0 - x.value * x.value))
-
-    @staticmethod
-    def arctanh(x):
-        return _node(_values.arctanh(x.value), x, 1.0 / (1.0 - x.value * x.value))
+    sin, cos, tanh, exp, log, arcsin, arctanh = (
+        _unary(name) for name in ("sin", "cos", "tanh", "exp", "log", "arcsin", "arctanh"))
 
     @staticmethod
     def sum(x):

@@ -110,10 +110,7 @@ def _call_backward(cls, ctx, g, primals):
     tensor_mode = any(isinstance(x, Tensor) for x in g)
     grads = cls.backward(ctx, *[x if isinstance(x, Tensor) or not hasattr(x, "shape") or isinstance(x, Tracer)
                                 else Tensor._wrap(x, None, 0) for x in g])
-    grads = grads if isinstance(grads, tuple) else (grads,)
-    if len(grads) != len(primals):
-        raise RuntimeError(f"function {name} returned an incorrect number of gradients (expected {len(primals)}, "
-                           f"got {len(grads)})")
+    grads = _as_gradients(cls, grads, len(primals))
     out = []
     for i, (gi, p) in enumerate(zip(grads, primals)):
         if gi is None:
@@ -125,6 +122,15 @@ def _call_backward(cls, ctx, g, primals):
                                f"{list(np.shape(concrete(p)))}")
         out.append(gi if tensor_mode or not isinstance(gi, Tensor) else gi.primal)
     return tuple(out)
+
+
+def _as_gradients(cls, grads, n_inputs):
+    """backward's result as a tuple, one gradient per input of forward (PyTorch's count check)."""
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    if len(grads) != n_inputs:
+        raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                           f"(expected {n_inputs}, got {len(grads)})")
+    return grads
 
 
 def _as_custom_vjp(cls):
@@ -150,11 +156,7 @@ def _as_custom_vjp(cls):
     def bwd(res, g):
         ctx, args = res
         gs = g if isinstance(g, tuple) else (g,)
-        grads = cls.backward(ctx, *[_tensor_view(x) for x in gs])
-        grads = grads if isinstance(grads, tuple) else (grads,)
-        if len(grads) != len(args):
-            raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
-                               f"(expected {len(args)}, got {len(grads)})")
+        grads = _as_gradients(cls, cls.backward(ctx, *[_tensor_view(x) for x in gs]), len(args))
         return tuple(np.zeros_like(concrete(a)) if x is None else _raw(x) for x, a in zip(grads, args))
 
     custom = custom_vjp(fun)

@@ -66,25 +66,49 @@ def _leaf_grad(tensor, g):
     return g
 
 
+def _check_differentiable(inputs, where):
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor) or not t.requires_grad:
+            raise RuntimeError(f"{where}: input {i} does not require grad (only tensors with requires_grad=True "
+                               f"can be differentiated with respect to)")
+
+
+def _accumulate_grad(tensor, g, create_graph):
+    """tensor.grad += g (as a fresh tensor the first time)."""
+    if not create_graph:
+        # A .grad owns its array: the engine passes a cotangent through an add unchanged,
+        # so two leaves (and the user's grad_tensors) could otherwise share one array.
+        g = Tensor._wrap((g.primal if isinstance(g, Tensor) else g).copy(), None, 0)
+    elif not isinstance(g, Tensor):
+        g = Tensor._wrap(g, None, 0)
+    tensor.grad = g if tensor.grad is None else tensor.grad + g
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Compute d(tensors)/d(leaves) and accumulate it into each leaf's .grad."""
+    """Compute d(tensors)/d(leaves) and accumulate it into each leaf's .grad; with `inputs`,
+    only into theirs (non-leaf tensors included, as in PyTorch)."""
     tensors = _as_tuple(tensors)
     roots = _roots(tensors, grad_tensors, create_graph, "backward")
-    wanted = None if inputs is None else {id(t) for t in _as_tuple(inputs)}
-    leaves = _run(roots, retain_graph, create_graph)
+    wanted = capture = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        _check_differentiable(inputs, "backward(inputs=...)")
+        wanted = {id(t) for t in inputs}
+        capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None} or None
+    leaves = _run(roots, retain_graph, create_graph, capture)
+    for t in inputs if capture is not None else ():
+        if t.grad_fn is not None:
+            g = capture.get(t.grad_fn)
+            g = g[t.index] if isinstance(g, list) else g
+            if g is not None:
+                with enable_grad() if create_graph else no_grad():
+                    _accumulate_grad(t, g, create_graph)
     for acc, g in leaves.items():
         tensor = acc.variable()
         if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
             continue
         with enable_grad() if create_graph else no_grad():
-            g = _leaf_grad(tensor, g)
-            if not create_graph:
-                # A .grad owns its array: the engine passes a cotangent through an add unchanged,
-                # so two leaves (and the user's grad_tensors) could otherwise share one array.
-                g = Tensor._wrap((g.primal if isinstance(g, Tensor) else g).copy(), None, 0)
-            elif not isinstance(g, Tensor):
-                g = Tensor._wrap(g, None, 0)
-            tensor.grad = g if tensor.grad is None else tensor.grad + g
+            _accumulate_grad(tensor, _leaf_grad(tensor, g), create_graph)
         for hook in list(tensor._post_acc_hooks or ()):
             hook(tensor)
         if acc.hooks is not None:
@@ -96,10 +120,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          materialize_grads=False):
     """The gradients of `outputs` with respect to `inputs` (a tuple, one per input)."""
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor) or not t.requires_grad:
-            raise RuntimeError(f"grad: input {i} does not require grad (only tensors with requires_grad=True "
-                               f"can be differentiated with respect to)")
+    _check_differentiable(inputs, "grad")
     allow_unused = materialize_grads if allow_unused is None else allow_unused
     roots = _roots(outputs, grad_outputs, create_graph, "grad")
     capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None}

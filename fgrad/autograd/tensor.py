@@ -368,11 +368,12 @@ class Tensor(Tracer):
         return -self
 
     def sigmoid(self):
-        from ..scipy.special import expit
-        return expit(self)
+        from ..nn.functional import sigmoid
+        return sigmoid(self)
 
     def relu(self):
-        return fnp.where(self > 0, self, 0.0)
+        from ..nn.functional import relu
+        return relu(self)
 
     def softmax(self, dim):
         from ..nn.functional import softmax

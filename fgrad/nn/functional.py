@@ -26,14 +26,13 @@ def linear(input, weight, bias=None):
 
 
 def log_softmax(x, dim=-1):
-    shift = fnp.max(x, axis=dim, keepdims=True)
-    from ..ops.stop_gradient import stop_gradient
-    z = x - stop_gradient(shift)
-    return z - fnp.log(fnp.sum(fnp.exp(z), axis=dim, keepdims=True))
+    from ..scipy.special import log_softmax
+    return log_softmax(x, axis=dim)
 
 
 def softmax(x, dim=-1):
-    return fnp.exp(log_softmax(x, dim))
+    from ..scipy.special import softmax
+    return softmax(x, axis=dim)
 
 
 def _reduce(loss, reduction, where):
@@ -47,8 +46,9 @@ def _reduce(loss, reduction, where):
 
 
 def mse_loss(input, target, reduction="mean"):
-    if tuple(input.shape) != tuple(np.shape(target) if not hasattr(target, "shape") else target.shape):
-        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ")
+    target_shape = tuple(np.shape(target) if not hasattr(target, "shape") else target.shape)
+    if tuple(input.shape) != target_shape:
+        raise ValueError(f"mse_loss: input shape {tuple(input.shape)} and target shape {target_shape} differ")
     d = input - target
     return _reduce(d * d, reduction, "mse_loss")
 

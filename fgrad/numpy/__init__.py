@@ -9,7 +9,6 @@ from . import bridge as _bridge  # noqa: F401  (NumPy's __array_ufunc__/__array_
 from . import methods as _methods  # noqa: F401  (attaches operators to traced values)
 from . import linalg
 from ._core import *  # noqa: F401,F403
-from ._core import abs, all, any, max, min, round, sum  # noqa: F401  (names `*` skips as builtins)
 from .linalg import dot, einsum, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
 
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma

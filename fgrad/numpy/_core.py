@@ -8,6 +8,7 @@ ops, so they differentiate to any order without rules of their own.
 import builtins
 
 import math
+import types
 
 import numpy as np
 
@@ -665,5 +666,5 @@ def copy(a):
 
 # The NumPy-facing names (not the modules and helpers this file imports).
 __all__ = [name for name, value in list(globals().items())
-           if not name.startswith("_") and name not in {"builtins", "np", "array_module", "Tracer", "concrete",
-                                                        "ew", "ix", "rd", "sh", "normalize_axis"}]
+           if not name.startswith("_") and not isinstance(value, types.ModuleType)
+           and name not in {"array_module", "Tracer", "concrete", "normalize_axis"}]

@@ -13,7 +13,9 @@ _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 def _table():
     """qualified NumPy/SciPy name -> fgrad function (built once, on first use).
 
-    A name is covered when fgrad's module has it and the library's module has it too.
+    A name is covered when fgrad's module has it and the library's module has it too. Of
+    SciPy, only ufuncs: its Python-level functions (logsumexp, softmax) convert their
+    arguments with np.asarray and never reach fgrad, so fgrad.scipy.special has to be called.
     """
     import numpy as np
     import scipy.special
@@ -26,7 +28,8 @@ def _table():
         for name in dir(ours):
             fn = getattr(ours, name)
             if not name.startswith("_") and hasattr(theirs, name) and callable(fn) and not isinstance(fn, type) \
-                    and getattr(theirs, name) is not fn:
+                    and getattr(theirs, name) is not fn \
+                    and (theirs is not scipy.special or isinstance(getattr(theirs, name), np.ufunc)):
                 table[prefix + name] = fn
     return table
 
@@ -67,34 +70,33 @@ def _ufunc_name(ufunc):
     return ufunc.__name__
 
 
+def _for_ufunc(ufunc):
+    """fgrad's function for `ufunc` (looked up once), or a TypeError naming the ufunc."""
+    fn = _BY_UFUNC.get(ufunc)
+    if fn is None:
+        fn = _lookup(_ufunc_name(ufunc))
+        if fn is None:
+            raise _unsupported(f"the ufunc {_ufunc_name(ufunc)}")
+        _BY_UFUNC[ufunc] = fn
+    return fn
+
+
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     if method == "__call__" and not kwargs:  # the common case: ndarray (op) traced value
-        fn = _BY_UFUNC.get(ufunc)
-        if fn is None:
-            fn = _lookup(_ufunc_name(ufunc))
-            if fn is None:
-                raise _unsupported(f"the ufunc {_ufunc_name(ufunc)}")
-            _BY_UFUNC[ufunc] = fn
-        return fn(*inputs)
+        return _for_ufunc(ufunc)(*inputs)
     if kwargs.get("out") is not None:
         raise TypeError(f"fgrad: numpy.{ufunc.__name__}(..., out=...) cannot write into a traced value")
     if method == "__call__":
         if kwargs.pop("where", True) is not True or kwargs.pop("dtype", None) is not None:
             raise _unsupported(f"numpy.{ufunc.__name__} with where= or dtype=")
         kwargs.pop("out", None)
-        fn = _lookup(_ufunc_name(ufunc))
-        if fn is None:
-            raise _unsupported(f"the ufunc {_ufunc_name(ufunc)}")
-        return fn(*inputs, **kwargs)
+        return _for_ufunc(ufunc)(*inputs, **kwargs)
     table = _REDUCE if method == "reduce" else _ACCUMULATE if method == "accumulate" else {}
     name = table.get(ufunc.__name__)
     if name is None:
         raise _unsupported(f"numpy.{ufunc.__name__}.{method}")
     kwargs.pop("out", None)
-    if method == "reduce" and "axis" not in kwargs:
-        kwargs["axis"] = 0
-    if method == "accumulate" and "axis" not in kwargs:
-        kwargs["axis"] = 0
+    kwargs.setdefault("axis", 0)  # NumPy's default for ufunc.reduce and .accumulate
     return _lookup(f"numpy.{name}")(*inputs, **kwargs)
 
 

@@ -116,9 +116,12 @@ def _matrix(fn, a, square=True):
                           f"array must be at least two-dimensional")
     if square and shape[-1] != shape[-2]:
         raise LinAlgError(f"fgrad.numpy.linalg.{fn}: last 2 dimensions of the array must be square, got shape {shape}")
-    if not np.issubdtype(a.dtype, np.inexact):
-        a = fnp.astype(a, np.float64)  # as NumPy: integer matrices are decomposed in float64
-    return a
+    return _inexact(a)
+
+
+def _inexact(x):
+    """x, or x in float64 when it is an integer or boolean array (as NumPy's linalg does)."""
+    return x if np.issubdtype(x.dtype, np.inexact) else fnp.astype(x, np.float64)
 
 
 def solve(a, b):
@@ -289,9 +292,7 @@ def _matrix_norm(x, ord, row, col, keepdims):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm: vector norms over one axis, matrix norms over two (NumPy's rules for axis=None)."""
-    x = fnp._as_operand(x)
-    if not np.issubdtype(x.dtype, np.inexact):
-        x = fnp.astype(x, np.float64)
+    x = _inexact(fnp._as_operand(x))
     nd = x.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
@@ -315,9 +316,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """np.linalg.vector_norm (NumPy 2): a vector norm over `axis` (all axes when None), any ndim."""
-    x = fnp._as_operand(x)
-    if not np.issubdtype(x.dtype, np.inexact):
-        x = fnp.astype(x, np.float64)
+    x = _inexact(fnp._as_operand(x))
     axis = tuple(range(x.ndim)) if axis is None else fnp.normalize_axis(axis, x.ndim, "linalg.vector_norm")
     return _vector_norm(x, ord, axis, keepdims)
 

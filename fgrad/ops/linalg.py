@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import concrete
 from .elementwise import where
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 from .reductions import reduce_sum
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
 from .transpose import vjp_from_jvp
@@ -41,7 +41,7 @@ def _matmul_vjp_b(g, ans, a, b):
 matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b)).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
-matmul.saves_output = False
+residuals(matmul, output=False)
 
 
 def _matmul_pair(primals, tangents, params):
@@ -144,6 +144,7 @@ solve = Primitive("solve", _named_kernel("solve", _solve)).defvjp_all(_solve_vjp
 inv = Primitive("inv", _named_kernel("inv", lambda a: array_module(a).linalg.inv(a))).defvjp(
     lambda g, ans, a: -matmul(_mT(ans), matmul(g, _mT(ans)))).defjvp(
     lambda t, ans, a: -matmul(ans, matmul(t, ans)))
+residuals(inv, inputs=False)
 
 det = Primitive("det", lambda a: array_module(a).linalg.det(a)).defvjp(
     lambda g, ans, a: _matrices(g * ans) * _mT(inv(a))).defjvp(

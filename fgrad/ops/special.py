@@ -16,9 +16,9 @@ __all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 
 
-def _special_module(args):
+def _special_module(xp):
     # Imported on first use: scipy.special costs a noticeable import time.
-    if array_module(*args) is np:
+    if xp is np:
         import scipy.special
         return scipy.special
     import cupyx.scipy.special
@@ -26,8 +26,14 @@ def _special_module(args):
 
 
 def _kernel(name):
+    found = {}  # array module -> its special.<name>, looked up on first use
+
     def impl(*args):
-        return getattr(_special_module(args), name)(*args)
+        xp = array_module(*args)
+        fn = found.get(xp)
+        if fn is None:
+            fn = found[xp] = getattr(_special_module(xp), name)
+        return fn(*args)
     impl.__name__ = name
     return impl
 

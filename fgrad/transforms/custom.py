@@ -101,13 +101,16 @@ class custom_vjp(_CustomBase):
         if self.fwd is None:
             raise TypeError(f"custom_vjp function {self.__name__}: no rule defined; call .defvjp(fwd, bwd) first")
 
-    def _forward(self, static, primal_leaves, in_tree):
-        diff = trees.unflatten(in_tree, primal_leaves)
-        result = self.fwd(*_merge_args(static, diff, self.nondiff_argnums))
+    def _forward(self, trace, args, static, leaves, in_tree, primals):
+        """fwd under the parent trace: (its output, and what the rules need of this call)."""
+        diff = trees.unflatten(in_tree, primals)
+        result = run_under(trace.parent, self.fwd, *_merge_args(static, diff, self.nondiff_argnums))
         if not (isinstance(result, tuple) and len(result) == 2):
             raise TypeError(f"custom_vjp {self.__name__}: fwd must return a pair (output, residuals), "
                             f"got {type(result).__name__}")
-        return result
+        out, res = result
+        return out, {"res": res, "static": static, "out_tree": trees.flatten(out)[1], "in_tree": in_tree,
+                     "n_args": len(args) - len(static), "n_leaves": len(leaves)}
 
     def _bwd_leaves(self, params, g_leaves):
         ct_out = trees.unflatten(params["out_tree"], g_leaves)
@@ -138,9 +141,7 @@ class custom_vjp(_CustomBase):
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
-        out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
-        params = {"res": res, "static": static, "out_tree": trees.flatten(out)[1], "in_tree": in_tree,
-                  "n_args": len(args) - len(static), "n_leaves": len(leaves)}
+        out, params = self._forward(trace, args, static, leaves, in_tree, primals)
         return self._record(trace, leaves, mine, primals, out, params)
 
     def process_jvp(self, trace, args):
@@ -150,13 +151,12 @@ class custom_vjp(_CustomBase):
         if not any(mine):
             return self._call_parent(trace, args)
         tangents = [a.tangent if m else None for a, m in zip(leaves, mine)]
-        out, res = run_under(trace.parent, self._forward, static, primals, in_tree)
+        out, params = self._forward(trace, args, static, leaves, in_tree, primals)
         out_leaves, out_tree = trees.flatten(out)
-        params = {"res": res, "static": static, "out_tree": out_tree, "in_tree": in_tree,
-                  "n_args": len(args) - len(static), "n_leaves": len(leaves)}
         if self.jvp_from_residuals is not None:
             ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
-            t_tree = run_under(trace.parent, lambda: self.jvp_from_residuals(res, trees.unflatten(in_tree, ts)))
+            t_tree = run_under(trace.parent, lambda: self.jvp_from_residuals(params["res"],
+                                                                           trees.unflatten(in_tree, ts)))
             t_out = trees.flatten(t_tree)[0]
         else:
             t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))

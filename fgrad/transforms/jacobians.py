@@ -7,6 +7,7 @@ through the recorded tape. Shapes follow JAX: out.shape + in.shape.
 import numpy as np
 
 from ..ir.value import concrete
+from ..ops.broadcasting import zeros_like_value
 from . import trees
 from .forward import jvp_named, linearize_named
 from .reverse import value_and_grad_call, vjp_named
@@ -31,10 +32,6 @@ def _basis(value):
         e = np.zeros(c.shape, dtype=dtype)
         e[idx] = 1
         yield e
-
-
-def _zeros_like(value):
-    return np.zeros_like(np.asarray(concrete(value)))
 
 
 def _stack(pieces, shape):
@@ -86,7 +83,7 @@ def _jacrev(fun, argnums, has_aux, transform):
         for i, o in enumerate(out_leaves):
             cols = [[] for _ in in_leaves]
             for e in _basis(o):
-                cts = [e if j == i else _zeros_like(p) for j, p in enumerate(out_leaves)]
+                cts = [e if j == i else zeros_like_value(p) for j, p in enumerate(out_leaves)]
                 for k, g in enumerate(trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]):
                     cols[k].append(g)
             blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x))) for k, x in enumerate(in_leaves)])
@@ -105,7 +102,7 @@ def _jacfwd(fun, argnums, has_aux, transform):
         cols = [[[] for _ in in_leaves] for _ in out_leaves]
         for k, x in enumerate(in_leaves):
             for e in _basis(x):
-                ts = [e if j == k else _zeros_like(p) for j, p in enumerate(in_leaves)]
+                ts = [e if j == k else zeros_like_value(p) for j, p in enumerate(in_leaves)]
                 for i, t in enumerate(trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]):
                     cols[i][k].append(t)
         blocks = []

@@ -408,3 +408,24 @@ def test_function_backward_gets_none_for_unused_outputs_unless_materialized(mate
         np.testing.assert_allclose(seen[0].numpy(), [0.0, 0.0])
     else:
         assert seen[0] is None
+
+
+def test_backward_inputs_may_be_non_leaf_tensors():
+    a = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3.0
+    (b * b).sum().backward(inputs=[b])
+    np.testing.assert_allclose(b.grad.numpy(), [6.0, 12.0])  # d sum(b^2) / db
+    assert a.grad is None  # only the inputs named get a .grad
+    with pytest.raises(RuntimeError, match=r"backward\(inputs=\.\.\.\): input 0 does not require grad"):
+        (a * a).sum().backward(inputs=[fgrad.tensor([1.0])])
+
+
+def test_nn_softmaxes_are_scipys_and_mse_loss_names_shapes():
+    import scipy.special
+
+    from fgrad.nn import functional as F
+    x = np.array([[1.0, 2.0, 3.0], [0.0, -np.inf, 5.0]])
+    np.testing.assert_allclose(F.log_softmax(fgrad.tensor(x), dim=1).numpy(), scipy.special.log_softmax(x, axis=1))
+    np.testing.assert_allclose(F.softmax(fgrad.tensor(x), dim=0).numpy(), scipy.special.softmax(x, axis=0))
+    with pytest.raises(ValueError, match=r"input shape \(2, 3\) and target shape \(1,\) differ"):
+        F.mse_loss(fgrad.tensor(x), [1.0])
