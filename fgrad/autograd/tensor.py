@@ -476,9 +476,7 @@ class Tensor(Tracer):
     def __setitem__(self, index, value):
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
         tracked = is_grad_enabled() and (self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
-        if not tracked:
-            if self._grad_fn is None and self._requires_grad and is_grad_enabled():
-                self._inplace(self, "__setitem__")  # raises the leaf error
+        if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)
             self.primal[index] = value.primal if isinstance(value, Tensor) else concrete(value)
             self._version_counter.value += 1
             return
