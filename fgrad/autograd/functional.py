@@ -73,12 +73,19 @@ def _check_differentiable(inputs, where):
                                f"can be differentiated with respect to)")
 
 
-def _accumulate_grad(tensor, g, create_graph):
-    """tensor.grad += g (as a fresh tensor the first time)."""
+def _accumulate_grad(tensor, g, create_graph, taken):
+    """tensor.grad += g. Without create_graph a first .grad owns its array: it takes the
+    cotangent's own array when nothing else can hold it, else a copy. The engine passes a
+    cotangent through an add or a reshape unchanged, so two leaves could get one array (or
+    views of it), or the user's gradient itself. `taken`: ids of the arrays that are spoken
+    for (the user's, a hook's, those already made a .grad in this backward)."""
     if not create_graph:
-        # A .grad owns its array: the engine passes a cotangent through an add unchanged,
-        # so two leaves (and the user's grad_tensors) could otherwise share one array.
-        g = Tensor._wrap((g.primal if isinstance(g, Tensor) else g).copy(), None, 0)
+        a = g.primal if isinstance(g, Tensor) else g
+        if tensor.grad is None:
+            if id(a) in taken or getattr(a, "base", None) is not None:
+                a = a.copy()  # (a copy, not always: a fresh 1.6 MB array is page faults, W2's Tensor row)
+            taken.add(id(a))
+        g = Tensor._wrap(a, None, 0)
     elif not isinstance(g, Tensor):
         g = Tensor._wrap(g, None, 0)
     tensor.grad = g if tensor.grad is None else tensor.grad + g
@@ -96,19 +103,23 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         wanted = {id(t) for t in inputs}
         capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None} or None
     leaves = _run(roots, retain_graph, create_graph, capture)
+    taken = {id(g.primal if isinstance(g, Tensor) else g) for _, _, g in roots}
     for t in inputs if capture is not None else ():
         if t.grad_fn is not None:
             g = capture.get(t.grad_fn)
             g = g[t.index] if isinstance(g, list) else g
             if g is not None:
                 with enable_grad() if create_graph else no_grad():
-                    _accumulate_grad(t, g, create_graph)
+                    _accumulate_grad(t, g, create_graph, taken)
     for acc, g in leaves.items():
         tensor = acc.variable()
         if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
             continue
         with enable_grad() if create_graph else no_grad():
-            _accumulate_grad(tensor, _leaf_grad(tensor, g), create_graph)
+            hooked = _leaf_grad(tensor, g)
+            if hooked is not g:  # a hook's result: the hook may keep it
+                taken.add(id(hooked.primal if isinstance(hooked, Tensor) else hooked))
+            _accumulate_grad(tensor, hooked, create_graph, taken)
         for hook in list(tensor._post_acc_hooks or ()):
             hook(tensor)
         if acc.hooks is not None:

@@ -355,6 +355,22 @@ def test_grads_own_their_arrays():
     np.testing.assert_allclose(gradient, [1.0, 1.0])
 
 
+def test_grads_own_their_arrays_through_views_and_hooks():
+    # reshape's rule hands back a view of the cotangent another leaf gets whole.
+    a = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    b = fgrad.tensor([[3.0, 4.0]], requires_grad=True)
+    (a + b.reshape(2)).sum().backward()
+    a.grad.mul_(0.5)
+    np.testing.assert_allclose(b.grad.numpy(), [[1.0, 1.0]])
+    # A hook's result may be kept by the hook's owner.
+    kept = fgrad.tensor([7.0, 7.0])
+    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    x.register_hook(lambda g: kept)
+    (x * 2.0).sum().backward()
+    x.grad.mul_(0.0)
+    np.testing.assert_allclose(kept.numpy(), [7.0, 7.0])
+
+
 def test_saved_tensors_hooks_with_create_graph():
     x = fgrad.tensor([1.0, 2.0], requires_grad=True)
     with autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
