@@ -60,7 +60,13 @@ def _pow_dx(ans, x, y):
     return y * x ** where(y == 0, 1.0, y - 1)  # x ** 0 has slope 0 everywhere, also at x = 0
 
 
-power = ufunc("power", np.power, _pow_dx, _pow_dy)
+def _power(x, y):
+    if (y.__class__ is int or y.__class__ is float) and y == 2 and x.__class__ is np.ndarray and x.dtype.kind == "f":
+        return np.square(x)  # x ** 2, the common case: the same numbers as pow, in half the time
+    return np.power(x, y)
+
+
+power = ufunc("power", _power, _pow_dx, _pow_dy)
 square = ufunc("square", np.square, lambda ans, x: 2 * x)
 reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans)
 absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x))

@@ -82,7 +82,7 @@ class Primitive:
                 return _state.trace.process(self, args, params)
         # No traced value: every trace would hand the op down to the bottom one (a trace
         # treats values it does not own as constants), so run the kernel at once.
-        return self.impl(*args, **params)
+        return self.impl(*args, **params) if params else self.impl(*args)
 
     def __repr__(self):
         return f"<primitive {self.name}>"
