@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
-from ..ir.node import Edge, Node
+from ..ir.node import Aval, Edge, Node
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
@@ -117,10 +117,12 @@ class NodeMeta:
         out = node.out
         if create_graph:
             for i, t in enumerate(node.inputs):
-                if t is not None:
+                if t is not None and primals[i].__class__ is not Aval:
                     primals[i] = _input_tensor(t, primals[i])
-            out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out)) if node.prim.multiple_results \
-                else Tensor._wrap(out, node, 0)
+            if node.prim.multiple_results:
+                out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
+            elif out is not None:
+                out = Tensor._wrap(out, node, 0)
         return primals, out
 
     def plain(self, node):
@@ -268,11 +270,16 @@ def record(prim, args, params):
         return _outputs(prim, out, None, args, params)
     meta = new_meta(node_name(prim, primals))
     inputs = [edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None for a in args]
-    node = Node(prim, params, inputs, primals, out, meta)
+    # As the functional tape: keep only the residuals the rules read (Primitive.saves_*); an
+    # input they do not read leaves its shape and dtype, for fitting its cotangent.
+    saves_inputs = prim.saves_inputs
+    if not saves_inputs:
+        primals = [Aval(p) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
+    node = Node(prim, params, inputs, primals, out if prim.saves_output or prim.multiple_results else None, meta)
     results = _outputs(prim, out, node, args, params)
-    if prim.saves_inputs or prim.saves_output:  # guard exactly the values the rules read
+    if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         saved = []
-        if prim.saves_inputs:
+        if saves_inputs:
             for i, a in enumerate(args):
                 if isinstance(a, Tensor) and _value_needed(prim, inputs, i):
                     counter = a._version_counter
@@ -281,7 +288,7 @@ def record(prim, args, params):
             saved.append((-1, results._version_counter, 0))
         meta.saved = saved
         hooks = saved_hooks.current()
-        if hooks is not None:
+        if hooks is not None and saves_inputs:  # (outputs are kept as they are)
             pack, unpack = hooks
             meta.packed = {}
             for i, a in enumerate(args):

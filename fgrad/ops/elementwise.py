@@ -195,3 +195,4 @@ def astype(x, dtype):
 residuals(negative, add, subtract, copy, convert, inputs=False, output=False)
 residuals(multiply, square, absolute, log, log2, log10, log1p, sin, cos, arcsin, arccos, arctan, sinh, cosh,
           arcsinh, arccosh, arctanh, arctan2, remainder, fmod, select, output=False)
+residuals(reciprocal, sqrt, cbrt, exp, exp2, expm1, tan, tanh, inputs=False)

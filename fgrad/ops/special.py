@@ -9,7 +9,7 @@ import numpy as np
 
 from ..backend import array_module
 from .elementwise import defderiv, exp, log
-from .primitive import Primitive
+from .primitive import Primitive, residuals
 
 __all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
 
@@ -51,3 +51,5 @@ polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x))  #
 expit = special("expit", lambda ans, x: ans * (1 - ans))
 logit = special("logit", lambda ans, x: 1 / (x * (1 - x)))
 xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y)  # JAX's partials, also at x == 0
+residuals(erf, erfc, gammaln, digamma, polygamma, logit, xlogy, output=False)
+residuals(expit, inputs=False)

@@ -16,6 +16,7 @@ from . import trees
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 
 _new = object.__new__
+_UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
 
 
 def _unread(value, out, prim):
@@ -87,7 +88,12 @@ class VJPTrace(Trace):
             else:
                 out = self.parent.process(prim, (pa,), params)
             inputs = (a.edge,)
-            primals = (pa,) if prim.saves_inputs else (_unread(pa, out, prim),)
+            if prim.saves_inputs:
+                primals = (pa,)
+            elif prim.partials is not None and pa.shape == out.shape and pa.dtype is out.dtype:
+                primals = _UNREAD  # (_unread inline: one frame less per exp or tanh)
+            else:
+                primals = (Aval(pa),)
         else:
             b = args[1]
             mine_a = a.__class__ is VJPTracer and a._trace is self

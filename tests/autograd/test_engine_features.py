@@ -445,3 +445,40 @@ def test_nn_softmaxes_are_scipys_and_mse_loss_names_shapes():
     np.testing.assert_allclose(F.softmax(fgrad.tensor(x), dim=0).numpy(), scipy.special.softmax(x, axis=0))
     with pytest.raises(ValueError, match=r"input shape \(2, 3\) and target shape \(1,\) differ"):
         F.mse_loss(fgrad.tensor(x), [1.0])
+
+
+def test_tape_keeps_only_what_the_rules_read():
+    import weakref
+    x = fgrad.tensor(np.linspace(0.1, 1.0, 4), requires_grad=True)
+    W = fgrad.tensor(np.eye(4) * 2.0, requires_grad=True)
+    h = x @ W                       # matmul reads its inputs, not its output
+    a = h + 1.0                     # add reads nothing
+    refs = [weakref.ref(h.primal), weakref.ref(a.primal)]
+    y = fnp.tanh(a)                 # tanh reads its output only
+    del h, a
+    assert [r() for r in refs] == [None, None], "an intermediate no rule reads outlived its tensor"
+    assert y.grad_fn.next_functions[0][0].next_functions[0][0].out is None  # MvBackward0 keeps no output
+    y.sum().backward()
+    t = np.tanh(np.linspace(0.1, 1.0, 4) * 2.0 + 1.0)
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * (1.0 - t * t))
+    np.testing.assert_allclose(W.grad.numpy(), np.outer(np.linspace(0.1, 1.0, 4), 1.0 - t * t))
+
+
+def test_saved_tensors_hooks_pack_only_values_a_rule_reads():
+    packed = []
+    x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        y = fnp.exp(x + 1.0).sum()  # add and exp read no input; sum reads nothing
+    assert packed == []
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([2.0, 3.0, 4.0]))
+
+
+def test_create_graph_through_nodes_that_keep_no_values():
+    x = fgrad.tensor([0.5, -1.0], requires_grad=True)
+    z = (fnp.tanh(x + 1.0) * 3.0).sum()  # add and tanh keep no input, sum keeps nothing
+    (g,) = autograd.grad(z, x, create_graph=True)
+    t = np.tanh(np.array([1.5, 0.0]))
+    np.testing.assert_allclose(g.detach().numpy(), 3.0 * (1.0 - t * t))
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * -2.0 * t * (1.0 - t * t))
