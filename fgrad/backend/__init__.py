@@ -25,12 +25,17 @@ def cupy_available():
         return False
 
 
-def array_module(*values):
-    """The array module (numpy or cupy) that owns `values`; numpy for Python scalars."""
-    for v in values:
-        if _CUPY_ARRAY and isinstance(v, _CUPY_ARRAY):
-            return _cupy
-    return np
+if _cupy is None:
+    def array_module(*values):
+        """The array module (numpy or cupy) that owns `values`: without CuPy, numpy."""
+        return np
+else:
+    def array_module(*values):
+        """The array module (numpy or cupy) that owns `values`; numpy for Python scalars."""
+        for v in values:
+            if isinstance(v, _CUPY_ARRAY):
+                return _cupy
+        return np
 
 
 class Device:

@@ -7,48 +7,46 @@ these objects (several per op) again and again as the tape grows, which cost a q
 of a long chain's time and made a million-op tape quadratic. Transforms therefore pause
 it while they run; cyclic garbage the user's own code makes meanwhile is collected once
 they return.
+
+Only the call that found the collector on switches it off and on again, so nested
+transforms cost one `gc.isenabled()` each, and the collector is never left off. Threads
+share one collector: while two threads run transforms, the first to finish turns it back
+on, and the other finishes with it on (slower, never wrong). A lock and a depth count would
+keep it off until both finish, but cost more than all the rest of a small transform's entry.
 """
 import functools
 import gc
-import threading
 
-__all__ = ["gc_paused"]
-
-_lock = threading.Lock()
-_depth = 0
-_was_enabled = False
+__all__ = ["gc_paused", "paused"]
 
 
 class gc_paused:
-    """Context manager (re-entrant, thread-safe): the collector is off inside."""
+    """Context manager: the collector is off inside (re-entrant)."""
 
-    __slots__ = ()
+    __slots__ = ("switched",)
 
     def __enter__(self):
-        global _depth, _was_enabled
-        with _lock:
-            if _depth == 0:
-                _was_enabled = gc.isenabled()
-                gc.disable()
-            _depth += 1
+        self.switched = gc.isenabled()
+        if self.switched:
+            gc.disable()
         return self
 
     def __exit__(self, *exc):
-        global _depth
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _was_enabled:
-                gc.enable()
+        if self.switched:
+            gc.enable()
         return False
 
 
-_PAUSE = gc_paused()  # stateless, so one instance serves every call
-
-
 def paused(fn):
-    """Decorator: run `fn` with the collector paused."""
+    """Decorator: run `fn` with the collector paused. (Inline, not `with gc_paused()`: a
+    Python-level context manager costs two calls from C per entry.)"""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        with _PAUSE:
+        if not gc.isenabled():  # already paused: by an enclosing transform, or by the user
             return fn(*args, **kwargs)
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            gc.enable()
     return wrapper

@@ -134,15 +134,17 @@ def _check_out(fn, out):
 
 # ---- reductions ------------------------------------------------------------------------
 def sum(a, axis=None, dtype=None, out=None, keepdims=False):
-    _check_out("sum", out)
+    if out is not None:
+        _check_out("sum", out)
     a = _as_operand(a)
     if dtype is not None:
         a = astype(a, dtype)
-    elif a.dtype == bool:
+    elif a.dtype.kind == "b":
         a = astype(a, np.int64)
-    axis = normalize_axis(axis, a.ndim, "sum")
-    if axis == ():
-        return a
+    if axis is not None:
+        axis = normalize_axis(axis, a.ndim, "sum")
+        if axis == ():
+            return a
     return rd.reduce_sum(a, axis=axis, keepdims=bool(keepdims))
 
 

@@ -13,7 +13,7 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace"]
+__all__ = ["REGISTRY", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
@@ -193,27 +193,39 @@ def set_current(trace):
     return prev
 
 
+def push_trace(cls, transform):
+    """Make a fresh trace of class `cls` current; end it with pop_trace (in a `finally`)."""
+    trace = cls(_state.trace, transform)
+    _state.trace = trace
+    return trace
+
+
+def pop_trace(trace):
+    """End `trace`: it dies, its parent is current again; returns what it hands over (Trace.close)."""
+    trace.alive = False
+    _state.trace = trace.parent
+    return trace.close()
+
+
 class new_trace:
     """Context manager: push a fresh trace of class `cls`; it dies on exit.
 
-    On exit `closed` holds what the trace handed over (see Trace.close).
+    On exit `closed` holds what the trace handed over (see Trace.close). (The transforms
+    call push_trace and pop_trace themselves: a Python-level context manager costs two
+    calls from C per entry.)
     """
 
-    __slots__ = ("cls", "transform", "trace", "prev", "closed")
+    __slots__ = ("cls", "transform", "trace", "closed")
 
     def __init__(self, cls, transform):
         self.cls, self.transform = cls, transform
 
     def __enter__(self):
-        self.prev = _state.trace
-        self.trace = self.cls(self.prev, self.transform)
-        _state.trace = self.trace
+        self.trace = push_trace(self.cls, self.transform)
         return self.trace
 
     def __exit__(self, *exc):
-        self.trace.alive = False
-        self.closed = self.trace.close()
-        _state.trace = self.prev
+        self.closed = pop_trace(self.trace)
         return False
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
-from ..ops.primitive import EVAL, Trace, new_trace, set_current, split_owned
+from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, set_current, split_owned
 from ..ops.shape import broadcast_to
 from ..ops.elementwise import NEG, ONE, convert
 from ..engine.gc_pause import paused
@@ -143,8 +143,8 @@ class JVPTrace(Trace):
 
 def _check_tangents(primals, tangents, transform):
     for p, t in zip(primals, tangents):
-        if not (p.__class__ is np.ndarray and p.dtype.kind == "f" and t.__class__ is np.ndarray
-                and t.shape == p.shape and t.dtype == p.dtype):
+        if not (p.__class__ is np.ndarray and t.__class__ is np.ndarray and t.dtype is p.dtype
+                and p.dtype.kind == "f" and t.shape == p.shape):
             break
     else:
         return list(primals), list(tangents), None  # the common case: float arrays, matching tangents
@@ -169,11 +169,18 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
     if len(primals) != len(tangents):
         raise TypeError(f"{transform}: got {len(primals)} primals but {len(tangents)} tangents")
     p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), transform)
-    with new_trace(JVPTrace, transform) as trace:
-        ins = [JVPTracer(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
+    trace = push_trace(JVPTrace, transform)
+    try:
+        ins = []
+        for p, t in zip(p_leaves, t_leaves):
+            dual = _new(JVPTracer)
+            dual._trace, dual.primal, dual.tangent = trace, p, t
+            ins.append(dual)
         if p_tree is not None and any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
             trace.direct = False
         result = fun(*trees.unflatten_args(p_tree, ins))
+    finally:
+        pop_trace(trace)
     out, aux = trees.split_aux(result, has_aux, transform)
     out_leaves, out_tree = trees.flatten_out(out)
     primals_out, tangents_out = [], []
@@ -202,13 +209,14 @@ def linearize_named(fun, primals, has_aux, transform):
     """linearize under the name `transform` (jacfwd, ...); with has_aux, also returns aux."""
     from .reverse import VJPTrace, VJPTracer, trace_inputs
     leaves, treedef = trees.flatten(primals)
-    ctx = new_trace(VJPTrace, transform)
-    with ctx as trace:
+    trace = push_trace(VJPTrace, transform)
+    try:
         trace.lean = False  # the tangent replay reads every residual
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
+    finally:
+        tape = pop_trace(trace)
     aux = trees.strip_aux(aux, trace) if has_aux else None
-    tape = ctx.closed
     out_leaves, out_tree = trees.flatten(out)
     out_primals = [trees.primal_of(o, trace) for o in out_leaves]
 

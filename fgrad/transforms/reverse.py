@@ -10,7 +10,7 @@ from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.node import Aval, Edge, Leaf, Node
 from ..ir.value import Tracer
-from ..ops.primitive import EVAL, Trace, new_trace, split_owned
+from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
@@ -173,7 +173,8 @@ def trace_inputs(trace, leaves, labels, transform):
     tracers = []
     for x, label in zip(leaves, labels):
         t = _new(VJPTracer)
-        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), Leaf(label)
+        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), _new(Leaf)
+        t.edge.label = label
         if isinstance(t.primal, Tracer):
             trace.direct = False
         tracers.append(t)
@@ -200,10 +201,12 @@ def vjp(fun, *primals, has_aux=False):
 def vjp_named(fun, primals, has_aux, transform):
     """vjp, reporting errors and escaped values under the name `transform` (jacrev, ...)."""
     leaves, treedef = trees.flatten(primals)
-    ctx = new_trace(VJPTrace, transform)
-    with ctx as trace:
+    trace = push_trace(VJPTrace, transform)
+    try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         result = fun(*trees.unflatten(treedef, in_tracers))
+    finally:
+        tape = pop_trace(trace)
     out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
@@ -212,7 +215,7 @@ def vjp_named(fun, primals, has_aux, transform):
     @paused
     def vjp_fun(cotangent):
         ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, transform)
-        grads = run_vjp(trace, ctx.closed, in_tracers, out_leaves, ct_leaves, retain_graph=True)
+        grads = run_vjp(trace, tape, in_tracers, out_leaves, ct_leaves, retain_graph=True)
         return trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
 
     value = trees.unflatten(out_tree, out_primals)
@@ -238,19 +241,20 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
     diff_args = [args[i] for i in nums]
     leaves, treedef = trees.flatten_args(diff_args)
-    ctx = new_trace(VJPTrace, transform)
-    with ctx as trace:
+    trace = push_trace(VJPTrace, transform)
+    try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
         traced_args = list(args)
         for i, a in zip(nums, trees.unflatten_args(treedef, in_tracers)):
             traced_args[i] = a
         result = fun(*traced_args, **kwargs)
+    finally:
+        tape = pop_trace(trace)
     out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
-    trees.check_scalar_output(out, transform, fun)
+    seed = trees.scalar_seed(out, transform, fun)
     value = trees.primal_of(out, trace)
-    one = value.dtype.type(1) if hasattr(value, "dtype") else 1.0
-    grads = run_vjp(trace, ctx.closed, in_tracers, [out], [one], retain_graph=False)
+    grads = run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False)
     grads = trees.unflatten_args(treedef, trees.fill_zeros(grads, in_tracers))
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     return ((value, aux), grads) if has_aux else (value, grads)

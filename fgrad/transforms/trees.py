@@ -12,6 +12,8 @@ from ..ops.broadcasting import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
 
+_new = object.__new__
+
 
 def flatten(tree):
     """Leaves and structure; None is an empty subtree, as in JAX."""
@@ -68,9 +70,6 @@ class _Label:
 
     __slots__ = ("treedef", "name", "nums", "index")
 
-    def __init__(self, treedef, name, nums, index):
-        self.treedef, self.name, self.nums, self.index = treedef, name, nums, index
-
     def __str__(self):
         path = (self.index,) if self.treedef is None else self.treedef.paths()[self.index]
         head, rest = (path[0], path[1:]) if path else (0, ())
@@ -84,8 +83,12 @@ class _Label:
 def leaf_labels(treedef, name, nums=None):
     """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed).
     treedef None (plain arrays, from flatten_args) labels one leaf per entry of `nums`."""
-    n = len(nums) if treedef is None else treedef.num_leaves
-    return [_Label(treedef, name, nums, i) for i in range(n)]
+    labels = []
+    for i in range(len(nums) if treedef is None else treedef.num_leaves):
+        label = _new(_Label)  # (no __init__ call: this runs on every transform call)
+        label.treedef, label.name, label.nums, label.index = treedef, name, nums, i
+        labels.append(label)
+    return labels
 
 
 def _is_float_dtype(dtype):
@@ -134,13 +137,23 @@ def strip_aux(aux, trace):
     return unflatten(treedef, [primal_of(a, trace) for a in leaves])
 
 
-def check_scalar_output(out, transform, fun):
+_SEEDS = {}  # dtype -> its 1 (NumPy scalars are immutable: one serves every call)
+
+
+def scalar_seed(out, transform, fun):
+    """The cotangent that starts a gradient: 1 in the dtype of `out`, which must be a
+    floating-point scalar (else a TypeError naming what `fun` returned)."""
     c = concrete(out)
-    if c.__class__ is not float and getattr(c, "shape", None) == () and c.dtype.kind == "f":  # the common case
-        return
+    if c.__class__ is not float and getattr(c, "shape", None) == ():  # the common case
+        dtype = c.dtype
+        if dtype.kind == "f":
+            one = _SEEDS.get(dtype)
+            if one is None:
+                one = _SEEDS[dtype] = dtype.type(1)
+            return one
     name = getattr(fun, "__name__", "the function")
     if isinstance(out, (float, int)) and not isinstance(out, bool) and not hasattr(out, "shape"):
-        return
+        return 1.0
     shape = getattr(out, "shape", None)
     dtype = getattr(out, "dtype", None)
     if shape is None or dtype is None:
@@ -150,6 +163,7 @@ def check_scalar_output(out, transform, fun):
                         f"(dtype {dtype}); use jacrev/jacfwd or vjp for non-scalar outputs, or reduce it (e.g. .sum())")
     if not _is_float_dtype(dtype):
         raise TypeError(f"{transform} requires a floating-point output, but {name} returned dtype {dtype}")
+    return dtype.type(1)
 
 
 def check_argnums(argnums, nargs, transform):
