@@ -77,7 +77,7 @@ def apply_rule(node, g, primals, out):
         gi = grads[i]
         if t is not None and gi is not None:
             p = primals[i]
-            if not (hasattr(gi, "shape") and gi.shape == p.shape and gi.dtype is p.dtype):
+            if not (getattr(gi, "shape", None) == p.shape and gi.dtype is p.dtype):
                 gi = fit_cotangent(gi, p, prim, i)
         fitted.append(None if t is None else gi)
     return fitted

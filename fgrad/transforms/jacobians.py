@@ -141,7 +141,7 @@ def hvp(fun, primals, tangents):
     nums = tuple(range(len(primals)))
     argnums = 0 if len(primals) == 1 else nums
 
-    def value_and_grad_fun(*args):
-        return value_and_grad_call(fun, nums, argnums, False, args, {}, "hvp")
+    def value_and_grad_fun(*args):  # (jvp_named has paused the collector already)
+        return value_and_grad_call.__wrapped__(fun, nums, argnums, False, args, {}, "hvp")
     (value, _), (_, hv) = jvp_named(value_and_grad_fun, primals, tangents, False, "hvp")
     return value, hv

@@ -90,8 +90,8 @@ class VJPTrace(Trace):
             inputs = (a.edge,)
             if prim.saves_inputs:
                 primals = (pa,)
-            elif prim.partials is not None and pa.shape == out.shape and pa.dtype is out.dtype:
-                primals = _UNREAD  # (_unread inline: one frame less per exp or tanh)
+            elif prim.partials is not None and pa.dtype is out.dtype:
+                primals = _UNREAD  # _unread inline (a unary elementwise op keeps its input's shape)
             else:
                 primals = (Aval(pa),)
         else:
