@@ -21,8 +21,7 @@ from ..ir.node import Aval, Edge, Node
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
-from . import anomaly_mode, saved_hooks
-from .grad_mode import is_grad_enabled
+from . import anomaly_mode, grad_mode, saved_hooks
 
 __all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
 
@@ -38,6 +37,7 @@ _NAMES = {"multiply": "Mul", "add": "Add", "subtract": "Sub", "divide": "Div", "
 
 
 _NAME_CACHE = {}
+_new = object.__new__
 
 
 def node_name(prim, primals):
@@ -129,7 +129,7 @@ class NodeMeta:
         """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
-                or anomaly_mode.check_nan_enabled() or self.stack is not None:
+                or self.stack is not None or anomaly_mode._state.enabled:  # (anomaly mode checks NaNs)
             return False
         if node.primals is None:
             raise freed_graph_error(node)
@@ -256,26 +256,35 @@ def _stack():
 
 
 def record(prim, args, params):
-    """Run `prim` on tensors; record a grad_fn node when an input requires grad."""
+    """Run `prim` on tensors; record a grad_fn node when an input requires grad.
+
+    The hot path of the imperative face: objects are made with object.__new__ and slot
+    stores, and the thread-local modes are read in place (each call from C or type call
+    would cost as much as the op's bookkeeping)."""
     primals = list(args)
     needs_grad = False
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             primals[i] = a.primal
-            needs_grad = needs_grad or a._requires_grad
+            if a._requires_grad:
+                needs_grad = True
         elif isinstance(a, Tracer):
             raise escaped_tracer_error(prim, a)
     out = prim.impl(*primals, **params) if params else prim.impl(*primals)
-    if not needs_grad or prim.nondiff or not is_grad_enabled():
+    if not needs_grad or prim.nondiff or not grad_mode._state.enabled:
         return _outputs(prim, out, None, args, params)
     meta = new_meta(node_name(prim, primals))
-    inputs = [edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None for a in args]
+    inputs = []
+    for a in args:
+        inputs.append(edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None)
     # As the functional tape: keep only the residuals the rules read (Primitive.saves_*); an
     # input they do not read leaves its shape and dtype, for fitting its cotangent.
     saves_inputs = prim.saves_inputs
     if not saves_inputs:
         primals = [Aval(p) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
-    node = Node(prim, params, inputs, primals, out if prim.saves_output or prim.multiple_results else None, meta)
+    node = _new(Node)
+    node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
+    node.out = out if prim.saves_output or prim.multiple_results else None
     results = _outputs(prim, out, node, args, params)
     if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         saved = []
@@ -287,9 +296,8 @@ def record(prim, args, params):
         if prim.saves_output and not prim.multiple_results:
             saved.append((-1, results._version_counter, 0))
         meta.saved = saved
-        hooks = saved_hooks.current()
-        if hooks is not None and saves_inputs:  # (outputs are kept as they are)
-            pack, unpack = hooks
+        if saves_inputs and saved_hooks._state.stack:  # (outputs are kept as they are)
+            pack, unpack = saved_hooks.current()
             meta.packed = {}
             for i, a in enumerate(args):
                 if isinstance(a, Tensor):
@@ -300,8 +308,10 @@ def record(prim, args, params):
 
 def new_meta(name):
     """A NodeMeta; in anomaly mode it remembers the user's forward traceback."""
-    meta = NodeMeta(name)
-    if anomaly_mode.is_enabled():
+    meta = _new(NodeMeta)  # (NodeMeta.__init__ inline: one per recorded op)
+    meta.name, meta.saved, meta.packed, meta.tensor_hooks, meta.stack = name, None, None, None, None
+    meta.pre_hooks = meta.post_hooks = ()
+    if anomaly_mode._state.enabled:
         meta.stack = _stack()
     return meta
 

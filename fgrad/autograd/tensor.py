@@ -23,6 +23,7 @@ from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
 __all__ = ["Tensor"]
 
+_new = object.__new__
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 
 
@@ -51,7 +52,8 @@ class Tensor(Tracer):
         t.index = index
         t._requires_grad = node is not None
         t.grad = None
-        t._version_counter = VersionCounter()
+        t._version_counter = counter = _new(VersionCounter)  # (no __init__ call: one per op)
+        counter.value = 0
         t._accumulator = None
         t._leaf_hooks = t._post_acc_hooks = t._view = None
         t._retains_grad = False
@@ -59,7 +61,7 @@ class Tensor(Tracer):
     @classmethod
     def _wrap(cls, array, node, index):
         """A tensor around an existing array (no copy); `node` is its grad_fn or None."""
-        t = object.__new__(cls)
+        t = _new(cls)
         if array.__class__ is not np.ndarray and not (hasattr(array, "shape") and hasattr(array, "__setitem__")):
             array = np.asarray(array)  # NumPy scalars and Python numbers become 0-d arrays (in-place ops need them)
         Tensor._init(t, array, node, index)
