@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
-from ..ir.node import Aval, Edge, Node
+from ..ir.node import Aval, Edge, Node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
@@ -117,7 +117,7 @@ class NodeMeta:
         out = node.out
         if create_graph:
             for i, t in enumerate(node.inputs):
-                if t is not None and primals[i].__class__ is not Aval:
+                if t is not None and primals[i] is not None and primals[i].__class__ is not Aval:
                     primals[i] = _input_tensor(t, primals[i])
             if node.prim.multiple_results:
                 out = tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
@@ -278,10 +278,10 @@ def record(prim, args, params):
     for a in args:
         inputs.append(edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None)
     # As the functional tape: keep only the residuals the rules read (Primitive.saves_*); an
-    # input they do not read leaves its shape and dtype, for fitting its cotangent.
+    # input they do not read leaves at most its shape and dtype, for fitting its cotangent.
     saves_inputs = prim.saves_inputs
     if not saves_inputs:
-        primals = [Aval(p) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
+        primals = [unread(p, out, prim) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
     node = _new(Node)
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output or prim.multiple_results else None

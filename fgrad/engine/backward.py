@@ -34,7 +34,7 @@ def _count_dependencies(roots):
     while stack:
         for t in stack.pop().inputs:
             if t is not None:
-                parent = t.node
+                parent = t.node if t.__class__ is Edge else t  # (a node is its own edge: no property call)
                 count = deps.get(parent)
                 if count is None:
                     deps[parent] = 1
@@ -76,8 +76,8 @@ def apply_rule(node, g, primals, out):
     for i, t in enumerate(inputs):
         gi = grads[i]
         if t is not None and gi is not None:
-            p = primals[i]
-            if not (getattr(gi, "shape", None) == p.shape and gi.dtype is p.dtype):
+            p = primals[i]  # None: an unread input already of g's shape and dtype
+            if p is not None and not (getattr(gi, "shape", None) == p.shape and gi.dtype is p.dtype):
                 gi = fit_cotangent(gi, p, prim, i)
         fitted.append(None if t is None else gi)
     return fitted
@@ -160,7 +160,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
             i += 1
             if t is None:
                 continue
-            parent = t.node
+            parent = t.node if t.__class__ is Edge else t
             if rules is not None:
                 if partials is not None:  # elementwise: g times the partial derivative (ops/elementwise.py)
                     d = partials[i]

@@ -11,7 +11,7 @@ is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an out
 multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
-__all__ = ["Node", "Leaf", "Edge", "Aval", "edge_of"]
+__all__ = ["Node", "Leaf", "Edge", "Aval", "edge_of", "unread"]
 
 
 class Node:
@@ -116,3 +116,11 @@ class Leaf:
 
     def __repr__(self):
         return f"<Leaf {self.label}>"
+
+
+def unread(value, out, prim):
+    """What a lean tape keeps of an input its rules do not read: its Aval, or None for an
+    input of an elementwise op that has the output's shape and dtype (nothing to fit)."""
+    if prim.partials is not None and value.shape == out.shape and value.dtype is out.dtype:
+        return None
+    return Aval(value)

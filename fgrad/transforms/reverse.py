@@ -8,7 +8,7 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, Node
+from ..ir.node import Aval, Edge, Leaf, Node, unread
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
@@ -17,14 +17,6 @@ __all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
 
 _new = object.__new__
 _UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
-
-
-def _unread(value, out, prim):
-    """What a lean tape keeps of an input its rules do not read: its Aval, or None for an
-    input of an elementwise op that has the output's shape and dtype (nothing to fit)."""
-    if prim.partials is not None and value.shape == out.shape and value.dtype is out.dtype:
-        return None
-    return Aval(value)
 
 
 def _avals(values):
@@ -91,7 +83,7 @@ class VJPTrace(Trace):
             if prim.saves_inputs:
                 primals = (pa,)
             elif prim.partials is not None and pa.dtype is out.dtype:
-                primals = _UNREAD  # _unread inline (a unary elementwise op keeps its input's shape)
+                primals = _UNREAD  # unread() inline (a unary elementwise op keeps its input's shape)
             else:
                 primals = (Aval(pa),)
         else:
@@ -111,7 +103,7 @@ class VJPTrace(Trace):
             if prim.saves_inputs:
                 primals = (pa, pb)
             else:  # constants are never read: keep them as they are
-                primals = (_unread(pa, out, prim) if mine_a else pa, _unread(pb, out, prim) if mine_b else pb)
+                primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
         node = _new(Node)
         node.prim = prim
         node.params = params
