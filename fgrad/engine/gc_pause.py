@@ -8,45 +8,66 @@ of a long chain's time and made a million-op tape quadratic. Transforms therefor
 it while they run; cyclic garbage the user's own code makes meanwhile is collected once
 they return.
 
-Only the call that found the collector on switches it off and on again, so nested
-transforms cost one `gc.isenabled()` each, and the collector is never left off. Threads
-share one collector: while two threads run transforms, the first to finish turns it back
-on, and the other finishes with it on (slower, never wrong). A lock and a depth count would
-keep it off until both finish, but cost more than all the rest of a small transform's entry.
+Threads share one collector, so one count of running transforms (under a lock) decides:
+the first to start turns the collector off if it was on, the last to finish turns it back
+on. The lock is taken with explicit acquire/release calls and the decorator calls plain
+functions: a Python-level context manager (or `with lock`) costs more than all the rest
+of a small transform's entry.
 """
 import functools
 import gc
+import threading
 
 __all__ = ["gc_paused", "paused"]
 
+_lock = threading.Lock()
+_running = 0         # transforms running now, in every thread
+_switched = False    # did the first of them turn the collector off?
+
+
+def pause():
+    """One more transform is running: the collector is off until resume()."""
+    global _running, _switched
+    _lock.acquire()
+    if _running == 0:
+        _switched = gc.isenabled()
+        if _switched:
+            gc.disable()
+    _running += 1
+    _lock.release()
+
+
+def resume():
+    """A transform has finished: the last one turns the collector back on (if it was on)."""
+    global _running
+    _lock.acquire()
+    _running -= 1
+    if _running == 0 and _switched:
+        gc.enable()
+    _lock.release()
+
 
 class gc_paused:
-    """Context manager: the collector is off inside (re-entrant)."""
+    """Context manager: the collector is off inside (re-entrant, thread-safe)."""
 
-    __slots__ = ("switched",)
+    __slots__ = ()
 
     def __enter__(self):
-        self.switched = gc.isenabled()
-        if self.switched:
-            gc.disable()
+        pause()
         return self
 
     def __exit__(self, *exc):
-        if self.switched:
-            gc.enable()
+        resume()
         return False
 
 
 def paused(fn):
-    """Decorator: run `fn` with the collector paused. (Inline, not `with gc_paused()`: a
-    Python-level context manager costs two calls from C per entry.)"""
+    """Decorator: run `fn` with the collector paused."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not gc.isenabled():  # already paused: by an enclosing transform, or by the user
-            return fn(*args, **kwargs)
-        gc.disable()
+        pause()
         try:
             return fn(*args, **kwargs)
         finally:
-            gc.enable()
+            resume()
     return wrapper

@@ -74,3 +74,18 @@ def test_concurrent_transforms_leave_the_collector_on(collector_on):
     for t in threads:
         t.join()
     assert gc.isenabled()
+
+
+def test_collector_stays_off_until_the_last_concurrent_transform_ends(collector_on):
+    started, release = threading.Event(), threading.Event()
+    worker = threading.Thread(target=paused(lambda: (started.set(), release.wait(10))))
+
+    @paused
+    def first_transform():  # turns the collector off, starts another, and ends before it
+        worker.start()
+        started.wait(10)
+    first_transform()
+    assert not gc.isenabled(), "the collector came back on while a transform still ran"
+    release.set()
+    worker.join()
+    assert gc.isenabled()
