@@ -259,8 +259,8 @@ def record(prim, args, params):
     """Run `prim` on tensors; record a grad_fn node when an input requires grad.
 
     The hot path of the imperative face: objects are made with object.__new__ and slot
-    stores, and the thread-local modes are read in place (each call from C or type call
-    would cost as much as the op's bookkeeping)."""
+    stores, and the thread-local modes are read in place (a type call or a mode getter per
+    op costs as much as the rest of the op's bookkeeping)."""
     primals = list(args)
     needs_grad = False
     for i, a in enumerate(args):
