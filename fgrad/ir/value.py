@@ -25,17 +25,11 @@ class Tracer:
 
     @property
     def shape(self):
-        p = self.primal
-        while isinstance(p, Tracer):
-            p = p.primal
-        return p.shape
+        return concrete(self.primal).shape
 
     @property
     def dtype(self):
-        p = self.primal
-        while isinstance(p, Tracer):
-            p = p.primal
-        return p.dtype
+        return concrete(self.primal).dtype
 
     @property
     def ndim(self):
