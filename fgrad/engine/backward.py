@@ -162,9 +162,9 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 continue
             parent = t.node if t.__class__ is Edge else t
             if rules is not None:
-                if partials is not None:  # elementwise: g times the partial derivative (ops/elementwise.py)
+                if partials is not None:  # elementwise: the partial derivative times g (Note [the partial first])
                     d = partials[i]
-                    gi = None if d is None else g if d is ONE else -g if d is NEG else g * d(out, *primals)
+                    gi = None if d is None else g if d is ONE else -g if d is NEG else d(out, *primals) * g
                 else:
                     rule = rules[i]
                     gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
@@ -213,7 +213,7 @@ def _walk_tape(tape, cts, retain_graph):
         partials = prim.partials
         if partials is not None and len(inputs) == 1:  # unary elementwise
             t, d = inputs[0], partials[0]
-            gi = g if d is ONE else -g if d is NEG else g * d(node.out, primals[0])
+            gi = g if d is ONE else -g if d is NEG else d(node.out, primals[0]) * g
             # A unary elementwise op keeps its input's shape, and g has the output's, so only
             # the dtype can need fitting. p None: an unread input already of g's dtype.
             p = primals[0]
@@ -240,7 +240,7 @@ def _walk_tape(tape, cts, retain_graph):
                     d = partials[i]
                     if t is None or d is None:
                         continue
-                    gi = g if d is ONE else -g if d is NEG else g * d(out, *primals)
+                    gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
                     p = primals[i]
                     if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                         gi = fit_cotangent(gi, p, prim, i)

@@ -1,8 +1,16 @@
 """Elementwise primitives: NumPy ufuncs and their derivatives, one line each.
 
 `defderiv(prim, *partials)` declares d(out)/d(arg_i) once and derives both rules from
-it: vjp = g * partial, jvp = t * partial. ONE and NEG mark the linear cases so they cost
+it: vjp = partial * g, jvp = partial * t. ONE and NEG mark the linear cases so they cost
 no multiply. Broadcasting is undone centrally (ops/broadcasting.py), not here.
+
+Note [the partial first]: every rule, and the engine where it applies partials inline,
+multiplies `partial * g`, not `g * partial`. The partial is computed from residuals, which
+an outer transform traces (hvp, hessian: forward over reverse), while the cotangent or
+tangent it meets is often a plain array. With the traced value on the left, Python calls
+the tracer's own operator; with an ndarray on the left, NumPy first runs its
+__array_ufunc__ override protocol (about 6k instructions more). The product is the same
+either way: elementwise multiplication commutes.
 """
 import numpy as np
 
@@ -20,9 +28,10 @@ def _rules(partial, arity):
         return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
     if partial is NEG:
         return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
+    # The partial goes first (Note [the partial first]).
     if arity == 1:  # no *args packing on the hot path
-        return (lambda g, ans, x: g * partial(ans, x)), (lambda t, ans, x: t * partial(ans, x))
-    return (lambda g, ans, x, y: g * partial(ans, x, y)), (lambda t, ans, x, y: t * partial(ans, x, y))
+        return (lambda g, ans, x: partial(ans, x) * g), (lambda t, ans, x: partial(ans, x) * t)
+    return (lambda g, ans, x, y: partial(ans, x, y) * g), (lambda t, ans, x, y: partial(ans, x, y) * t)
 
 
 def defderiv(prim, *partials):

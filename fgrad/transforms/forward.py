@@ -56,7 +56,7 @@ def tangent_of(prim, primals, tangents, ans, params):
         if t is None or rule is None:
             continue
         if partials is not None:
-            c = t if rule is ONE else -t if rule is NEG else t * rule(ans, *primals)
+            c = t if rule is ONE else -t if rule is NEG else rule(ans, *primals) * t
         else:
             c = rule(t, ans, *primals, **params)
         total = c if total is None else total + c

@@ -72,3 +72,20 @@ def test_a_freed_tape_says_so():
     backward([(y.node, 0, np.float64(1.0))], tape=ctx.closed)
     with pytest.raises(FreedGraphError, match="second time"):
         backward([(y.node, 0, np.float64(1.0))], tape=ctx.closed)
+
+
+def test_forward_over_reverse_multiplies_on_the_traced_partial(monkeypatch):
+    # Note [the partial first] (ops/elementwise.py): the backward pass of hvp meets traced
+    # partials and plain cotangents; partial * g dispatches on the tracer's own operator,
+    # where g * partial would go through NumPy's __array_ufunc__ override protocol.
+    from fgrad.ir.value import Tracer
+
+    calls = []
+    real = Tracer.__array_ufunc__
+    monkeypatch.setattr(Tracer, "__array_ufunc__", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    f = lambda x: fnp.sum(fnp.exp(fnp.sin(x) * 2.0) ** 2)  # noqa: E731
+    v = np.linspace(0.5, 1.5, 6)
+    value, hv = fgrad.hvp(f, (X,), (v,))
+    assert calls == []
+    np.testing.assert_allclose(hv, fgrad.hessian(f)(X) @ v, rtol=1e-10)
+    np.testing.assert_allclose(value, f(X))
