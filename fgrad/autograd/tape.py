@@ -260,7 +260,52 @@ def record(prim, args, params):
 
     The hot path of the imperative face: objects are made with object.__new__ and slot
     stores, and the thread-local modes are read in place (a type call or a mode getter per
-    op costs as much as the rest of the op's bookkeeping)."""
+    op costs as much as the rest of the op's bookkeeping). One or two arguments, one
+    output and no saved-tensor hooks, anomaly mode or view (the common case) take a
+    short path without loops; everything else is `record_general`."""
+    n = len(args)
+    if n > 2 or not prim.simple or not grad_mode._state.enabled or saved_hooks._state.stack \
+            or anomaly_mode._state.enabled or prim.name in VIEW_PRIMS:
+        return record_general(prim, args, params)
+    a = args[0]
+    ta = isinstance(a, Tensor)
+    ga = ta and a._requires_grad
+    if n == 1:
+        if not ga:
+            return record_general(prim, args, params)
+        pa = a.primal
+        out = prim.impl(pa, **params) if params else prim.impl(pa)
+        inputs = (edge_of(a),)  # (tuples, as the functional tape: the engine splats primals into rules)
+        primals = (pa if prim.saves_inputs else unread(pa, out, prim),)
+    else:
+        b = args[1]
+        tb = isinstance(b, Tensor)
+        gb = tb and b._requires_grad
+        if not (ga or gb) or not ta and isinstance(a, Tracer) or not tb and isinstance(b, Tracer):
+            return record_general(prim, args, params)
+        pa = a.primal if ta else a
+        pb = b.primal if tb else b
+        out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+        inputs = (edge_of(a) if ga else None, edge_of(b) if gb else None)
+        if prim.saves_inputs:
+            primals = (pa, pb)
+        else:
+            primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
+    meta = _new(NodeMeta)  # (new_meta inline: anomaly mode is off here)
+    meta.name = _NAME_CACHE.get(prim) or node_name(prim, primals)
+    meta.saved = meta.packed = meta.tensor_hooks = meta.stack = None
+    meta.pre_hooks = meta.post_hooks = ()
+    node = _new(Node)
+    node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
+    node.out = out if prim.saves_output else None
+    result = Tensor._wrap(out, node, 0)
+    if prim.saves_inputs or prim.saves_output:
+        meta.saved = saved_versions(prim, args, inputs, result)
+    return result
+
+
+def record_general(prim, args, params):
+    """record for any op: any number of arguments and outputs, views, saved-tensor hooks."""
     primals = list(args)
     needs_grad = False
     for i, a in enumerate(args):
@@ -287,15 +332,7 @@ def record(prim, args, params):
     node.out = out if prim.saves_output or prim.multiple_results else None
     results = _outputs(prim, out, node, args, params)
     if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
-        saved = []
-        if saves_inputs:
-            for i, a in enumerate(args):
-                if isinstance(a, Tensor) and _value_needed(prim, inputs, i):
-                    counter = a._version_counter
-                    saved.append((i, counter, counter.value))
-        if prim.saves_output and not prim.multiple_results:
-            saved.append((-1, results._version_counter, 0))
-        meta.saved = saved
+        meta.saved = saved_versions(prim, args, inputs, results)
         if saves_inputs and saved_hooks._state.stack:  # (outputs are kept as they are)
             pack, unpack = saved_hooks.current()
             meta.packed = {}
@@ -304,6 +341,20 @@ def record(prim, args, params):
                     meta.packed[i] = (pack(a), unpack)
                     primals[i] = None
     return results
+
+
+def saved_versions(prim, args, inputs, results):
+    """The (position, counter, version) of each tensor whose value the rules read
+    (Note [saved values are guarded]); position -1 is the output."""
+    saved = []
+    if prim.saves_inputs:
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor) and _value_needed(prim, inputs, i):
+                counter = a._version_counter
+                saved.append((i, counter, counter.value))
+    if prim.saves_output and not prim.multiple_results:
+        saved.append((-1, results._version_counter, 0))
+    return saved
 
 
 def new_meta(name):

@@ -482,3 +482,28 @@ def test_create_graph_through_nodes_that_keep_no_values():
     np.testing.assert_allclose(g.detach().numpy(), 3.0 * (1.0 - t * t))
     g.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 3.0 * -2.0 * t * (1.0 - t * t))
+
+
+def _node_summary(result):
+    """What a recorded node holds, by identity where it keeps objects."""
+    node = result.grad_fn
+    saved = [(pos, counter if pos >= 0 else "out", version) for pos, counter, version in node.meta.saved or ()]
+    primals = [p if p is None or isinstance(p, (np.ndarray, float)) else (p.shape, p.dtype) for p in node.primals]
+    return (node.name(), node.prim, node.params, list(node.inputs), primals, node.out is not None, saved)
+
+
+@pytest.mark.parametrize("case", ["sin", "exp", "mul_by_nograd_tensor", "mul_by_float", "float_minus",
+                                  "add_broadcast_dtype", "square_same_tensor"])
+def test_short_record_path_builds_the_node_the_general_path_builds(case):
+    from fgrad.autograd import tape
+    from fgrad.ops import elementwise as ew
+
+    x = fgrad.tensor(np.linspace(0.1, 0.9, 6), requires_grad=True) * 1.0  # a non-leaf: its grad_fn is the edge
+    w = fgrad.tensor(np.full(6, 2.0))
+    y = fgrad.tensor(np.ones((2, 1), np.float32), requires_grad=True)
+    prim, args = {"sin": (ew.sin, (x,)), "exp": (ew.exp, (x,)), "mul_by_nograd_tensor": (ew.multiply, (x, w)),
+                  "mul_by_float": (ew.multiply, (x, 1.5)), "float_minus": (ew.subtract, (3.0, x)),
+                  "add_broadcast_dtype": (ew.add, (x, y)), "square_same_tensor": (ew.multiply, (x, x))}[case]
+    short, general = tape.record(prim, args, {}), tape.record_general(prim, args, {})
+    assert _node_summary(short) == _node_summary(general)
+    np.testing.assert_array_equal(short.primal, general.primal)
