@@ -17,6 +17,10 @@ class _State(threading.local):
 
 _state = _State()
 
+# Set once any thread turns anomaly mode on, never reset: until then the imperative tape's
+# short path skips reading the thread-local (see saved_hooks.ever_used).
+ever_enabled = False
+
 
 def is_enabled():
     return _state.enabled
@@ -41,6 +45,8 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off (a context manager, like detect_anomaly)."""
 
     def __init__(self, mode, check_nan=True):
+        global ever_enabled
+        ever_enabled = ever_enabled or bool(mode)
         self.prev = (is_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
 
@@ -60,6 +66,8 @@ class detect_anomaly(set_detect_anomaly):
         self.prev = None
 
     def __enter__(self):
+        global ever_enabled
+        ever_enabled = True
         self.prev = (is_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = True, bool(self.check_nan)
         return self

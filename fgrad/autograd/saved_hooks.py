@@ -14,6 +14,11 @@ class _State(threading.local):
 
 _state = _State()
 
+# Set once any thread installs a hook pair, never reset: until then the imperative tape's
+# short path skips reading the thread-local (as PyTorch's SavedTensorDefaultHooks keeps an
+# is_initialized flag). A thread-local read costs about 700 instructions per op.
+ever_used = False
+
 
 def current():
     """The innermost (pack, unpack) pair, or None."""
@@ -28,6 +33,8 @@ class saved_tensors_hooks:
         self.pair = (pack_hook, unpack_hook)
 
     def __enter__(self):
+        global ever_used
+        ever_used = True
         if _state.stack is None:
             _state.stack = []
         _state.stack.append(self.pair)

@@ -264,8 +264,9 @@ def record(prim, args, params):
     output and no saved-tensor hooks, anomaly mode or view (the common case) take a
     short path without loops; everything else is `record_general`."""
     n = len(args)
-    if n > 2 or not prim.simple or not grad_mode._state.enabled or saved_hooks._state.stack \
-            or anomaly_mode._state.enabled or prim.name in VIEW_PRIMS:
+    if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.name in VIEW_PRIMS \
+            or saved_hooks.ever_used and saved_hooks._state.stack \
+            or anomaly_mode.ever_enabled and anomaly_mode._state.enabled:
         return record_general(prim, args, params)
     a = args[0]
     ta = isinstance(a, Tensor)

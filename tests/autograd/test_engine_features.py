@@ -507,3 +507,25 @@ def test_short_record_path_builds_the_node_the_general_path_builds(case):
     short, general = tape.record(prim, args, {}), tape.record_general(prim, args, {})
     assert _node_summary(short) == _node_summary(general)
     np.testing.assert_array_equal(short.primal, general.primal)
+
+
+@pytest.mark.parametrize("mode", ["saved_tensors_hooks", "detect_anomaly", "set_detect_anomaly"])
+def test_the_first_use_of_a_rare_mode_reaches_the_short_record_path(monkeypatch, mode):
+    # The short record path reads these thread-locals only once a mode was ever turned on
+    # (saved_hooks.ever_used, anomaly_mode.ever_enabled): turning one on must set its flag.
+    from fgrad.autograd import anomaly_mode, saved_hooks
+
+    monkeypatch.setattr(saved_hooks, "ever_used", False)
+    monkeypatch.setattr(anomaly_mode, "ever_enabled", False)
+    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    packed = []
+    context = {"saved_tensors_hooks": lambda: autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t,
+                                                                                 lambda t: t),
+               "detect_anomaly": autograd.detect_anomaly,
+               "set_detect_anomaly": lambda: autograd.set_detect_anomaly(True)}[mode]
+    with context():
+        y = fnp.sin(x)  # one argument, one output: the short path unless the mode is seen
+    if mode == "saved_tensors_hooks":
+        assert len(packed) == 1 and y.grad_fn.meta.packed
+    else:
+        assert "y = fnp.sin(x)" in y.grad_fn.meta.stack
