@@ -17,8 +17,8 @@ class _State(threading.local):
 
 _state = _State()
 
-# Set once any thread turns anomaly mode on, never reset: until then the imperative tape's
-# short path skips reading the thread-local (see saved_hooks.ever_used).
+# Set once any thread turns anomaly mode on, never reset: until then the imperative tape
+# reads no thread-local to record an op or to run a node (see saved_hooks.ever_used).
 ever_enabled = False
 
 

@@ -129,7 +129,7 @@ class NodeMeta:
         """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
-                or self.stack is not None or anomaly_mode._state.enabled:  # (anomaly mode checks NaNs)
+                or self.stack is not None or anomaly_mode.ever_enabled and anomaly_mode._state.enabled:  # (NaN checks)
             return False
         if node.primals is None:
             raise freed_graph_error(node)
