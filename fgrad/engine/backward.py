@@ -198,7 +198,9 @@ def _walk_tape(tape, cts, retain_graph):
 
     The hot path of grad: its nodes have no meta, nothing is captured or profiled, so the
     loop does only what every node needs. Elementwise nodes multiply by their partials
-    inline (no rule call), and a one-input one (most of them) skips the input loop.
+    inline (no rule call), and a one-input one (most of them) skips the input loop; other
+    one-output nodes apply their per-argument rules in the same loop (apply_rule only for
+    multiple results and all-argument rules).
     Cotangents add with `+`: on concrete arrays that is the kernel, on traced values
     (grad of grad) it binds the add primitive.
     """
@@ -225,10 +227,14 @@ def _walk_tape(tape, cts, retain_graph):
                 prev = get(t)
                 cts[t] = gi if prev is None else prev + gi
         else:
-            # Elementwise nodes with several inputs apply their partials here; the others'
-            # rules run in apply_rule.
-            grads = None if partials is not None else apply_rule(node, g, primals, node.out)
+            # Elementwise nodes with several inputs apply their partials here, and the other
+            # one-output nodes their per-argument rules; the rest run in apply_rule.
             out = node.out
+            grads = rules = None
+            if not prim.simple:
+                grads = apply_rule(node, g, primals, out)
+            elif partials is None:
+                rules, params = prim.vjp, node.params
             i = -1
             for t in inputs:
                 i += 1
@@ -237,13 +243,23 @@ def _walk_tape(tape, cts, retain_graph):
                     if gi is None:
                         continue
                 else:
-                    d = partials[i]
-                    if t is None or d is None:
+                    if t is None:
                         continue
-                    gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
-                    p = primals[i]
-                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                        gi = fit_cotangent(gi, p, prim, i)
+                    p = primals[i]  # None: an unread input already of g's shape and dtype
+                    if rules is None:
+                        d = partials[i]
+                        if d is None:
+                            continue
+                        gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
+                        if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                            gi = fit_cotangent(gi, p, prim, i)
+                    else:  # (a rule may return a Python number: no .shape)
+                        rule = rules[i]
+                        gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
+                        if gi is None:
+                            continue
+                        if p is not None and (getattr(gi, "shape", None) != p.shape or gi.dtype is not p.dtype):
+                            gi = fit_cotangent(gi, p, prim, i)
                 if t.__class__ is Edge:  # an output of a multiple-result node
                     _accumulate(cts, t.node, t.index, gi)
                 else:
