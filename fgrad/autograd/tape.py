@@ -42,14 +42,15 @@ _new = object.__new__
 
 def node_name(prim, primals):
     """PyTorch-style name of the backward node of `prim`."""
+    name = _NAME_CACHE.get(prim)  # (every primitive's but matmul's, whose name depends on its arguments)
+    if name is not None:
+        return name
     if prim.name == "matmul":
         nd = (np.ndim(primals[0]), np.ndim(primals[1]))
         return {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul") + "Backward0"
-    name = _NAME_CACHE.get(prim)
-    if name is None:
-        base = _NAMES.get(prim.name) or "".join(
-            w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
-        name = _NAME_CACHE[prim] = base + "Backward0"
+    base = _NAMES.get(prim.name) or "".join(
+        w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
+    name = _NAME_CACHE[prim] = base + "Backward0"
     return name
 
 
@@ -258,9 +259,9 @@ def _stack():
 def record(prim, args, params):
     """Run `prim` on tensors; record a grad_fn node when an input requires grad.
 
-    The hot path of the imperative face: objects are made with object.__new__ and slot
-    stores, and the thread-local modes are read in place (a type call or a mode getter per
-    op costs as much as the rest of the op's bookkeeping). One or two arguments, one
+    The hot path of the imperative face: the node is made with object.__new__ and slot
+    stores, and the thread-local modes are read in place (a mode getter per op costs as
+    much as the rest of the op's bookkeeping). One or two arguments, one
     output and no saved-tensor hooks, anomaly mode or view (the common case) take a
     short path without loops; everything else is `record_general`."""
     n = len(args)
@@ -292,10 +293,7 @@ def record(prim, args, params):
             primals = (pa, pb)
         else:
             primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
-    meta = _new(NodeMeta)  # (new_meta inline: anomaly mode is off here)
-    meta.name = _NAME_CACHE.get(prim) or node_name(prim, primals)
-    meta.saved = meta.packed = meta.tensor_hooks = meta.stack = None
-    meta.pre_hooks = meta.post_hooks = ()
+    meta = new_meta(node_name(prim, primals))
     node = _new(Node)
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output else None
@@ -360,10 +358,8 @@ def saved_versions(prim, args, inputs, results):
 
 def new_meta(name):
     """A NodeMeta; in anomaly mode it remembers the user's forward traceback."""
-    meta = _new(NodeMeta)  # (NodeMeta.__init__ inline: one per recorded op)
-    meta.name, meta.saved, meta.packed, meta.tensor_hooks, meta.stack = name, None, None, None, None
-    meta.pre_hooks = meta.post_hooks = ()
-    if anomaly_mode._state.enabled:
+    meta = NodeMeta(name)
+    if anomaly_mode.ever_enabled and anomaly_mode._state.enabled:
         meta.stack = _stack()
     return meta
 
