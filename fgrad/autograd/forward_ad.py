@@ -7,7 +7,7 @@ import collections
 import threading
 
 from ..ops.primitive import new_trace
-from ..transforms.forward import JVPTrace, JVPTracer
+from ..transforms.forward import JVPTrace, JVPTracer, dual
 
 __all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
 
@@ -38,7 +38,7 @@ def make_dual(tensor, tangent, *, level=None):
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(f"make_dual: expected tangent of shape {tuple(tensor.shape)}, got {tuple(tangent.shape)}")
     trace.direct = False  # its primals are tensors: ops go through the imperative tape
-    return JVPTracer(trace, tensor, tangent)
+    return dual(trace, tensor, tangent)
 
 
 def unpack_dual(tensor, *, level=None):

@@ -8,7 +8,7 @@ as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode).
 """
 import numpy as np
 
-from ..ir.node import Node
+from ..ir.node import new_node
 from ..ir.value import Tracer, concrete
 from ..ops.broadcasting import materialize
 from ..ops.primitive import EVAL, Primitive, current_trace
@@ -98,7 +98,7 @@ def _apply_on_tensors(cls, args):
         return wrapped if multi else wrapped[0]
     inputs = [edge_of(a) if need else None for a, need in zip(args, needs)]
     primals = [_raw(a) for a in args]
-    node = Node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, new_meta(f"{cls.__name__}Backward"))
+    node = new_node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, new_meta(f"{cls.__name__}Backward"))
     wrapped = tuple(Tensor._wrap(r, None if id(o) in ctx._non_differentiable else node, i)
                     for i, (o, r) in enumerate(zip(outs, raw)))
     return wrapped if multi else wrapped[0]

@@ -37,7 +37,6 @@ _NAMES = {"multiply": "Mul", "add": "Add", "subtract": "Sub", "divide": "Div", "
 
 
 _NAME_CACHE = {}
-_new = object.__new__
 
 
 def node_name(prim, primals):
@@ -259,8 +258,8 @@ def _stack():
 def record(prim, args, params):
     """Run `prim` on tensors; record a grad_fn node when an input requires grad.
 
-    The hot path of the imperative face: the node is made with object.__new__ and slot
-    stores, and the thread-local modes are read in place (a mode getter per op costs as
+    The hot path of the imperative face: the node is made by a bare class call and slot
+    stores (Note [bare class calls] in ir/node.py), and the thread-local modes are read in place (a mode getter per op costs as
     much as the rest of the op's bookkeeping). One or two arguments, one
     output and no saved-tensor hooks, anomaly mode or view (the common case) take a
     short path without loops; everything else is `record_general`."""
@@ -294,7 +293,7 @@ def record(prim, args, params):
         else:
             primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
     meta = new_meta(node_name(prim, primals))
-    node = _new(Node)
+    node = Node()
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output else None
     result = Tensor._wrap(out, node, 0)
@@ -326,7 +325,7 @@ def record_general(prim, args, params):
     saves_inputs = prim.saves_inputs
     if not saves_inputs:
         primals = [unread(p, out, prim) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
-    node = _new(Node)
+    node = Node()
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output or prim.multiple_results else None
     results = _outputs(prim, out, node, args, params)

@@ -6,27 +6,34 @@ input that carries gradient (None for constants), and the residuals its rules re
 outputs or to traced values, so a finished tape is a DAG freed by reference counting
 alone, and an array no rule needs is freed as soon as the user's code drops it.
 
+Note [bare class calls]: classes made once per recorded op (Node, VJPTracer, JVPTracer)
+have no __init__; the hot paths call the bare class and store the slots. On CPython 3.11
+that is about 300 instructions cheaper per object than object.__new__(cls) (whose wrapper
+checks the class and packs an argument tuple first), and an __init__ would cost a frame.
+
 Note [edges]: an input edge names (producer node, output index). A single-output node
 is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an output of a
 multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
-__all__ = ["Node", "Leaf", "Edge", "Aval", "edge_of", "unread"]
+__all__ = ["Node", "new_node", "Leaf", "Edge", "Aval", "edge_of", "unread"]
 
 
 class Node:
-    """A recorded primitive application."""
+    """A recorded primitive application (made by `new_node`).
+
+    prim, params: the primitive and its parameters.
+    inputs: per argument, an edge to its producer when it carries gradient, else None.
+    primals: per argument, the primal value (a residual for the rules), or its Aval.
+    out: the primal output (a tuple for multiple-result primitives), or None if unused.
+    meta: the imperative face's extras (hooks, saved-value guards); None on the functional path.
+
+    No __init__ (Note [bare class calls]): the recording hot paths call `Node()` and store
+    the slots themselves.
+    """
 
     __slots__ = ("prim", "params", "inputs", "primals", "out", "meta", "__weakref__")
     index = 0  # as an edge: output 0
-
-    def __init__(self, prim, params, inputs, primals, out, meta=None):
-        self.prim = prim
-        self.params = params
-        self.inputs = inputs    # per argument: an edge to its producer when it carries gradient, else None
-        self.primals = primals  # per argument: the primal value (residual for the rules), or its Aval
-        self.out = out          # the primal output (a tuple for multiple-result primitives), or None if unused
-        self.meta = meta        # the imperative face's extras (hooks, saved-value guards); None on the functional path
 
     @property
     def node(self):
@@ -58,6 +65,13 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()}>"
+
+
+def new_node(prim, params, inputs, primals, out, meta=None):
+    """A Node with these fields."""
+    node = Node()
+    node.prim, node.params, node.inputs, node.primals, node.out, node.meta = prim, params, inputs, primals, out, meta
+    return node
 
 
 class Edge:

@@ -10,13 +10,13 @@ linearized with fgrad's own transforms:
 """
 import functools
 
-from ..ir.node import Node, edge_of
+from ..ir.node import edge_of, new_node
 from ..ir.value import Tracer
 from ..ops.broadcasting import materialize, zeros_like_value
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from . import trees
-from .forward import JVPTracer
-from .reverse import VJPTracer, vjp
+from .forward import JVPTracer, dual
+from .reverse import VJPTracer, vjp, vjp_tracer
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint"]
 
@@ -72,10 +72,10 @@ class _CustomBase:
     def _record(self, trace, leaves, mine, primals, out, params):
         """Record one tape node for this call on `trace`; its outputs as traced values."""
         out_leaves, out_tree = trees.flatten(out)
-        node = Node(self.prim, params, [edge_of(a) if m else None for a, m in zip(leaves, mine)], primals,
-                    tuple(out_leaves))
+        node = new_node(self.prim, params, [edge_of(a) if m else None for a, m in zip(leaves, mine)], primals,
+                        tuple(out_leaves))
         trace.tape.append(node)
-        return trees.unflatten(out_tree, [VJPTracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+        return trees.unflatten(out_tree, [vjp_tracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
 
 
 class custom_vjp(_CustomBase):
@@ -160,7 +160,7 @@ class custom_vjp(_CustomBase):
             t_out = trees.flatten(t_tree)[0]
         else:
             t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))
-        return trees.unflatten(out_tree, [JVPTracer(trace, o, t) for o, t in zip(out_leaves, t_out)])
+        return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_out)])
 
 
 class custom_jvp(_CustomBase):
@@ -217,7 +217,7 @@ class custom_jvp(_CustomBase):
         if t_tree != out_tree:
             raise TypeError(f"custom_jvp {self.__name__}: the tangent output has structure {t_tree} but the "
                             f"primal output has structure {out_tree}")
-        return trees.unflatten(out_tree, [JVPTracer(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
+        return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 
 def checkpoint(fun):

@@ -16,21 +16,22 @@ from ..ops.elementwise import NEG, ONE, convert
 from ..engine.gc_pause import paused
 from . import trees
 
-__all__ = ["JVPTrace", "JVPTracer", "jvp", "linearize", "tangent_of"]
+__all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
-
-_new = object.__new__
 
 
 class JVPTracer(Tracer):
-    """A dual number: `primal` + epsilon * `tangent`."""
+    """A dual number: `primal` + epsilon * `tangent`. (Made by `dual`, or by a bare class
+    call: Note [bare class calls] in ir/node.py.)"""
 
     __slots__ = ("tangent",)
 
-    def __init__(self, trace, primal, tangent):
-        self._trace = trace
-        self.primal = primal
-        self.tangent = tangent
+
+def dual(trace, primal, tangent):
+    """The dual number of `trace` with this primal and tangent."""
+    t = JVPTracer()
+    t._trace, t.primal, t.tangent = trace, primal, tangent
+    return t
 
 
 def fit_tangent(t, ans):
@@ -104,7 +105,7 @@ class JVPTrace(Trace):
             t_out = tangent_of(prim, primals, tangents, out, params)
         if t_out is None:
             return out
-        t = _new(JVPTracer)
+        t = JVPTracer()
         t._trace, t.primal, t.tangent = self, out, t_out
         return t
 
@@ -134,8 +135,8 @@ class JVPTrace(Trace):
         if prim.multiple_results:
             if t_out is None:
                 return out
-            return tuple(o if t is None else JVPTracer(self, o, t) for o, t in zip(out, t_out))
-        return out if t_out is None else JVPTracer(self, out, t_out)
+            return tuple(o if t is None else dual(self, o, t) for o, t in zip(out, t_out))
+        return out if t_out is None else dual(self, out, t_out)
 
     def process_custom(self, custom, args):
         return custom.process_jvp(self, args)
@@ -171,11 +172,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
     p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), transform)
     trace = push_trace(JVPTrace, transform)
     try:
-        ins = []
-        for p, t in zip(p_leaves, t_leaves):
-            dual = _new(JVPTracer)
-            dual._trace, dual.primal, dual.tangent = trace, p, t
-            ins.append(dual)
+        ins = [dual(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
         if p_tree is not None and any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
             trace.direct = False
         result = fun(*trees.unflatten_args(p_tree, ins))

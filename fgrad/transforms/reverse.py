@@ -8,14 +8,13 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, Node, unread
+from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
-__all__ = ["VJPTrace", "VJPTracer", "vjp", "grad", "value_and_grad"]
+__all__ = ["VJPTrace", "VJPTracer", "vjp_tracer", "vjp", "grad", "value_and_grad"]
 
-_new = object.__new__
 _UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
 
 
@@ -28,15 +27,11 @@ class VJPTracer(Tracer):
     """A value recorded on a tape: `node` produced it as output number `index`.
 
     It keeps the edge a consumer records (Note [edges]): the node itself for a
-    single-output node, an `Edge` for every output of a multiple-result node.
+    single-output node, an `Edge` for every output of a multiple-result node. (Made by
+    `vjp_tracer`, or by a bare class call: Note [bare class calls] in ir/node.py.)
     """
 
     __slots__ = ("edge",)
-
-    def __init__(self, trace, primal, node, index=0):
-        self._trace = trace
-        self.primal = primal
-        self.edge = node if index == 0 and (node.prim is None or not node.prim.multiple_results) else Edge(node, index)
 
     @property
     def node(self):
@@ -45,6 +40,14 @@ class VJPTracer(Tracer):
     @property
     def index(self):
         return self.edge.index
+
+
+def vjp_tracer(trace, primal, node, index=0):
+    """The traced value of output `index` of `node`."""
+    t = VJPTracer()
+    t._trace, t.primal = trace, primal
+    t.edge = node if index == 0 and (node.prim is None or not node.prim.multiple_results) else Edge(node, index)
+    return t
 
 
 class VJPTrace(Trace):
@@ -64,8 +67,8 @@ class VJPTrace(Trace):
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, each this trace's tracer or a constant, one output,
-        # a lean tape. Objects are made with object.__new__ and slot stores: no __init__ frame
-        # per op. The primal runs as a kernel when direct, else in the parent trace (the
+        # a lean tape. Objects are made by bare class calls and slot stores (Note [bare class
+        # calls] in ir/node.py). The primal runs as a kernel when direct, else in the parent trace (the
         # forward pass of forward-over-reverse, hvp and hessian, takes this path too).
         n = len(args)
         if n > 2 or not (self.lean and prim.simple):
@@ -104,7 +107,7 @@ class VJPTrace(Trace):
                 primals = (pa, pb)
             else:  # constants are never read: keep them as they are
                 primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
-        node = _new(Node)
+        node = Node()
         node.prim = prim
         node.params = params
         node.inputs = inputs
@@ -112,7 +115,7 @@ class VJPTrace(Trace):
         node.out = out if prim.saves_output else None
         node.meta = None
         self.tape.append(node)
-        t = _new(VJPTracer)
+        t = VJPTracer()
         t._trace = self
         t.primal = out
         t.edge = node
@@ -132,17 +135,17 @@ class VJPTrace(Trace):
         inputs = [None if t is None else t.edge for t in owned]
         if prim.nondiff:  # no derivative: on the tape only to be shown (make_graph)
             if not self.lean:
-                self.tape.append(Node(prim, params, inputs, primals, out, None))
+                self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
         lean = self.lean
-        node = _new(Node)
+        node = Node()
         node.prim, node.params, node.inputs, node.meta = prim, params, inputs, None
         node.primals = primals if prim.saves_inputs or not lean else _avals(primals)
         node.out = out if prim.saves_output or prim.multiple_results or not lean else None
         self.tape.append(node)
         if prim.multiple_results:
-            return tuple(VJPTracer(self, o, node, i) for i, o in enumerate(out))
-        t = _new(VJPTracer)
+            return tuple(vjp_tracer(self, o, node, i) for i, o in enumerate(out))
+        t = VJPTracer()
         t._trace, t.primal, t.edge = self, out, node
         return t
 
@@ -164,9 +167,8 @@ def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
     tracers = []
     for x, label in zip(leaves, labels):
-        t = _new(VJPTracer)
-        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), _new(Leaf)
-        t.edge.label = label
+        t = VJPTracer()
+        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), Leaf(label)
         if isinstance(t.primal, Tracer):
             trace.direct = False
         tracers.append(t)
