@@ -97,11 +97,10 @@ def residuals(*prims, inputs=True, output=True):
 class Trace:
     """An interpreter of primitives. `parent` runs the primal computation."""
 
-    __slots__ = ("parent", "level", "alive", "transform")
+    __slots__ = ("parent", "alive", "transform")
 
     def __init__(self, parent, transform):
         self.parent = parent
-        self.level = parent.level + 1 if parent is not None else 0
         self.alive = True
         self.transform = transform
 

@@ -97,8 +97,20 @@ class JVPTrace(Trace):
                 return self.process_general(prim, args, params)
             primals = (a.primal if mine_a else a, b.primal if mine_b else b)
             tangents = (a.tangent if mine_a else None, b.tangent if mine_b else None)
-        pair = prim.jvp_pair
-        if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
+        partials = prim.partials
+        if partials is not None:  # elementwise (most ops): tangent_of's sum of partial * tangent, inline
+            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+            t_out = None
+            i = -1
+            for t in tangents:
+                i += 1
+                d = partials[i]
+                if t is not None and d is not None:  # (the partial first: Note [the partial first])
+                    c = t if d is ONE else -t if d is NEG else d(out, *primals) * t
+                    t_out = c if t_out is None else t_out + c
+            if t_out is not None and (t_out.shape != out.shape or t_out.dtype is not out.dtype):
+                t_out = fit_tangent(t_out, out)
+        elif (pair := prim.jvp_pair) is not None and (t_pair := pair(primals, tangents, params)) is not None:
             out, t_out = t_pair
         else:
             out = prim.impl(*primals, **params) if params else prim.impl(*primals)
