@@ -68,8 +68,8 @@ class VJPTrace(Trace):
     def process(self, prim, args, params):
         # Fast path: one or two arguments, each this trace's tracer or a constant, one output,
         # a lean tape. Objects are made by bare class calls and slot stores (Note [bare class
-        # calls] in ir/node.py). The primal runs as a kernel when direct, else in the parent trace (the
-        # forward pass of forward-over-reverse, hvp and hessian, takes this path too).
+        # calls] in ir/node.py). The primal runs as a kernel when direct, else in the parent
+        # trace (the forward pass of forward-over-reverse, hvp and hessian, takes this path too).
         n = len(args)
         if n > 2 or not (self.lean and prim.simple):
             return self.process_general(prim, args, params)

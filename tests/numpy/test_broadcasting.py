@@ -78,6 +78,19 @@ def test_jvp_broadcasts_tangents(shapes, seed):
     np.testing.assert_allclose(t, df_da(a, b) * ta + df_db(a, b) * tb, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("op", ["add", "rsub", "mul", "neg_add"])
+def test_jvp_fits_a_tangent_to_a_wider_output(op):
+    """A float32 (3,) input meets a float64 (2, 3) constant: the output tangent takes the
+    output's shape and dtype, whether the partial is 1, -1 or an array (forward mode's
+    elementwise path applies partials inline, then fits)."""
+    a, ta, b = np.arange(3, dtype=np.float32), np.full(3, 0.5, np.float32), np.full((2, 3), 2.0)
+    fn = {"add": lambda a: a + b, "rsub": lambda a: b - a, "mul": lambda a: a * b, "neg_add": lambda a: -a + b}[op]
+    slope = {"add": 1.0, "rsub": -1.0, "mul": 2.0, "neg_add": -1.0}[op]
+    out, t = fgrad.jvp(fn, (a,), (ta,))
+    assert t.shape == out.shape == (2, 3) and t.dtype == out.dtype == np.float64
+    np.testing.assert_array_equal(t, np.full((2, 3), 0.5 * slope))
+
+
 @SETTINGS
 @given(SHAPES, st.integers(0, 2 ** 16))
 def test_jacobians_of_broadcasting_agree(shapes, seed):
