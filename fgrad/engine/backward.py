@@ -230,36 +230,35 @@ def _walk_tape(tape, cts, retain_graph):
             # Elementwise nodes with several inputs apply their partials here, and the other
             # one-output nodes their per-argument rules; the rest run in apply_rule.
             out = node.out
-            grads = rules = None
-            if not prim.simple:
-                grads = apply_rule(node, g, primals, out)
-            elif partials is None:
-                rules, params = prim.vjp, node.params
+            grads = None
+            if partials is None:
+                if prim.simple:
+                    rules, params = prim.vjp, node.params
+                else:
+                    grads = apply_rule(node, g, primals, out)
             i = -1
             for t in inputs:
                 i += 1
-                if grads is not None:
+                if partials is not None:  # (the partial first: Note [the partial first])
+                    if t is None or (d := partials[i]) is None:
+                        continue
+                    gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
+                    p = primals[i]  # None: an unread input already of g's shape and dtype
+                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                        gi = fit_cotangent(gi, p, prim, i)
+                elif grads is None:  # (a rule may return a Python number: no .shape)
+                    if t is None or (rule := rules[i]) is None:
+                        continue
+                    gi = rule(g, out, *primals, **params) if params else rule(g, out, *primals)
+                    if gi is None:
+                        continue
+                    p = primals[i]
+                    if p is not None and (getattr(gi, "shape", None) != p.shape or gi.dtype is not p.dtype):
+                        gi = fit_cotangent(gi, p, prim, i)
+                else:
                     gi = grads[i]
                     if gi is None:
                         continue
-                else:
-                    if t is None:
-                        continue
-                    p = primals[i]  # None: an unread input already of g's shape and dtype
-                    if rules is None:
-                        d = partials[i]
-                        if d is None:
-                            continue
-                        gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
-                        if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                            gi = fit_cotangent(gi, p, prim, i)
-                    else:  # (a rule may return a Python number: no .shape)
-                        rule = rules[i]
-                        gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
-                        if gi is None:
-                            continue
-                        if p is not None and (getattr(gi, "shape", None) != p.shape or gi.dtype is not p.dtype):
-                            gi = fit_cotangent(gi, p, prim, i)
                 if t.__class__ is Edge:  # an output of a multiple-result node
                     _accumulate(cts, t.node, t.index, gi)
                 else:
