@@ -110,7 +110,8 @@ class Aval:
 
 
 class Leaf:
-    """The source of a differentiated input: where its cotangent ends up."""
+    """The source of a differentiated input: where its cotangent ends up. (Made by a bare
+    class call and a store of `label`, the input's name: Note [bare class calls].)"""
 
     __slots__ = ("label", "__weakref__")
     prim = None
@@ -121,9 +122,6 @@ class Leaf:
     @property
     def node(self):
         return self
-
-    def __init__(self, label):
-        self.label = label
 
     def name(self):
         return str(self.label)

@@ -155,17 +155,53 @@ class JVPTrace(Trace):
 
 
 def _check_tangents(primals, tangents, transform):
-    for p, t in zip(primals, tangents):
-        if not (p.__class__ is np.ndarray and t.__class__ is np.ndarray and t.dtype is p.dtype
-                and p.dtype.kind == "f" and t.shape == p.shape):
-            break
-    else:
-        return list(primals), list(tangents), None  # the common case: float arrays, matching tangents
+    """(primal leaves, tangent leaves, their tree): floating-point primals and tangents of
+    their shapes and dtypes, or a TypeError naming the first that is not. The tree is None
+    for a tuple of float arrays with matching tangents (the common case: no optree)."""
+    if primals.__class__ is tuple and tangents.__class__ is tuple and len(primals) == len(tangents):
+        for p, t in zip(primals, tangents):
+            if not (p.__class__ is np.ndarray and t.__class__ is np.ndarray and t.dtype is p.dtype
+                    and p.dtype.kind == "f" and t.shape == p.shape):
+                break
+        else:
+            return primals, tangents, None
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"{transform}: primals and tangents must be tuples (one entry per argument), got "
+                        f"{type(primals).__name__} and {type(tangents).__name__}")
+    if len(primals) != len(tangents):
+        raise TypeError(f"{transform}: got {len(primals)} primals but {len(tangents)} tangents")
+    primals, tangents = tuple(primals), tuple(tangents)
     p_leaves, p_tree = trees.flatten(primals)
     labels = trees.leaf_labels(p_tree, "primals")
     p_leaves = [trees.float_input(x, label, transform) for x, label in zip(p_leaves, labels)]
     t_leaves = trees.check_cotangent(tangents, p_tree, p_leaves, transform, what="tangent")
     return p_leaves, t_leaves, p_tree
+
+
+def _split_duals(out, trace):
+    """(primals, tangents) of jvp's output `out`, in its structure: a dual number of `trace`
+    gives its parts, any other leaf (a constant) a zero tangent."""
+    if out.__class__ is JVPTracer and out._trace is trace:  # one output, or each of a tuple: no optree
+        return out.primal, out.tangent
+    if out.__class__ is tuple:
+        ps, ts = [], []
+        for o in out:
+            if o.__class__ is not JVPTracer or o._trace is not trace:
+                break
+            ps.append(o.primal)
+            ts.append(o.tangent)
+        else:
+            return tuple(ps), tuple(ts)
+    out_leaves, out_tree = trees.flatten_out(out)
+    primals_out, tangents_out = [], []
+    for o in out_leaves:
+        if isinstance(o, JVPTracer) and o._trace is trace:
+            primals_out.append(o.primal)
+            tangents_out.append(o.tangent)
+        else:
+            primals_out.append(o)
+            tangents_out.append(zeros_like_value(o))
+    return trees.unflatten_out(out_tree, primals_out), trees.unflatten_out(out_tree, tangents_out)
 
 
 def jvp(fun, primals, tangents, has_aux=False):
@@ -176,32 +212,25 @@ def jvp(fun, primals, tangents, has_aux=False):
 @paused
 def jvp_named(fun, primals, tangents, has_aux, transform):
     """jvp, reporting errors and escaped values under the name `transform` (hvp, ...)."""
-    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
-        raise TypeError(f"{transform}: primals and tangents must be tuples (one entry per argument), got "
-                        f"{type(primals).__name__} and {type(tangents).__name__}")
-    if len(primals) != len(tangents):
-        raise TypeError(f"{transform}: got {len(primals)} primals but {len(tangents)} tangents")
-    p_leaves, t_leaves, p_tree = _check_tangents(tuple(primals), tuple(tangents), transform)
+    p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, transform)
     trace = push_trace(JVPTrace, transform)
     try:
-        ins = [dual(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
-        if p_tree is not None and any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
-            trace.direct = False
-        result = fun(*trees.unflatten_args(p_tree, ins))
+        ins = []
+        for p, t in zip(p_leaves, t_leaves):  # (dual() inline: this runs on every call)
+            d = JVPTracer()
+            d._trace, d.primal, d.tangent = trace, p, t
+            ins.append(d)
+        if p_tree is not None:
+            if any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
+                trace.direct = False
+            ins = trees.unflatten(p_tree, ins)
+        result = fun(*ins)
     finally:
         pop_trace(trace)
+    if not has_aux:
+        return _split_duals(result, trace)
     out, aux = trees.split_aux(result, has_aux, transform)
-    out_leaves, out_tree = trees.flatten_out(out)
-    primals_out, tangents_out = [], []
-    for o in out_leaves:
-        if isinstance(o, JVPTracer) and o._trace is trace:
-            primals_out.append(o.primal)
-            tangents_out.append(o.tangent)
-        else:
-            primals_out.append(o)
-            tangents_out.append(zeros_like_value(o))
-    pair = (trees.unflatten_out(out_tree, primals_out), trees.unflatten_out(out_tree, tangents_out))
-    return pair + (trees.strip_aux(aux, trace),) if has_aux else pair
+    return _split_duals(out, trace) + (trees.strip_aux(aux, trace),)
 
 
 def linearize(fun, *primals):

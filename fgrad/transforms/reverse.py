@@ -6,6 +6,8 @@ anything else pass through to the parent trace. The backward engine then walks t
 recorded nodes in reverse (fgrad/engine).
 """
 
+import numpy as np
+
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
@@ -167,10 +169,14 @@ def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
     tracers = []
     for x, label in zip(leaves, labels):
+        if x.__class__ is not np.ndarray or x.dtype.kind != "f":  # (a float array is the common case)
+            x = trees.float_input(x, label, transform)
+            if isinstance(x, Tracer):
+                trace.direct = False
+        leaf = Leaf()
+        leaf.label = label
         t = VJPTracer()
-        t._trace, t.primal, t.edge = trace, trees.float_input(x, label, transform), Leaf(label)
-        if isinstance(t.primal, Tracer):
-            trace.direct = False
+        t._trace, t.primal, t.edge = trace, x, leaf
         tracers.append(t)
     return tracers
 
@@ -239,19 +245,20 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
         traced_args = list(args)
-        for i, a in zip(nums, trees.unflatten_args(treedef, in_tracers)):
+        for i, a in zip(nums, in_tracers if treedef is None else trees.unflatten(treedef, in_tracers)):
             traced_args[i] = a
-        result = fun(*traced_args, **kwargs)
+        out = fun(*traced_args, **kwargs)
     finally:
         tape = pop_trace(trace)
-    out, aux = trees.split_aux(result, has_aux, transform)
-    aux = trees.strip_aux(aux, trace) if has_aux else None
+    if has_aux:
+        out, aux = trees.split_aux(out, has_aux, transform)
     seed = trees.scalar_seed(out, transform, fun)
-    value = trees.primal_of(out, trace)
-    grads = run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False)
-    grads = trees.unflatten_args(treedef, trees.fill_zeros(grads, in_tracers))
+    grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
+    if treedef is not None:
+        grads = trees.unflatten(treedef, grads)
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
-    return ((value, aux), grads) if has_aux else (value, grads)
+    value = trees.primal_of(out, trace)
+    return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
 
 
 def grad(fun, argnums=0, has_aux=False):

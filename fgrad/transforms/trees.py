@@ -7,13 +7,10 @@ import functools
 import numpy as np
 import optree
 
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
-
-_new = object.__new__
-
 
 def flatten(tree):
     """Leaves and structure; None is an empty subtree, as in JAX."""
@@ -85,7 +82,7 @@ def leaf_labels(treedef, name, nums=None):
     treedef None (plain arrays, from flatten_args) labels one leaf per entry of `nums`."""
     labels = []
     for i in range(len(nums) if treedef is None else treedef.num_leaves):
-        label = _new(_Label)  # (no __init__ call: this runs on every transform call)
+        label = _Label()  # (a bare class call: this runs on every transform call)
         label.treedef, label.name, label.nums, label.index = treedef, name, nums, i
         labels.append(label)
     return labels
@@ -143,9 +140,10 @@ _SEEDS = {}  # dtype -> its 1 (NumPy scalars are immutable: one serves every cal
 def scalar_seed(out, transform, fun):
     """The cotangent that starts a gradient: 1 in the dtype of `out`, which must be a
     floating-point scalar (else a TypeError naming what `fun` returned)."""
-    c = concrete(out)
-    if c.__class__ is not float and getattr(c, "shape", None) == ():  # the common case
-        dtype = c.dtype
+    # The common case first: a 0-d float array or NumPy scalar, or a traced value of one (a
+    # traced value's shape and dtype are its primal's, read in C).
+    if out.__class__ is not float and getattr(out, "shape", None) == ():
+        dtype = out.dtype
         if dtype.kind == "f":
             one = _SEEDS.get(dtype)
             if one is None:
@@ -232,8 +230,9 @@ def fill_zeros(values, like):
     input gets an array back (NumPy's kernels turn 0-d results into scalars)."""
     out = []
     for v, t in zip(values, like):
-        v = zeros_like_value(t) if v is None else v
-        if isinstance(t.primal, np.ndarray) and isinstance(v, np.generic):
+        if v is None:
+            v = zeros_like_value(t)
+        if v.__class__ is not np.ndarray and isinstance(v, np.generic) and isinstance(t.primal, np.ndarray):
             v = np.asarray(v)
         out.append(v)
     return out
