@@ -170,7 +170,8 @@ def trace_inputs(trace, leaves, labels, transform):
     tracers = []
     for x, label in zip(leaves, labels):
         if x.__class__ is not np.ndarray or x.dtype.kind != "f":  # (a float array is the common case)
-            x = trees.float_input(x, label, transform)
+            if not (isinstance(x, Tracer) and x.dtype.kind == "f"):
+                x = trees.float_input(x, label, transform)
             if isinstance(x, Tracer):
                 trace.direct = False
         leaf = Leaf()
@@ -239,8 +240,7 @@ def value_and_grad_named(fun, argnums, has_aux, transform):
 @paused
 def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
-    diff_args = [args[i] for i in nums]
-    leaves, treedef = trees.flatten_args(diff_args)
+    leaves, treedef = trees.flatten_args(args, nums)
     trace = push_trace(VJPTrace, transform)
     try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)

@@ -26,17 +26,16 @@ def _is_leaf(x):
     return x.__class__ is np.ndarray or isinstance(x, (Tracer, np.generic))
 
 
-def flatten_args(args):
-    """flatten for a list of arguments; a list of arrays or traced values (the common case) is
-    its own leaves, with structure None (unflatten_args gives a list back)."""
-    for a in args:
-        if not _is_leaf(a):
-            return flatten(args)
-    return args, None
-
-
-def unflatten_args(treedef, leaves):
-    return list(leaves) if treedef is None else unflatten(treedef, leaves)
+def flatten_args(args, nums):
+    """flatten for the arguments `args[i]` for i in `nums`; when each is an array or a traced
+    value (the common case) they are their own leaves, with structure None."""
+    leaves = []
+    for i in nums:
+        a = args[i]
+        if not (a.__class__ is np.ndarray or isinstance(a, (Tracer, np.generic))):
+            return flatten([args[i] for i in nums])
+        leaves.append(a)
+    return leaves, None
 
 
 _ONE, _TUPLE = "one leaf", "a tuple of leaves"  # flatten_out's structures of the common outputs
@@ -77,12 +76,24 @@ class _Label:
     __repr__ = __format__ = lambda self, spec="": str(self)
 
 
+_ARG_LABELS = {}  # (name, nums) -> leaf_labels(None, name, nums): labels are immutable, made once
+
+
 def leaf_labels(treedef, name, nums=None):
     """Labels for the leaves of `treedef`: `args[1]`, `primals[0]['w']`, ... (made when printed).
     treedef None (plain arrays, from flatten_args) labels one leaf per entry of `nums`."""
+    if treedef is None:
+        labels = _ARG_LABELS.get((name, nums))
+        if labels is None:
+            labels = _ARG_LABELS[name, nums] = tuple(_labels(None, name, nums))
+        return labels
+    return _labels(treedef, name, nums)
+
+
+def _labels(treedef, name, nums):
     labels = []
     for i in range(len(nums) if treedef is None else treedef.num_leaves):
-        label = _Label()  # (a bare class call: this runs on every transform call)
+        label = _Label()  # (a bare class call: pytree arguments make labels on every call)
         label.treedef, label.name, label.nums, label.index = treedef, name, nums, i
         labels.append(label)
     return labels
