@@ -259,10 +259,10 @@ def record(prim, args, params):
     """Run `prim` on tensors; record a grad_fn node when an input requires grad.
 
     The hot path of the imperative face: the node is made by a bare class call and slot
-    stores (Note [bare class calls] in ir/node.py), and the thread-local modes are read in place (a mode getter per op costs as
-    much as the rest of the op's bookkeeping). One or two arguments, one
-    output and no saved-tensor hooks, anomaly mode or view (the common case) take a
-    short path without loops; everything else is `record_general`."""
+    stores (Note [bare class calls] in ir/node.py), and the thread-local modes are read in
+    place (a mode getter per op costs as much as the rest of the op's bookkeeping). One or
+    two arguments, one output and no saved-tensor hooks, anomaly mode or view (the common
+    case) take a short path without loops; everything else is `record_general`."""
     n = len(args)
     if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.name in VIEW_PRIMS \
             or saved_hooks.ever_used and saved_hooks._state.stack \

@@ -19,7 +19,6 @@ from . import trees
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
 
-
 class JVPTracer(Tracer):
     """A dual number: `primal` + epsilon * `tangent`. (Made by `dual`, or by a bare class
     call: Note [bare class calls] in ir/node.py.)"""

@@ -12,6 +12,7 @@ from ..ops.broadcasting import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
 
+
 def flatten(tree):
     """Leaves and structure; None is an empty subtree, as in JAX."""
     return optree.tree_flatten(tree, none_is_leaf=False)
@@ -32,7 +33,7 @@ def flatten_args(args, nums):
     leaves = []
     for i in nums:
         a = args[i]
-        if not (a.__class__ is np.ndarray or isinstance(a, (Tracer, np.generic))):
+        if not _is_leaf(a):
             return flatten([args[i] for i in nums])
         leaves.append(a)
     return leaves, None
