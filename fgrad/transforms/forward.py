@@ -79,46 +79,65 @@ class JVPTrace(Trace):
         # primals, one output, per-argument rules. The rule runs under this trace: its ops see
         # only concrete values (the parent is the bottom trace, so no outer transform is
         # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
+        # Elementwise ops (most) apply their partials inline, as the engine's _walk_tape does:
+        # the tangent is the sum of partial * tangent (the partial first: Note [the partial
+        # first]); the others go through _by_rule.
         n = len(args)
         if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
             return self.process_general(prim, args, params)
         a = args[0]
         mine_a = a.__class__ is JVPTracer and a._trace is self
+        partials = prim.partials
         if n == 1:
             if not mine_a:
                 return self.process_general(prim, args, params)
-            primals, tangents = (a.primal,), (a.tangent,)
+            pa = a.primal
+            if partials is None:
+                out, t_out = self._by_rule(prim, (pa,), (a.tangent,), params)
+            else:
+                out = prim.impl(pa, **params) if params else prim.impl(pa)
+                d, ta = partials[0], a.tangent
+                t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
+                if t_out.dtype is not out.dtype:  # (a unary elementwise op keeps its input's shape)
+                    t_out = fit_tangent(t_out, out)
         else:
             b = args[1]
             mine_b = b.__class__ is JVPTracer and b._trace is self
             if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
                     and (mine_b or not isinstance(b, Tracer))):
                 return self.process_general(prim, args, params)
-            primals = (a.primal if mine_a else a, b.primal if mine_b else b)
-            tangents = (a.tangent if mine_a else None, b.tangent if mine_b else None)
-        partials = prim.partials
-        if partials is not None:  # elementwise (most ops): tangent_of's sum of partial * tangent, inline
-            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
-            t_out = None
-            i = -1
-            for t in tangents:
-                i += 1
-                d = partials[i]
-                if t is not None and d is not None:  # (the partial first: Note [the partial first])
-                    c = t if d is ONE else -t if d is NEG else d(out, *primals) * t
+            pa = a.primal if mine_a else a
+            pb = b.primal if mine_b else b
+            if partials is None:
+                tangents = (a.tangent if mine_a else None, b.tangent if mine_b else None)
+                out, t_out = self._by_rule(prim, (pa, pb), tangents, params)
+            else:
+                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+                t_out = None
+                if mine_a and (d := partials[0]) is not None:
+                    ta = a.tangent
+                    t_out = ta if d is ONE else -ta if d is NEG else d(out, pa, pb) * ta
+                if mine_b and (d := partials[1]) is not None:
+                    tb = b.tangent
+                    c = tb if d is ONE else -tb if d is NEG else d(out, pa, pb) * tb
                     t_out = c if t_out is None else t_out + c
-            if t_out is not None and (t_out.shape != out.shape or t_out.dtype is not out.dtype):
-                t_out = fit_tangent(t_out, out)
-        elif (pair := prim.jvp_pair) is not None and (t_pair := pair(primals, tangents, params)) is not None:
-            out, t_out = t_pair
-        else:
-            out = prim.impl(*primals, **params) if params else prim.impl(*primals)
-            t_out = tangent_of(prim, primals, tangents, out, params)
+                if t_out is not None and (t_out.shape != out.shape or t_out.dtype is not out.dtype):
+                    t_out = fit_tangent(t_out, out)
         if t_out is None:
             return out
         t = JVPTracer()
         t._trace, t.primal, t.tangent = self, out, t_out
         return t
+
+    @staticmethod
+    def _by_rule(prim, primals, tangents, params):
+        """(out, tangent) of a non-elementwise op on concrete primals: its jvp_pair, if it has
+        one that accepts these values, else its kernel and jvp rules."""
+        pair = prim.jvp_pair
+        if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
+            return t_pair
+        out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+        return out, tangent_of(prim, primals, tangents, out, params)
 
     def _tangent(self, prim, primals, tangents, out, params):
         """The jvp rule, run under the parent trace (which then differentiates it too)."""
