@@ -97,12 +97,16 @@ def residuals(*prims, inputs=True, output=True):
 class Trace:
     """An interpreter of primitives. `parent` runs the primal computation."""
 
-    __slots__ = ("parent", "alive", "transform")
+    __slots__ = ("parent", "alive", "transform", "direct")
 
     def __init__(self, parent, transform):
         self.parent = parent
         self.alive = True
         self.transform = transform
+        # True while every primal of this trace is a concrete array: its parent is the bottom
+        # trace, so kernels run without dispatch. A foreign traced value (an outer level's, or
+        # a Tensor) turns it off for good.
+        self.direct = parent.__class__ is EvalTrace
 
     def process(self, prim, args, params):
         raise NotImplementedError

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
-from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, set_current, split_owned
+from ..ops.primitive import Trace, pop_trace, push_trace, set_current, split_owned
 from ..ops.shape import broadcast_to
 from ..ops.elementwise import NEG, ONE, convert
 from ..engine.gc_pause import paused
@@ -68,11 +68,7 @@ def tangent_of(prim, primals, tangents, ans, params):
 class JVPTrace(Trace):
     """Propagates tangents alongside primals."""
 
-    __slots__ = ("direct",)
-
-    def __init__(self, parent, transform):
-        Trace.__init__(self, parent, transform)
-        self.direct = parent is EVAL  # as VJPTrace.direct: primals are concrete arrays
+    __slots__ = ()
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, each this trace's tracer or a constant, concrete

@@ -55,14 +55,11 @@ def vjp_tracer(trace, primal, node, index=0):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "direct", "lean")
+    __slots__ = ("tape", "lean")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
         self.tape = []  # every node, in execution order (see Note [a tape is already in order])
-        # True while every primal of this trace is a concrete array: kernels then run without
-        # dispatch. A foreign traced value (an outer level's, or a Tensor) turns it off for good.
-        self.direct = parent is EVAL
         # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
         # make_graph replay or print the tape and keep everything.
         self.lean = True
