@@ -17,7 +17,7 @@ import weakref
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
-from ..ir.node import Aval, Edge, Node, unread
+from ..ir.node import Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.primitive import escaped_tracer_error
@@ -325,9 +325,7 @@ def record_general(prim, args, params):
     saves_inputs = prim.saves_inputs
     if not saves_inputs:
         primals = [unread(p, out, prim) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
-    node = Node()
-    node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
-    node.out = out if prim.saves_output or prim.multiple_results else None
+    node = new_node(prim, params, inputs, primals, out if prim.saves_output or prim.multiple_results else None, meta)
     results = _outputs(prim, out, node, args, params)
     if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         meta.saved = saved_versions(prim, args, inputs, results)

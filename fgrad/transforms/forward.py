@@ -229,11 +229,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
     p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, transform)
     trace = push_trace(JVPTrace, transform)
     try:
-        ins = []
-        for p, t in zip(p_leaves, t_leaves):  # (dual() inline: this runs on every call)
-            d = JVPTracer()
-            d._trace, d.primal, d.tangent = trace, p, t
-            ins.append(d)
+        ins = [dual(trace, p, t) for p, t in zip(p_leaves, t_leaves)]
         if p_tree is not None:
             if any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
                 trace.direct = False

@@ -6,8 +6,6 @@ anything else pass through to the parent trace. The backward engine then walks t
 recorded nodes in reverse (fgrad/engine).
 """
 
-import numpy as np
-
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
@@ -137,10 +135,8 @@ class VJPTrace(Trace):
                 self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
         lean = self.lean
-        node = Node()
-        node.prim, node.params, node.inputs, node.meta = prim, params, inputs, None
-        node.primals = primals if prim.saves_inputs or not lean else _avals(primals)
-        node.out = out if prim.saves_output or prim.multiple_results or not lean else None
+        node = new_node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
+                        out if prim.saves_output or prim.multiple_results or not lean else None)
         self.tape.append(node)
         if prim.multiple_results:
             return tuple(vjp_tracer(self, o, node, i) for i, o in enumerate(out))
@@ -166,11 +162,9 @@ def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
     tracers = []
     for x, label in zip(leaves, labels):
-        if x.__class__ is not np.ndarray or x.dtype.kind != "f":  # (a float array is the common case)
-            if not (isinstance(x, Tracer) and x.dtype.kind == "f"):
-                x = trees.float_input(x, label, transform)
-            if isinstance(x, Tracer):
-                trace.direct = False
+        x = trees.float_input(x, label, transform)
+        if isinstance(x, Tracer):
+            trace.direct = False
         leaf = Leaf()
         leaf.label = label
         t = VJPTracer()
