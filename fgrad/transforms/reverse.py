@@ -140,9 +140,7 @@ class VJPTrace(Trace):
         self.tape.append(node)
         if prim.multiple_results:
             return tuple(vjp_tracer(self, o, node, i) for i, o in enumerate(out))
-        t = VJPTracer()
-        t._trace, t.primal, t.edge = self, out, node
-        return t
+        return vjp_tracer(self, out, node)
 
     def process_custom(self, custom, args):
         return custom.process_vjp(self, args)
@@ -167,9 +165,7 @@ def trace_inputs(trace, leaves, labels, transform):
             trace.direct = False
         leaf = Leaf()
         leaf.label = label
-        t = VJPTracer()
-        t._trace, t.primal, t.edge = trace, x, leaf
-        tracers.append(t)
+        tracers.append(vjp_tracer(trace, x, leaf))
     return tracers
 
 
