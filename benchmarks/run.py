@@ -27,7 +27,7 @@ from benchmarks.workloads import TITLES, WORKLOADS  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "benchmarks", "results")
-IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "fgrad", "fgrad.Tensor", "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
+IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgrad.Tensor", "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
 
 # The targets for fgrad (eager), checked against each run.
 TARGETS = {"W1_us_per_op": 2.0, "W2_ratio": 1.08, "W4_ratio": 4.5, "W5_us_per_op": 3.0}

@@ -205,7 +205,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     notes = benv.pin_threads()      # before JAX is imported anywhere
-    from . import floor, peers
+    from . import checked, floor, peers
     from . import workloads as wl
     for module in sorted(set(peers.PEER_MODULES.values())) + ["fgrad", "fgrad.numpy"]:
         peers.import_status(module)     # every library is loaded before anything is timed
@@ -223,7 +223,7 @@ def main(argv=None):
                    "gc": "enabled; gc.freeze() before each case's rounds" if args.gc_freeze else "enabled, not frozen"})
         cases = wl.make_cases(args.workload, args.scale)
         _emit(fh, {"kind": "plan", "workload": args.workload, "cases": [c.label for c in cases]})
-        impls = wl.numpy_impls() + floor.floor_impls() + wl.fgrad_impls() + peers.peer_impls()
+        impls = wl.numpy_impls() + floor.floor_impls() + checked.checked_impls() + wl.fgrad_impls() + peers.peer_impls()
         wanted = {s.strip() for s in args.impl.split(",") if s.strip()}
         per_op = {}
         for case in cases:

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks import floor
+from benchmarks import checked, floor
 from benchmarks import workloads as wl
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -50,6 +50,36 @@ def test_tape_floor_leaves_no_state_behind():
         floor.grad(lambda v: floor.m.sin(v) * (1 / 0), np.ones(3))
     assert not floor._tape and floor._values is floor._ArrayValues
     np.testing.assert_allclose(floor.grad(lambda v: floor.m.sum(v * v), np.arange(3.0)), [0.0, 2.0, 4.0])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
+def test_checked_tape_matches_numpy_reference(case):
+    # The checked row (benchmarks/checked.py) is timed beside fgrad too.
+    (impl,) = checked.checked_impls()
+    run = impl.setup(case)
+    if isinstance(run, str):
+        assert case.workload not in ("W1", "W5"), run
+        return
+    err = wl.check_close(np.asarray(run()), case.reference, case.rtol, case.atol)
+    assert err is None, f"{case.label} (checked tape): {err}"
+
+
+def test_checked_tape_makes_its_checks():
+    m = checked.m
+    # Broadcasting against a constant is undone, and a dtype change is fitted back.
+    np.testing.assert_allclose(checked.grad(lambda v: m.sum(v * np.ones((2, 3))), np.arange(3.0)), [2.0, 2.0, 2.0])
+    g = checked.grad(lambda v: m.sum(v * np.ones(3)), np.ones(3, np.float32))
+    assert g.dtype == np.float32
+    # A traced value that escapes its grad raises, naming the op; nothing stays current.
+    leaked = []
+    checked.grad(lambda v: leaked.append(v) or m.sum(v), np.ones(2))
+    with pytest.raises(TypeError, match="sin got a traced value .* already returned"):
+        m.sin(leaked[0])
+    assert checked._state.trace is None
+    with pytest.raises(TypeError, match="floating-point"):
+        checked.grad(m.sum, np.arange(3))
+    with pytest.raises(TypeError, match="scalar"):
+        checked.grad(lambda v: v * 2.0, np.ones(3))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.label for c in CASES])
