@@ -305,14 +305,7 @@ def _walk(tape, root, seed):
 
 
 def _setup(case):
-    d, key = case.data, case.workload
-    if key == "W1":
-        x = d["x"]
-        return lambda: grad(lambda v: wl.w1_loss(v, m), x)
-    if key == "W5":
-        x, n = d["x"], d["n_ops"]
-        return lambda: grad(lambda u: wl.w5_chain(u, m, n), x)
-    return "the checked tape runs the chains only (W1, W5)"
+    return wl.chain_runner(case, grad, m) or "the checked tape runs the chains only (W1, W5)"
 
 
 def checked_impls():

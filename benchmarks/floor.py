@@ -236,17 +236,11 @@ def hvp(fun, x, v):
 
 
 def _floor_setup(case):
-    d, key = case.data, case.workload
-    if key == "W1":
-        x = d["x"]
-        return lambda: grad(lambda v: wl.w1_loss(v, m), x)
-    if key == "W4":
+    d = case.data
+    if case.workload == "W4":
         A, x, v = d["A"], d["x"], d["v"]
         return lambda: hvp(lambda u: wl.hvp_objective(u, A, m), x, v)
-    if key == "W5":
-        x, n = d["x"], d["n_ops"]
-        return lambda: grad(lambda u: wl.w5_chain(u, m, n), x)
-    return "a floor for the small-op workloads only (W1, W4, W5)"
+    return wl.chain_runner(case, grad, m) or "a floor for the small-op workloads only (W1, W4, W5)"
 
 
 def floor_impls():

@@ -15,7 +15,7 @@ before it is timed, and the name of the baseline implementation its ratio is tak
 import numpy as np
 
 __all__ = ["Case", "Impl", "WORKLOADS", "SIZES", "make_cases", "numpy_impls", "fgrad_impls",
-           "chain_source", "W1_CYCLE", "W5_CYCLE", "rosenbrock", "mlp_loss", "hvp_objective",
+           "chain_source", "chain_runner", "W1_CYCLE", "W5_CYCLE", "rosenbrock", "mlp_loss", "hvp_objective",
            "jac_map", "check_close"]
 
 # ---- sizes ---------------------------------------------------------------------------
@@ -158,6 +158,19 @@ def w5_chain(x, m, n_ops):
     for _ in range(n_ops // len(W5_CYCLE)):
         x = cycle(x, m)
     return x
+
+
+def chain_runner(case, grad, m):
+    """For W1 and W5: a call of `grad(fun, x)` (a reference tape's) on the chain written in
+    the namespace `m`; None for the other workloads."""
+    d = case.data
+    if case.workload == "W1":
+        x = d["x"]
+        return lambda: grad(lambda v: w1_loss(v, m), x)
+    if case.workload == "W5":
+        x, n = d["x"], d["n_ops"]
+        return lambda: grad(lambda u: w5_chain(u, m, n), x)
+    return None
 
 
 # Hand-written reverse mode for a chain: the forward pass saves each op's local derivative,
