@@ -60,6 +60,8 @@ class Node:
 
 
 class Leaf:
+    """Where the input's cotangent ends up."""
+
     __slots__ = ()
 
 
@@ -88,6 +90,8 @@ def _general_path_error(x, op):
 
 
 def _record(trace, op, inputs, primals, out, keep_out):
+    """Record one op and return its traced value (sum's way, once per call; the per-op
+    entries write these stores inline)."""
     node = Node()
     node.prim = op
     node.params = _NO_PARAMS
