@@ -173,13 +173,19 @@ def _find(cases, workload, impl, nth=0):
     return case, None
 
 
-def _floor(case, unit):
-    """The tape floor's value beside a target (benchmarks/floor.py): the least a tape costs."""
-    r = next((r for r in case["results"] if r["impl"] == "tape floor" and r.get("status") == "ok"), None)
-    if r is None:
-        return None
-    value = r["median_s"] / case["ops"] * 1e6 if unit == "us/op" else r.get("ratio_median")
-    return None if value is None else f"tape floor {value:.2f} {unit}"
+REFERENCE_ROWS = ("tape floor", "checked tape")  # benchmarks/floor.py and checked.py
+
+
+def _references(case, unit):
+    """The reference rows' values beside a target: what the least tape costs, and what a tape
+    that makes fgrad's checks costs (None when neither row ran)."""
+    parts = []
+    for r in case["results"]:
+        if r["impl"] in REFERENCE_ROWS and r.get("status") == "ok":
+            value = r["median_s"] / case["ops"] * 1e6 if unit == "us/op" else r.get("ratio_median")
+            if value is not None:
+                parts.append((REFERENCE_ROWS.index(r["impl"]), f"{r['impl']} {value:.2f} {unit}"))
+    return ", ".join(text for _, text in sorted(parts)) or None
 
 
 def targets(cases):
@@ -195,7 +201,7 @@ def targets(cases):
     if case is not None:
         v = per_op(case, r)
         out.append(_target("W1", f"fgrad <= {TARGETS['W1_us_per_op']} us/op", v, "us/op",
-                           v is not None and v <= TARGETS["W1_us_per_op"], extra=_floor(case, "us/op")))
+                           v is not None and v <= TARGETS["W1_us_per_op"], extra=_references(case, "us/op")))
         # Compared by the same-round ratios to NumPy: a round slowed by another process slows
         # both, where the medians of raw times can each catch different slow rounds.
         _, rt = _find(cases, "W1", "torch")
@@ -215,12 +221,12 @@ def targets(cases):
     if case is not None:
         v = r.get("ratio_median") if r and r.get("status") == "ok" else None
         out.append(_target("W4", f"fgrad hvp <= {TARGETS['W4_ratio']} x f(x)", v, "x",
-                           v is not None and v <= TARGETS["W4_ratio"], extra=_floor(case, "x")))
+                           v is not None and v <= TARGETS["W4_ratio"], extra=_references(case, "x")))
     case, r = _find(cases, "W5", "fgrad")
     if case is not None:
         v = per_op(case, r)
         out.append(_target("W5", f"fgrad <= {TARGETS['W5_us_per_op']} us/op ({case['name']})", v, "us/op",
-                           v is not None and v <= TARGETS["W5_us_per_op"]))
+                           v is not None and v <= TARGETS["W5_us_per_op"], extra=_references(case, "us/op")))
     case, r = _find(cases, "W5", "fgrad", nth=1)
     if case is not None:
         ok = r is not None and r.get("status") == "ok"

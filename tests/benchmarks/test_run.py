@@ -10,22 +10,28 @@ def _ok(impl, median_s, ratio):
     return {"impl": impl, "status": "ok", "median_s": median_s, "ratio_median": ratio}
 
 
-def test_targets_show_the_tape_floor_beside_w1_and_w4():
+def test_targets_show_the_reference_rows_beside_w1_w4_and_w5():
     cases = [
-        _case("W1", [_ok("numpy", 100e-6, 1.0), _ok("tape floor", 160e-6, 1.6), _ok("fgrad", 250e-6, 2.5)], ops=100),
-        _case("W4", [_ok("numpy f(x)", 40e-6, 1.0), _ok("tape floor", 140e-6, 3.5), _ok("fgrad", 170e-6, 4.25)]),
+        _case("W1", [_ok("numpy", 100e-6, 1.0), _ok("fgrad", 250e-6, 2.5), _ok("checked tape", 200e-6, 2.0),
+                     _ok("tape floor", 160e-6, 1.6)], ops=100),
+        _case("W4", [_ok("numpy f(x)", 40e-6, 1.0), _ok("tape floor", 140e-6, 3.5), _ok("fgrad", 170e-6, 4.25),
+                     {"impl": "checked tape", "status": "n/a", "reason": "the chains only"}]),
+        _case("W5", [_ok("numpy", 5e-3, 1.0), _ok("checked tape", 30e-3, 6.0), _ok("fgrad", 40e-3, 8.0)], ops=20000),
     ]
     rows = {(t["workload"], t["target"].split(":")[0]): t for t in run.targets(cases)}
     w1 = rows[("W1", "fgrad <= 2.0 us/op")]
-    assert w1["met"] is False and abs(w1["value"] - 2.5) < 1e-9 and w1["extra"] == "tape floor 1.60 us/op"
+    assert w1["met"] is False and abs(w1["value"] - 2.5) < 1e-9
+    assert w1["extra"] == "tape floor 1.60 us/op, checked tape 2.00 us/op"  # in REFERENCE_ROWS order
     w4 = rows[("W4", "fgrad hvp <= 4.5 x f(x)")]
     assert w4["met"] is True and w4["extra"] == "tape floor 3.50 x"
+    w5 = rows[("W5", "fgrad <= 3.0 us/op (case)")]
+    assert w5["met"] is True and w5["extra"] == "checked tape 1.50 us/op"
     text = run.format_targets(run.targets(cases))
-    assert "**NOT MET** — measured 2.50 us/op (tape floor 1.60 us/op)" in text
+    assert "**NOT MET** — measured 2.50 us/op (tape floor 1.60 us/op, checked tape 2.00 us/op)" in text
     assert "**MET** — measured 4.25 x (tape floor 3.50 x)" in text
 
 
-def test_targets_without_a_floor_row_say_nothing_of_it():
+def test_targets_without_a_reference_row_say_nothing_of_it():
     failed = {"impl": "tape floor", "status": "FAILED", "reason": "mismatch"}
     cases = [_case("W1", [_ok("numpy", 100e-6, 1.0), failed, _ok("fgrad", 150e-6, 1.5)], ops=100)]
     (w1,) = [t for t in run.targets(cases) if t["target"] == "fgrad <= 2.0 us/op"]
