@@ -146,7 +146,7 @@ def table(cases):
             if r["status"] != "ok":
                 lines.append(f"| {label} | {impl} | {r['status']} | | | {r.get('reason', '')} | |")
                 continue
-            per_op = f"{r['median_s'] / case['ops'] * 1e6:.2f} us" if case.get("ops") else ""
+            per_op = f"{_per_op(case, r):.2f} us" if case.get("ops") else ""
             if impl == case["baseline"]:
                 ratio = "1.00 (base)"
             elif "ratio_median" in r:
@@ -176,36 +176,38 @@ def _find(cases, workload, impl, nth=0):
 REFERENCE_ROWS = ("tape floor", "checked tape")  # benchmarks/floor.py and checked.py
 
 
+def _per_op(case, r):
+    """Microseconds per op of result `r` of `case` (None unless it ran)."""
+    if r is None or r.get("status") != "ok":
+        return None
+    return r["median_s"] / case["ops"] * 1e6
+
+
 def _references(case, unit):
     """The reference rows' values beside a target: what the least tape costs, and what a tape
     that makes fgrad's checks costs (None when neither row ran)."""
+    ran = {r["impl"]: r for r in case["results"] if r.get("status") == "ok"}
     parts = []
-    for r in case["results"]:
-        if r["impl"] in REFERENCE_ROWS and r.get("status") == "ok":
-            value = r["median_s"] / case["ops"] * 1e6 if unit == "us/op" else r.get("ratio_median")
-            if value is not None:
-                parts.append((REFERENCE_ROWS.index(r["impl"]), f"{r['impl']} {value:.2f} {unit}"))
-    return ", ".join(text for _, text in sorted(parts)) or None
+    for name in REFERENCE_ROWS:
+        r = ran.get(name)
+        value = None if r is None else _per_op(case, r) if unit == "us/op" else r.get("ratio_median")
+        if value is not None:
+            parts.append(f"{name} {value:.2f} {unit}")
+    return ", ".join(parts) or None
 
 
 def targets(cases):
     """The issue's targets, each with the measured value and met / not met / not measured."""
     out = []
-
-    def per_op(case, r):
-        if r is None or r.get("status") != "ok":
-            return None
-        return r["median_s"] / case["ops"] * 1e6
-
     case, r = _find(cases, "W1", "fgrad")
     if case is not None:
-        v = per_op(case, r)
+        v = _per_op(case, r)
         out.append(_target("W1", f"fgrad <= {TARGETS['W1_us_per_op']} us/op", v, "us/op",
                            v is not None and v <= TARGETS["W1_us_per_op"], extra=_references(case, "us/op")))
         # Compared by the same-round ratios to NumPy: a round slowed by another process slows
         # both, where the medians of raw times can each catch different slow rounds.
         _, rt = _find(cases, "W1", "torch")
-        t = per_op(case, rt)
+        t = _per_op(case, rt)
         fr = r.get("ratio_median") if r and r.get("status") == "ok" else None
         tr = rt.get("ratio_median") if rt and rt.get("status") == "ok" else None
         out.append(_target("W1", "fgrad below torch backward (same run, by same-round ratio to NumPy)", fr, "x NumPy",
@@ -224,7 +226,7 @@ def targets(cases):
                            v is not None and v <= TARGETS["W4_ratio"], extra=_references(case, "x")))
     case, r = _find(cases, "W5", "fgrad")
     if case is not None:
-        v = per_op(case, r)
+        v = _per_op(case, r)
         out.append(_target("W5", f"fgrad <= {TARGETS['W5_us_per_op']} us/op ({case['name']})", v, "us/op",
                            v is not None and v <= TARGETS["W5_us_per_op"], extra=_references(case, "us/op")))
     case, r = _find(cases, "W5", "fgrad", nth=1)
