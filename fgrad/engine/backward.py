@@ -14,7 +14,7 @@ itself; that is what makes grad-of-grad work.
 """
 from ..ir.node import Edge
 from ..ops.broadcasting import add, fit_cotangent
-from ..ops.elementwise import NEG, ONE
+from ..ops.elementwise import NEG, ONE, OTHER
 from .queue import ReadyQueue
 
 __all__ = ["backward", "FreedGraphError"]
@@ -164,7 +164,8 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
             if rules is not None:
                 if partials is not None:  # elementwise: the partial derivative times g (Note [the partial first])
                     d = partials[i]
-                    gi = None if d is None else g if d is ONE else -g if d is NEG else d(out, *primals) * g
+                    gi = (None if d is None else g if d is ONE else -g if d is NEG else
+                          primals[1 - i] * g if d is OTHER else d(out, *primals) * g)
                 else:
                     rule = rules[i]
                     gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
@@ -242,7 +243,7 @@ def _walk_tape(tape, cts, retain_graph):
                 if partials is not None:  # (the partial first: Note [the partial first])
                     if t is None or (d := partials[i]) is None:
                         continue
-                    gi = g if d is ONE else -g if d is NEG else d(out, *primals) * g
+                    gi = g if d is ONE else -g if d is NEG else primals[1 - i] * g if d is OTHER else d(out, *primals) * g
                     p = primals[i]  # None: an unread input already of g's shape and dtype
                     if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                         gi = fit_cotangent(gi, p, prim, i)

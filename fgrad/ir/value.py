@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import numpy as np
 
-__all__ = ["Tracer", "concrete"]
+__all__ = ["Tracer", "VJPTracer", "concrete"]
 
 
 def concrete(x):
@@ -75,3 +75,24 @@ class Tracer:
 
     def __repr__(self):
         return f"Traced<{self._trace.transform}>({concrete(self)!r})"
+
+
+class VJPTracer(Tracer):
+    """A value recorded on a reverse-mode tape: `edge` is where it came from.
+
+    The edge is what a consumer records (Note [edges] in ir/node.py): the producing node
+    itself for a single-output node, an `Edge` for every output of a multiple-result node.
+    (Made by `transforms.reverse.vjp_tracer`, or by a bare class call on the hot paths:
+    Note [bare class calls] in ir/node.py. It lives here, beside Tracer, because the
+    primitives' entry functions (ops/entries.py) record onto a tape themselves.)
+    """
+
+    __slots__ = ("edge",)
+
+    @property
+    def node(self):
+        return self.edge.node
+
+    @property
+    def index(self):
+        return self.edge.index

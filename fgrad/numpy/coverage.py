@@ -14,6 +14,7 @@ _NO_DERIVATIVE = {"argmax", "argmin", "argsort", "nonzero", "any", "all", "allcl
 
 def _kind(qualname, fn):
     name = qualname.rsplit(".", 1)[1]
+    fn = getattr(fn, "prim", fn)  # an entry function (ops/entries.py) stands for its primitive
     if isinstance(fn, Primitive):
         return "no derivative (traced through)" if fn.nondiff else "differentiable (primitive)"
     if name in _NO_DERIVATIVE:

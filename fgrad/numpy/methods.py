@@ -1,42 +1,31 @@
 """Operators and NumPy-style methods of traced values (attached to `Tracer`).
 
-Operators bind primitives directly (one call less on the hot path); methods reuse
-the NumPy-compatible functions of this package.
+Operators are the primitives' entry functions themselves (ops/entries.py: no call in
+between on the hot path); methods reuse the NumPy-compatible functions of this package.
 """
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
-from ..ops.primitive import _state
 from . import _core as fnp
 from .linalg import dot, matmul
 
-_NO_PARAMS = {}
 
-
-def _binary(prim):
-    def op(self, other):
-        return _state.trace.process(prim, (self, other), _NO_PARAMS)
-
-    def rop(self, other):
-        return _state.trace.process(prim, (other, self), _NO_PARAMS)
-    return op, rop
-
-
-def _unary(prim):
-    return lambda self: _state.trace.process(prim, (self,), _NO_PARAMS)
+def _binary(entry):
+    """(operator, reflected operator): `self op other` is the entry itself."""
+    return entry, lambda self, other: entry(other, self)
 
 
 def install(cls=Tracer):
     """Attach operators and methods to `cls`."""
-    for name, prim in [("add", ew.add), ("sub", ew.subtract), ("mul", ew.multiply), ("truediv", ew.divide),
-                       ("pow", ew.power), ("mod", ew.remainder), ("floordiv", ew.floor_divide)]:
-        op, rop = _binary(prim)
+    for name, entry in [("add", ew.add), ("sub", ew.subtract), ("mul", ew.multiply), ("truediv", ew.divide),
+                        ("pow", ew.power), ("mod", ew.remainder), ("floordiv", ew.floor_divide)]:
+        op, rop = _binary(entry)
         setattr(cls, f"__{name}__", op)
         setattr(cls, f"__r{name}__", rop)
-    for name, prim in [("eq", ew.equal), ("ne", ew.not_equal), ("lt", ew.less), ("le", ew.less_equal),
-                       ("gt", ew.greater), ("ge", ew.greater_equal)]:
-        setattr(cls, f"__{name}__", _binary(prim)[0])
-    cls.__neg__ = _unary(ew.negative)
-    cls.__abs__ = _unary(ew.absolute)
+    for name, entry in [("eq", ew.equal), ("ne", ew.not_equal), ("lt", ew.less), ("le", ew.less_equal),
+                        ("gt", ew.greater), ("ge", ew.greater_equal)]:
+        setattr(cls, f"__{name}__", entry)
+    cls.__neg__ = ew.negative
+    cls.__abs__ = ew.absolute
     cls.__pos__ = lambda self: self
     cls.__matmul__ = lambda self, other: matmul(self, other)
     cls.__rmatmul__ = lambda self, other: matmul(other, self)

@@ -2,7 +2,8 @@
 
 `defderiv(prim, *partials)` declares d(out)/d(arg_i) once and derives both rules from
 it: vjp = partial * g, jvp = partial * t. ONE and NEG mark the linear cases so they cost
-no multiply. Broadcasting is undone centrally (ops/broadcasting.py), not here.
+no multiply, and OTHER marks multiply's partials (the other argument) so they cost no call.
+Broadcasting is undone centrally (ops/broadcasting.py), not here.
 
 Note [the partial first]: every rule, and the engine where it applies partials inline,
 multiplies `partial * g`, not `g * partial`. The partial is computed from residuals, which
@@ -16,18 +17,23 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .entries import binary, unary
 from .primitive import Primitive, residuals
 
-ONE, NEG = "one", "neg"
+ONE, NEG, OTHER = "one", "neg", "other"
 
 
-def _rules(partial, arity):
+def _rules(partial, arity, i):
     if partial is None:
         return None, None
     if partial is ONE:
         return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
     if partial is NEG:
         return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
+    if partial is OTHER:  # d(x * y)/dx = y, d(x * y)/dy = x
+        if i == 0:
+            return (lambda g, ans, x, y: y * g), (lambda t, ans, x, y: y * t)
+        return (lambda g, ans, x, y: x * g), (lambda t, ans, x, y: x * t)
     # The partial goes first (Note [the partial first]).
     if arity == 1:  # no *args packing on the hot path
         return (lambda g, ans, x: partial(ans, x) * g), (lambda t, ans, x: partial(ans, x) * t)
@@ -36,7 +42,7 @@ def _rules(partial, arity):
 
 def defderiv(prim, *partials):
     """Declare the partial derivative of `prim` with respect to each argument."""
-    pairs = [_rules(p, len(partials)) for p in partials]
+    pairs = [_rules(p, len(partials), i) for i, p in enumerate(partials)]
     prim.defvjp(*(v for v, _ in pairs))
     prim.defjvp(*(j for _, j in pairs))
     prim.partials = partials  # the engine applies these directly: one Python call less per rule
@@ -44,19 +50,22 @@ def defderiv(prim, *partials):
 
 
 def ufunc(name, fn, *partials):
-    """A primitive backed by a NumPy ufunc (CuPy arrays dispatch through __array_ufunc__)."""
+    """The entry function (ops/entries.py) of a primitive backed by a NumPy ufunc (CuPy arrays
+    dispatch through __array_ufunc__); without partials it has no derivative."""
     prim = Primitive(name, fn)
-    return defderiv(prim, *partials) if partials else prim
+    if partials:
+        defderiv(prim, *partials)
+    return unary(prim) if (len(partials) if partials else fn.nin) == 1 else binary(prim)
 
 
 # ---- linear and arithmetic ----------------------------------------------------------
 negative = ufunc("negative", np.negative, NEG)
 add = ufunc("add", np.add, ONE, ONE)
 subtract = ufunc("subtract", np.subtract, ONE, NEG)
-multiply = ufunc("multiply", np.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-divide = Primitive("divide", np.true_divide).defvjp(
+multiply = ufunc("multiply", np.multiply, OTHER, OTHER)
+divide = binary(Primitive("divide", np.true_divide).defvjp(
     lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y).defjvp(
-    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)
+    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y))
 
 
 def _pow_dy(ans, x, y):
@@ -79,14 +88,14 @@ power = ufunc("power", _power, _pow_dx, _pow_dy)
 square = ufunc("square", np.square, lambda ans, x: 2 * x)
 reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans)
 absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x))
-sqrt = Primitive("sqrt", np.sqrt).defvjp(lambda g, ans, x: g / (2 * ans)).defjvp(lambda t, ans, x: t / (2 * ans))
+sqrt = unary(Primitive("sqrt", np.sqrt).defvjp(lambda g, ans, x: g / (2 * ans)).defjvp(lambda t, ans, x: t / (2 * ans)))
 cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1 / (3 * ans * ans))
 
 # ---- exponentials and logarithms ----------------------------------------------------
 exp = ufunc("exp", np.exp, lambda ans, x: ans)
 exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0))
 expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1)
-log = Primitive("log", np.log).defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x)
+log = unary(Primitive("log", np.log).defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x))
 log2 = ufunc("log2", np.log2, lambda ans, x: 1 / (x * np.log(2.0)))
 log10 = ufunc("log10", np.log10, lambda ans, x: 1 / (x * np.log(10.0)))
 log1p = ufunc("log1p", np.log1p, lambda ans, x: 1 / (1 + x))

@@ -89,8 +89,10 @@ class Primitive:
 
 
 def residuals(*prims, inputs=True, output=True):
-    """Declare what the vjp rules of `prims` read, so tapes keep only that (see Node)."""
+    """Declare what the vjp rules of `prims` (primitives or their entry functions) read, so
+    tapes keep only that (see Node)."""
     for prim in prims:
+        prim = getattr(prim, "prim", prim)
         prim.saves_inputs, prim.saves_output = inputs, output
 
 

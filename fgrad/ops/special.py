@@ -9,6 +9,7 @@ import numpy as np
 
 from ..backend import array_module
 from .elementwise import defderiv, exp, log
+from .entries import binary, unary
 from .primitive import Primitive, residuals
 
 __all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
@@ -39,8 +40,10 @@ def _kernel(name):
 
 
 def special(name, *partials):
-    """A primitive running scipy.special.<name>, with the given partial derivatives."""
-    return defderiv(Primitive(name, _kernel(name)), *partials)
+    """The entry function of a primitive running scipy.special.<name>, with the given partial
+    derivatives."""
+    prim = defderiv(Primitive(name, _kernel(name)), *partials)
+    return unary(prim) if len(partials) == 1 else binary(prim)
 
 
 erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))

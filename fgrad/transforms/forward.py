@@ -12,7 +12,7 @@ from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
 from ..ops.primitive import Trace, pop_trace, push_trace, set_current, split_owned
 from ..ops.shape import broadcast_to
-from ..ops.elementwise import NEG, ONE, convert
+from ..ops.elementwise import NEG, ONE, OTHER, convert
 from ..engine.gc_pause import paused
 from . import trees
 
@@ -56,7 +56,7 @@ def tangent_of(prim, primals, tangents, ans, params):
         if t is None or rule is None:
             continue
         if partials is not None:
-            c = t if rule is ONE else -t if rule is NEG else rule(ans, *primals) * t
+            c = t if rule is ONE else -t if rule is NEG else primals[1 - i] * t if rule is OTHER else rule(ans, *primals) * t
         else:
             c = rule(t, ans, *primals, **params)
         total = c if total is None else total + c
@@ -112,10 +112,10 @@ class JVPTrace(Trace):
                 t_out = None
                 if mine_a and (d := partials[0]) is not None:
                     ta = a.tangent
-                    t_out = ta if d is ONE else -ta if d is NEG else d(out, pa, pb) * ta
+                    t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
                 if mine_b and (d := partials[1]) is not None:
                     tb = b.tangent
-                    c = tb if d is ONE else -tb if d is NEG else d(out, pa, pb) * tb
+                    c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
                     t_out = c if t_out is None else t_out + c
                 if t_out is not None and (t_out.shape != out.shape or t_out.dtype is not out.dtype):
                     t_out = fit_tangent(t_out, out)

@@ -8,38 +8,17 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
-from ..ir.value import Tracer
+from ..ir.node import Aval, Edge, Leaf, new_node, unread
+from ..ir.value import Tracer, VJPTracer
+from ..ops.entries import UNREAD, record
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp_tracer", "vjp", "grad", "value_and_grad"]
 
-_UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
-
-
 def _avals(values):
     """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
     return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
-
-
-class VJPTracer(Tracer):
-    """A value recorded on a tape: `node` produced it as output number `index`.
-
-    It keeps the edge a consumer records (Note [edges]): the node itself for a
-    single-output node, an `Edge` for every output of a multiple-result node. (Made by
-    `vjp_tracer`, or by a bare class call: Note [bare class calls] in ir/node.py.)
-    """
-
-    __slots__ = ("edge",)
-
-    @property
-    def node(self):
-        return self.edge.node
-
-    @property
-    def index(self):
-        return self.edge.index
 
 
 def vjp_tracer(trace, primal, node, index=0):
@@ -64,9 +43,9 @@ class VJPTrace(Trace):
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, each this trace's tracer or a constant, one output,
-        # a lean tape. Objects are made by bare class calls and slot stores (Note [bare class
-        # calls] in ir/node.py). The primal runs as a kernel when direct, else in the parent
-        # trace (the forward pass of forward-over-reverse, hvp and hessian, takes this path too).
+        # a lean tape. The primal runs as a kernel when direct, else in the parent trace (the
+        # forward pass of forward-over-reverse, hvp and hessian, takes this path too). The
+        # elementwise ops' entry functions (ops/entries.py) take the same path inline.
         n = len(args)
         if n > 2 or not (self.lean and prim.simple):
             return self.process_general(prim, args, params)
@@ -83,7 +62,7 @@ class VJPTrace(Trace):
             if prim.saves_inputs:
                 primals = (pa,)
             elif prim.partials is not None and pa.dtype is out.dtype:
-                primals = _UNREAD  # unread() inline (a unary elementwise op keeps its input's shape)
+                primals = UNREAD  # unread() inline (a unary elementwise op keeps its input's shape)
             else:
                 primals = (Aval(pa),)
         else:
@@ -104,19 +83,7 @@ class VJPTrace(Trace):
                 primals = (pa, pb)
             else:  # constants are never read: keep them as they are
                 primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
-        node = Node()
-        node.prim = prim
-        node.params = params
-        node.inputs = inputs
-        node.primals = primals
-        node.out = out if prim.saves_output else None
-        node.meta = None
-        self.tape.append(node)
-        t = VJPTracer()
-        t._trace = self
-        t.primal = out
-        t.edge = node
-        return t
+        return record(self, prim, params, inputs, primals, out)
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
