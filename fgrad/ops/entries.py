@@ -13,6 +13,8 @@ gets a plain function instead, which does what bind would do in fewer steps:
 A Python function call costs about a third of a call of a Primitive instance, and the
 record inline saves the call of `process` and its generic checks.
 """
+from numpy import ndarray
+
 from ..ir.node import Aval, Node
 from ..ir.value import Tracer, VJPTracer
 from .primitive import _state
@@ -56,6 +58,8 @@ def unary(prim):
         return _named(entry, prim)
 
     def entry(x):
+        if x.__class__ is ndarray:  # nothing traced (rules in the backward pass, mostly)
+            return impl(x)
         if x.__class__ is VJPTracer:
             trace = _state.trace
             if x._trace is not trace or not trace.lean:
@@ -97,8 +101,9 @@ def binary(prim):
         if mine_a or mine_b:
             trace = _state.trace
             # Each argument this trace's value or a constant (not another trace's value).
-            if not ((a._trace is trace if mine_a else not isinstance(a, Tracer))
-                    and (b._trace is trace if mine_b else not isinstance(b, Tracer)) and trace.lean):
+            if not ((a._trace is trace if mine_a else a.__class__ is float or not isinstance(a, Tracer))
+                    and (b._trace is trace if mine_b else b.__class__ is float or not isinstance(b, Tracer))
+                    and trace.lean):
                 return trace.process(prim, (a, b), _NO_PARAMS)
             pa = a.primal if mine_a else a
             pb = b.primal if mine_b else b
