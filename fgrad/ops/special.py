@@ -51,8 +51,8 @@ erfc = special("erfc", lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
 gammaln = special("gammaln", lambda ans, x: digamma(x))
 digamma = special("digamma", lambda ans, x: polygamma(1, x))
 polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x))  # n: the order, an integer
-expit = special("expit", lambda ans, x: ans * (1 - ans))
-logit = special("logit", lambda ans, x: 1 / (x * (1 - x)))
+expit = special("expit", lambda ans, x: ans * (1.0 - ans))
+logit = special("logit", lambda ans, x: 1.0 / (x * (1.0 - x)))
 xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y)  # JAX's partials, also at x == 0
 residuals(erf, erfc, gammaln, digamma, polygamma, logit, xlogy, output=False)
 residuals(expit, inputs=False)
