@@ -132,7 +132,9 @@ def trace_inputs(trace, leaves, labels, transform):
             trace.direct = False
         leaf = Leaf()
         leaf.label = label
-        tracers.append(vjp_tracer(trace, x, leaf))
+        t = VJPTracer()  # (vjp_tracer inline: a leaf is its own edge)
+        t._trace, t.primal, t.edge = trace, x, leaf
+        tracers.append(t)
     return tracers
 
 
@@ -217,9 +219,9 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
 
 def grad(fun, argnums=0, has_aux=False):
     """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
-    value_and_grad_fun = value_and_grad_named(fun, argnums, has_aux, "grad")
+    checked = trees.ArgnumsCache(argnums, "grad")
 
     def grad_fun(*args, **kwargs):
-        value, g = value_and_grad_fun(*args, **kwargs)
+        value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
         return (g, value[1]) if has_aux else g
     return trees.wraps(grad_fun, fun, "grad")
