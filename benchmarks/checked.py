@@ -13,11 +13,11 @@ its fast path, the checks that fgrad's design asks of every op (../shared/DESIGN
 - each cotangent is checked against its input's shape and dtype, and fitted if they differ.
   A released node raises.
 
-What it leaves out is fgrad's generality. Each op's entry is a closure made for its arity
-and residuals, where fgrad sends every primitive through one `Primitive.__call__` and one
-`process`. The row runs W1 and W5 (the chains, through their namespace `m`), and it stands
-between the floor and fgrad: it shows what the per-op checks cost, apart from how fgrad
-reaches them.
+What it leaves out is fgrad's generality: nesting, forward mode, the imperative face, full
+tapes. Each op's entry is a closure made for its arity and residuals, as fgrad's entry
+functions are (fgrad/ops/entries.py), but with nothing to check for those. The row runs W1
+and W5 (the chains, through their namespace `m`), and it stands between the floor and fgrad:
+it shows what the per-op checks cost, apart from what fgrad's generality adds.
 """
 import gc
 import threading
