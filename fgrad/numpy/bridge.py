@@ -90,7 +90,9 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         if kwargs.pop("where", True) is not True or kwargs.pop("dtype", None) is not None:
             raise _unsupported(f"numpy.{ufunc.__name__} with where= or dtype=")
         kwargs.pop("out", None)
-        return _for_ufunc(ufunc)(*inputs, **kwargs)
+        if kwargs:  # casting=, order=, subok=, signature=: options of NumPy's kernels only
+            raise _unsupported(f"numpy.{ufunc.__name__} with {', '.join(f'{k}=' for k in kwargs)}")
+        return _for_ufunc(ufunc)(*inputs)
     table = _REDUCE if method == "reduce" else _ACCUMULATE if method == "accumulate" else {}
     name = table.get(ufunc.__name__)
     if name is None:

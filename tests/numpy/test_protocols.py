@@ -160,6 +160,8 @@ def test_out_and_where_arguments_are_refused():
         grad(lambda x: np.sum(np.sin(x, out=np.empty(3))))(np.ones(3))
     with pytest.raises(TypeError, match=r"numpy\.sin.*where"):
         grad(lambda x: np.sum(np.sin(x, where=np.ones(3, bool))))(np.ones(3))
+    with pytest.raises(TypeError, match=r"numpy\.add with casting= is not supported on traced values"):
+        grad(lambda x: np.sum(np.add(x, 1.0, casting="same_kind")))(np.ones(3))
 
 
 def test_scipy_ufunc_on_traced_value_is_named_correctly():
