@@ -10,8 +10,9 @@ gets a plain function instead, which does what bind would do in fewer steps:
 - anything else (forward mode, nesting, the imperative face, escaped values): the
   current trace's `process`, exactly as bind.
 
-A Python function call costs about a third of a call of a Primitive instance, and the
-record inline saves the call of `process` and its generic checks.
+A call of a Python function costs about a third of a call of a Primitive instance (34 ns
+against 82 to 100 ns, timeit, CPython 3.11), and the record inline saves the call of
+`process` and its generic checks.
 """
 from numpy import ndarray
 
@@ -29,8 +30,8 @@ def record(trace, prim, params, inputs, primals, out):
     """Append a node to the tape of reverse-mode `trace`; return the traced value of `out`.
 
     Objects are made by bare class calls and slot stores (Note [bare class calls] in
-    ir/node.py). The entries below write these same stores inline: they are grad's hot path,
-    and a call would cost about a tenth of a small op's time.
+    ir/node.py). The entries below write these same stores inline, which saves a call per
+    op on grad's hot path.
     """
     node = Node()
     node.prim = prim
@@ -134,6 +135,7 @@ def binary(prim):
 
 def _named(entry, prim):
     entry.__name__ = entry.__qualname__ = prim.name
-    entry.__doc__ = f"The differentiable {prim.name} (primitive {prim.name!r}; `.prim` is the Primitive)."
+    kind = "no derivative" if prim.nondiff else "differentiable"
+    entry.__doc__ = f"{prim.name}, elementwise ({kind}): the entry function of primitive `.prim`."
     entry.prim = prim
     return entry

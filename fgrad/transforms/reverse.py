@@ -16,6 +16,7 @@ from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp_tracer", "vjp", "grad", "value_and_grad"]
 
+
 def _avals(values):
     """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
     return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
