@@ -113,13 +113,9 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     order, so no dependency counting is needed and a node no cotangent reached costs one
     dict lookup. Without a tape (the imperative face's graph) it counts dependencies.
     """
-    node = roots[0][0] if len(roots) == 1 else None
-    if node is not None and (node.prim is None or not node.prim.multiple_results):
-        cts = {node: roots[0][2]}  # (one root of a single-output node, the common case: _accumulate inline)
-    else:
-        cts = {}
-        for node, index, g in roots:
-            _accumulate(cts, node, index, g)
+    cts = {}
+    for node, index, g in roots:
+        _accumulate(cts, node, index, g)
     if tape is not None and capture is None and profiler is None:
         return _walk_tape(tape, cts, retain_graph)
     if tape is None:

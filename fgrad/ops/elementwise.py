@@ -22,7 +22,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
-from .entries import binary, unary
+from .entries import binary, entry_for, unary
 from .primitive import Primitive, residuals
 
 ONE, NEG, OTHER = "one", "neg", "other"
@@ -60,7 +60,7 @@ def ufunc(name, fn, *partials):
     prim = Primitive(name, fn)
     if partials:
         defderiv(prim, *partials)
-    return unary(prim) if (len(partials) if partials else fn.nin) == 1 else binary(prim)
+    return entry_for(prim, len(partials) if partials else fn.nin)
 
 
 # ---- linear and arithmetic ----------------------------------------------------------

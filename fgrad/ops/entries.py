@@ -20,7 +20,7 @@ from ..ir.node import Aval, Node
 from ..ir.value import Tracer, VJPTracer
 from .primitive import _state
 
-__all__ = ["unary", "binary", "record", "UNREAD"]
+__all__ = ["entry_for", "unary", "binary", "record", "UNREAD"]
 
 _NO_PARAMS = {}
 UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
@@ -46,6 +46,11 @@ def record(trace, prim, params, inputs, primals, out):
     t.primal = out
     t.edge = node
     return t
+
+
+def entry_for(prim, arity):
+    """The entry function of an elementwise primitive of `arity` (1 or 2) arguments."""
+    return unary(prim) if arity == 1 else binary(prim)
 
 
 def unary(prim):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..backend import array_module
 from .elementwise import defderiv, exp, log
-from .entries import binary, unary
+from .entries import entry_for
 from .primitive import Primitive, residuals
 
 __all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
@@ -42,8 +42,7 @@ def _kernel(name):
 def special(name, *partials):
     """The entry function of a primitive running scipy.special.<name>, with the given partial
     derivatives."""
-    prim = defderiv(Primitive(name, _kernel(name)), *partials)
-    return unary(prim) if len(partials) == 1 else binary(prim)
+    return entry_for(defderiv(Primitive(name, _kernel(name)), *partials), len(partials))
 
 
 erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))

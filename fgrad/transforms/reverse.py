@@ -133,9 +133,7 @@ def trace_inputs(trace, leaves, labels, transform):
             trace.direct = False
         leaf = Leaf()
         leaf.label = label
-        t = VJPTracer()  # (vjp_tracer inline: a leaf is its own edge)
-        t._trace, t.primal, t.edge = trace, x, leaf
-        tracers.append(t)
+        tracers.append(vjp_tracer(trace, x, leaf))
     return tracers
 
 
