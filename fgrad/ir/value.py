@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import numpy as np
 
-__all__ = ["Tracer", "VJPTracer", "concrete"]
+__all__ = ["JVPTracer", "Tracer", "VJPTracer", "concrete"]
 
 
 def concrete(x):
@@ -96,3 +96,14 @@ class VJPTracer(Tracer):
     @property
     def index(self):
         return self.edge.index
+
+
+class JVPTracer(Tracer):
+    """A dual number: `primal` + epsilon * `tangent` (forward mode, transforms/forward.py).
+
+    (Made by `transforms.forward.dual`, or by a bare class call: Note [bare class calls] in
+    ir/node.py. It lives here for the reason VJPTracer does: the entry functions run
+    forward mode's elementwise step themselves.)
+    """
+
+    __slots__ = ("tangent",)

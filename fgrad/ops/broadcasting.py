@@ -3,6 +3,7 @@
 Note [cotangents fit their primal]: a vjp rule may return a cotangent in the broadcast
 shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input's shape
 and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out.
+Tangents go the other way: `fit_tangent` broadcasts a contribution to the output's shape.
 """
 import numpy as np
 
@@ -10,9 +11,9 @@ from ..backend import array_module
 from ..ir.value import concrete
 from .elementwise import add, convert  # noqa: F401  (add is the engine's accumulator)
 from . import reductions  # (a module: reductions imports shape, which imports this module)
-from .shape import reshape
+from .shape import broadcast_to, reshape
 
-__all__ = ["unbroadcast", "fit_cotangent", "zeros_like_value", "materialize", "add"]
+__all__ = ["unbroadcast", "fit_cotangent", "fit_tangent", "zeros_like_value", "materialize", "add"]
 
 
 def unbroadcast(g, shape):
@@ -44,6 +45,15 @@ def fit_cotangent(g, primal, prim=None, argnum=None):
     if g.dtype != primal.dtype:
         g = convert(g, dtype=primal.dtype)
     return g
+
+
+def fit_tangent(t, ans):
+    """Broadcast a tangent contribution to the output's shape and cast it to its dtype."""
+    if t.shape != ans.shape:
+        t = broadcast_to(t, shape=ans.shape)
+    if t.dtype != ans.dtype:
+        t = convert(t, dtype=ans.dtype)
+    return t
 
 
 def zeros_like_value(value):

@@ -23,9 +23,7 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import concrete
 from .entries import binary, entry_for, unary
-from .primitive import Primitive, residuals
-
-ONE, NEG, OTHER = "one", "neg", "other"
+from .primitive import NEG, ONE, OTHER, Primitive, residuals
 
 
 def _rules(partial, arity, i):

@@ -7,18 +7,24 @@ gets a plain function instead, which does what bind would do in fewer steps:
 - nothing traced: one check, then the kernel;
 - a value of the innermost reverse-mode trace: the node is recorded right here, as
   VJPTrace.process's fast path would record it (this is grad's hot path);
-- anything else (forward mode, nesting, the imperative face, escaped values): the
-  current trace's `process`, exactly as bind.
+- a dual number of the innermost forward-mode trace, whose primals are concrete: the
+  primal and the tangent are computed right here, as JVPTrace.process's fast path would
+  (jvp and jacfwd, and the outer jvp of hvp and hessian, where the rules of the backward
+  pass meet dual numbers);
+- anything else (nesting, the imperative face, escaped values, ops with jvp rules in
+  place of partials such as divide and log): the current trace's `process`, exactly as
+  bind.
 
 A call of a Python function costs about a third of a call of a Primitive instance (34 ns
-against 82 to 100 ns, timeit, CPython 3.11), and the record inline saves the call of
-`process` and its generic checks.
+against 82 to 100 ns, timeit, CPython 3.11), and the inline step saves the call of
+`process` and its generic checks: jvp of W1's 100-op chain went from 1.80M to 1.60M
+instructions per call (callgrind), hvp of W4's function at n = 16 from 415.8k to 404.7k.
 """
 from numpy import ndarray
 
 from ..ir.node import Aval, Node
-from ..ir.value import Tracer, VJPTracer
-from .primitive import _state
+from ..ir.value import JVPTracer, Tracer, VJPTracer
+from .primitive import NEG, ONE, OTHER, _state
 
 __all__ = ["entry_for", "unary", "binary", "record", "UNREAD"]
 
@@ -85,6 +91,21 @@ def unary(prim):
             t.primal = out
             t.edge = node
             return t
+        if x.__class__ is JVPTracer:
+            trace = _state.trace
+            partials = prim.partials
+            if x._trace is not trace or not trace.direct or partials is None:
+                return trace.process(prim, (x,), _NO_PARAMS)
+            pa, ta, d = x.primal, x.tangent, partials[0]  # (what JVPTrace.process does, inline)
+            out = impl(pa)
+            t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
+            if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
+                t_out = _fit_tangent(t_out, out)
+            t = JVPTracer()
+            t._trace = trace
+            t.primal = out
+            t.tangent = t_out
+            return t
         if isinstance(x, Tracer):
             return _state.trace.process(prim, (x,), _NO_PARAMS)
         return impl(x)
@@ -132,10 +153,45 @@ def binary(prim):
             t.primal = out
             t.edge = node
             return t
+        dual_a = a.__class__ is JVPTracer
+        dual_b = b.__class__ is JVPTracer
+        if dual_a or dual_b:
+            trace = _state.trace
+            partials = prim.partials
+            if not ((a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
+                    and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
+                    and trace.direct and partials is not None):
+                return trace.process(prim, (a, b), _NO_PARAMS)
+            pa = a.primal if dual_a else a  # (what JVPTrace.process does, inline)
+            pb = b.primal if dual_b else b
+            out = impl(pa, pb)
+            t_out = None
+            if dual_a and (d := partials[0]) is not None:
+                ta = a.tangent
+                t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
+            if dual_b and (d := partials[1]) is not None:
+                tb = b.tangent
+                c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
+                t_out = c if t_out is None else t_out + c
+            if t_out is None:
+                return out
+            if t_out.shape != out.shape or t_out.dtype is not out.dtype:
+                t_out = _fit_tangent(t_out, out)
+            t = JVPTracer()
+            t._trace = trace
+            t.primal = out
+            t.tangent = t_out
+            return t
         if isinstance(a, Tracer) or isinstance(b, Tracer):
             return _state.trace.process(prim, (a, b), _NO_PARAMS)
         return impl(a, b)
     return _named(entry, prim)
+
+
+def _fit_tangent(t, ans):
+    # Imported here: broadcasting imports elementwise, which imports this module.
+    from .broadcasting import fit_tangent
+    return fit_tangent(t, ans)
 
 
 def _named(entry, prim):

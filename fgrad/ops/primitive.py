@@ -13,10 +13,14 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
+__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
+
+# Partial derivatives (Primitive.partials) that need no call: 1, -1, and multiply's (the
+# other argument). The engine, forward mode and the entry functions apply them inline.
+ONE, NEG, OTHER = "one", "neg", "other"
 
 
 class Primitive:

@@ -8,37 +8,20 @@ trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 """
 import numpy as np
 
-from ..ir.value import Tracer
-from ..ops.broadcasting import zeros_like_value
+from ..ir.value import JVPTracer, Tracer
+from ..ops.broadcasting import fit_tangent, zeros_like_value
 from ..ops.primitive import Trace, pop_trace, push_trace, set_current, split_owned
-from ..ops.shape import broadcast_to
-from ..ops.elementwise import NEG, ONE, OTHER, convert
+from ..ops.elementwise import NEG, ONE, OTHER
 from ..engine.gc_pause import paused
 from . import trees
 
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
 
-class JVPTracer(Tracer):
-    """A dual number: `primal` + epsilon * `tangent`. (Made by `dual`, or by a bare class
-    call: Note [bare class calls] in ir/node.py.)"""
-
-    __slots__ = ("tangent",)
-
-
 def dual(trace, primal, tangent):
     """The dual number of `trace` with this primal and tangent."""
     t = JVPTracer()
     t._trace, t.primal, t.tangent = trace, primal, tangent
-    return t
-
-
-def fit_tangent(t, ans):
-    """Broadcast a tangent contribution to the output's shape and cast it to its dtype."""
-    if t.shape != ans.shape:
-        t = broadcast_to(t, shape=ans.shape)
-    if t.dtype != ans.dtype:
-        t = convert(t, dtype=ans.dtype)
     return t
 
 
@@ -77,7 +60,8 @@ class JVPTrace(Trace):
         # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
         # Elementwise ops (most) apply their partials inline, as the engine's _walk_tape does:
         # the tangent is the sum of partial * tangent (the partial first: Note [the partial
-        # first]); the others go through _by_rule.
+        # first]); the others go through _by_rule. (An elementwise op called through its entry
+        # function takes this step there, without this call: ops/entries.py.)
         n = len(args)
         if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
             return self.process_general(prim, args, params)

@@ -1,7 +1,8 @@
 """The entry functions of elementwise primitives (fgrad/ops/entries.py).
 
-An entry records inline what VJPTrace.process's fast path records, runs the kernel when
-nothing is traced, and hands everything else to the current trace."""
+An entry records inline what VJPTrace.process's fast path records, computes inline what
+JVPTrace.process's fast path computes, runs the kernel when nothing is traced, and hands
+everything else to the current trace."""
 import numpy as np
 import pytest
 
@@ -9,6 +10,7 @@ import fgrad
 import fgrad.numpy as fnp
 from fgrad.ops import elementwise as ew
 from fgrad.ops.primitive import pop_trace, push_trace
+from fgrad.transforms.forward import JVPTrace, dual
 from fgrad.transforms.reverse import VJPTrace, trace_inputs
 
 
@@ -50,6 +52,33 @@ def test_an_entry_records_the_node_process_records(case):
     assert short.primal.dtype == general.primal.dtype
 
 
+@pytest.mark.parametrize("case", list(CASES))
+def test_an_entry_computes_the_tangent_process_computes(case):
+    entry, make_args = CASES[case]
+    trace = push_trace(JVPTrace, "jvp")
+    try:
+        x = dual(trace, np.linspace(0.1, 0.9, 6), np.linspace(1.0, -1.0, 6))
+        y = dual(trace, np.ones((2, 1), np.float32), np.full((2, 1), 0.5, np.float32))
+        args = make_args(x, y)
+        short = entry(*args)
+        general = trace.process(entry.prim, args, {})
+    finally:
+        pop_trace(trace)
+    assert type(short) is type(general) and short._trace is trace
+    for a, b in ((short.primal, general.primal), (short.tangent, general.tangent)):
+        np.testing.assert_array_equal(a, b)
+        assert a.shape == b.shape and a.dtype == b.dtype
+
+
+def test_a_tangent_is_fitted_to_the_output():
+    # x + c passes x's tangent on as it is: a (3,) float32 tangent of a (2, 3) float64
+    # output takes the output's shape and dtype, as in JVPTrace.process.
+    x, t = np.float32([0.5, 1.0, 2.0]), np.float32([1.0, 0.0, -1.0])
+    out, tan = fgrad.jvp(lambda x: fnp.add(x, np.ones((2, 3))), (x,), (t,))
+    assert out.dtype == tan.dtype == np.float64 and tan.shape == (2, 3)
+    np.testing.assert_array_equal(tan, np.broadcast_to(t, (2, 3)))
+
+
 def test_an_unread_input_of_an_elementwise_op_is_not_kept():
     # sqrt's rule reads only its output; its input has the output's shape and dtype.
     trace = push_trace(VJPTrace, "grad")
@@ -81,6 +110,11 @@ def test_an_escaped_value_raises_naming_the_op():
         fnp.sin(leaked[0])
     with pytest.raises(TypeError, match=r"multiply got a traced value of grad"):
         leaked[0] * 2.0
+    fgrad.jvp(lambda x: leaked.append(x) or fnp.sin(x), (np.ones(3),), (np.ones(3),))
+    with pytest.raises(TypeError, match=r"tanh got a traced value of jvp .* has already returned"):
+        fnp.tanh(leaked[1])
+    with pytest.raises(TypeError, match=r"add got a traced value of jvp"):
+        1.0 + leaked[1]
 
 
 def test_values_of_other_traces_take_the_general_path():
