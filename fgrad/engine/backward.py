@@ -14,7 +14,7 @@ itself; that is what makes grad-of-grad work.
 """
 from ..ir.node import Edge
 from ..ops.broadcasting import add, fit_cotangent
-from ..ops.elementwise import NEG, ONE, OTHER
+from ..ops.primitive import NEG, ONE, OTHER
 from .queue import ReadyQueue
 
 __all__ = ["backward", "FreedGraphError"]

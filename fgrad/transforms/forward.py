@@ -10,8 +10,7 @@ import numpy as np
 
 from ..ir.value import JVPTracer, Tracer
 from ..ops.broadcasting import fit_tangent, zeros_like_value
-from ..ops.primitive import Trace, pop_trace, push_trace, set_current, split_owned
-from ..ops.elementwise import NEG, ONE, OTHER
+from ..ops.primitive import NEG, ONE, OTHER, Trace, pop_trace, push_trace, set_current, split_owned
 from ..engine.gc_pause import paused
 from . import trees
 
@@ -58,51 +57,26 @@ class JVPTrace(Trace):
         # primals, one output, per-argument rules. The rule runs under this trace: its ops see
         # only concrete values (the parent is the bottom trace, so no outer transform is
         # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
-        # Elementwise ops (most) apply their partials inline, as the engine's _walk_tape does:
-        # the tangent is the sum of partial * tangent (the partial first: Note [the partial
-        # first]); the others go through _by_rule. (An elementwise op called through its entry
-        # function takes this step there, without this call: ops/entries.py.)
+        # (An elementwise op called through its entry function takes this step there, without
+        # this call: ops/entries.py. Those that come here, such as the primal steps of a
+        # reverse trace inside this one in hvp and hessian, apply their partials in tangent_of.)
         n = len(args)
         if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
             return self.process_general(prim, args, params)
         a = args[0]
         mine_a = a.__class__ is JVPTracer and a._trace is self
-        partials = prim.partials
         if n == 1:
             if not mine_a:
                 return self.process_general(prim, args, params)
-            pa = a.primal
-            if partials is None:
-                out, t_out = self._by_rule(prim, (pa,), (a.tangent,), params)
-            else:
-                out = prim.impl(pa, **params) if params else prim.impl(pa)
-                d, ta = partials[0], a.tangent
-                t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
-                if t_out.dtype is not out.dtype:  # (a unary elementwise op keeps its input's shape)
-                    t_out = fit_tangent(t_out, out)
+            out, t_out = self._by_rule(prim, (a.primal,), (a.tangent,), params)
         else:
             b = args[1]
             mine_b = b.__class__ is JVPTracer and b._trace is self
             if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
                     and (mine_b or not isinstance(b, Tracer))):
                 return self.process_general(prim, args, params)
-            pa = a.primal if mine_a else a
-            pb = b.primal if mine_b else b
-            if partials is None:
-                tangents = (a.tangent if mine_a else None, b.tangent if mine_b else None)
-                out, t_out = self._by_rule(prim, (pa, pb), tangents, params)
-            else:
-                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-                t_out = None
-                if mine_a and (d := partials[0]) is not None:
-                    ta = a.tangent
-                    t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
-                if mine_b and (d := partials[1]) is not None:
-                    tb = b.tangent
-                    c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
-                    t_out = c if t_out is None else t_out + c
-                if t_out is not None and (t_out.shape != out.shape or t_out.dtype is not out.dtype):
-                    t_out = fit_tangent(t_out, out)
+            out, t_out = self._by_rule(prim, (a.primal if mine_a else a, b.primal if mine_b else b),
+                                       (a.tangent if mine_a else None, b.tangent if mine_b else None), params)
         if t_out is None:
             return out
         t = JVPTracer()
@@ -111,8 +85,8 @@ class JVPTrace(Trace):
 
     @staticmethod
     def _by_rule(prim, primals, tangents, params):
-        """(out, tangent) of a non-elementwise op on concrete primals: its jvp_pair, if it has
-        one that accepts these values, else its kernel and jvp rules."""
+        """(out, tangent) of an op on concrete primals: its jvp_pair, if it has one that
+        accepts these values, else its kernel and jvp rules (or partials)."""
         pair = prim.jvp_pair
         if pair is not None and (t_pair := pair(primals, tangents, params)) is not None:
             return t_pair
