@@ -8,7 +8,7 @@ gets a plain function instead, which does what bind would do in fewer steps:
 - a value of the innermost reverse-mode trace: the node is recorded right here, as
   VJPTrace.process's fast path would record it (this is grad's hot path);
 - a dual number of the innermost forward-mode trace, whose primals are concrete: the
-  primal and the tangent are computed right here, as JVPTrace.process's fast path would
+  primal and the tangent are computed right here, as JVPTrace.process would compute them
   (jvp and jacfwd, and the outer jvp of hvp and hessian, where the rules of the backward
   pass meet dual numbers);
 - anything else (nesting, the imperative face, escaped values, ops with jvp rules in
@@ -96,7 +96,7 @@ def unary(prim):
             partials = prim.partials
             if x._trace is not trace or not trace.direct or partials is None:
                 return trace.process(prim, (x,), _NO_PARAMS)
-            pa, ta, d = x.primal, x.tangent, partials[0]  # (what JVPTrace.process does, inline)
+            pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
             out = impl(pa)
             t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
             if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
@@ -162,7 +162,7 @@ def binary(prim):
                     and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
                     and trace.direct and partials is not None):
                 return trace.process(prim, (a, b), _NO_PARAMS)
-            pa = a.primal if dual_a else a  # (what JVPTrace.process does, inline)
+            pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
             pb = b.primal if dual_b else b
             out = impl(pa, pb)
             t_out = None
