@@ -9,8 +9,8 @@ gets a plain function instead, which does what bind would do in fewer steps:
   VJPTrace.process's fast path would record it (this is grad's hot path);
 - a dual number of the innermost forward-mode trace, whose primals are concrete: the
   primal and the tangent are computed right here, as JVPTrace.process would compute them
-  (jvp and jacfwd, and the outer jvp of hvp and hessian, where the rules of the backward
-  pass meet dual numbers);
+  (jvp, and hvp's outer jvp, where the rules of the backward pass meet dual numbers;
+  jacfwd and hessian replay a linearized tape instead);
 - anything else (nesting, the imperative face, escaped values, ops with jvp rules in
   place of partials such as divide and log): the current trace's `process`, exactly as
   bind.

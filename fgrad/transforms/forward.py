@@ -59,7 +59,7 @@ class JVPTrace(Trace):
         # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
         # (An elementwise op called through its entry function takes this step there, without
         # this call: ops/entries.py. Those that come here, such as the primal steps of a
-        # reverse trace inside this one in hvp and hessian, apply their partials in tangent_of.)
+        # reverse trace inside this one in hvp, apply their partials in tangent_of.)
         n = len(args)
         if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
             return self.process_general(prim, args, params)
