@@ -26,7 +26,7 @@ from ..ir.node import Aval, Node
 from ..ir.value import JVPTracer, Tracer, VJPTracer
 from .primitive import NEG, ONE, OTHER, _state
 
-__all__ = ["entry_for", "unary", "binary", "record", "UNREAD"]
+__all__ = ["UNREAD", "binary", "entry_for", "record", "unary"]
 
 _NO_PARAMS = {}
 UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
@@ -91,24 +91,22 @@ def unary(prim):
             t.primal = out
             t.edge = node
             return t
-        if x.__class__ is JVPTracer:
-            trace = _state.trace
-            partials = prim.partials
-            if x._trace is not trace or not trace.direct or partials is None:
-                return trace.process(prim, (x,), _NO_PARAMS)
-            pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
-            out = impl(pa)
-            t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
-            if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
-                t_out = _fit_tangent(t_out, out)
-            t = JVPTracer()
-            t._trace = trace
-            t.primal = out
-            t.tangent = t_out
-            return t
-        if isinstance(x, Tracer):
-            return _state.trace.process(prim, (x,), _NO_PARAMS)
-        return impl(x)
+        if not isinstance(x, Tracer):  # nothing traced (a Python or NumPy scalar)
+            return impl(x)
+        trace = _state.trace
+        partials = prim.partials
+        if x.__class__ is not JVPTracer or x._trace is not trace or not trace.direct or partials is None:
+            return trace.process(prim, (x,), _NO_PARAMS)
+        pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
+        out = impl(pa)
+        t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
+        if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
+            t_out = _fit_tangent(t_out, out)
+        t = JVPTracer()
+        t._trace = trace
+        t.primal = out
+        t.tangent = t_out
+        return t
     return _named(entry, prim)
 
 
@@ -153,38 +151,37 @@ def binary(prim):
             t.primal = out
             t.edge = node
             return t
+        if not (isinstance(a, Tracer) or isinstance(b, Tracer)):  # nothing traced
+            return impl(a, b)
         dual_a = a.__class__ is JVPTracer
         dual_b = b.__class__ is JVPTracer
-        if dual_a or dual_b:
-            trace = _state.trace
-            partials = prim.partials
-            if not ((a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
-                    and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
-                    and trace.direct and partials is not None):
-                return trace.process(prim, (a, b), _NO_PARAMS)
-            pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
-            pb = b.primal if dual_b else b
-            out = impl(pa, pb)
-            t_out = None
-            if dual_a and (d := partials[0]) is not None:
-                ta = a.tangent
-                t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
-            if dual_b and (d := partials[1]) is not None:
-                tb = b.tangent
-                c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
-                t_out = c if t_out is None else t_out + c
-            if t_out is None:
-                return out
-            if t_out.shape != out.shape or t_out.dtype is not out.dtype:
-                t_out = _fit_tangent(t_out, out)
-            t = JVPTracer()
-            t._trace = trace
-            t.primal = out
-            t.tangent = t_out
-            return t
-        if isinstance(a, Tracer) or isinstance(b, Tracer):
-            return _state.trace.process(prim, (a, b), _NO_PARAMS)
-        return impl(a, b)
+        trace = _state.trace
+        partials = prim.partials
+        if not ((dual_a or dual_b)
+                and (a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
+                and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
+                and trace.direct and partials is not None):
+            return trace.process(prim, (a, b), _NO_PARAMS)
+        pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
+        pb = b.primal if dual_b else b
+        out = impl(pa, pb)
+        t_out = None
+        if dual_a and (d := partials[0]) is not None:
+            ta = a.tangent
+            t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
+        if dual_b and (d := partials[1]) is not None:
+            tb = b.tangent
+            c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
+            t_out = c if t_out is None else t_out + c
+        if t_out is None:
+            return out
+        if t_out.shape != out.shape or t_out.dtype is not out.dtype:
+            t_out = _fit_tangent(t_out, out)
+        t = JVPTracer()
+        t._trace = trace
+        t.primal = out
+        t.tangent = t_out
+        return t
     return _named(entry, prim)
 
 
