@@ -89,3 +89,40 @@ def test_collector_stays_off_until_the_last_concurrent_transform_ends(collector_
     release.set()
     worker.join()
     assert gc.isenabled()
+
+
+class _Cycle:
+    def __init__(self):
+        self.me = self
+
+
+def test_a_pause_held_by_another_thread_does_not_starve_this_threads_garbage(collector_on):
+    """Note [a pause must not starve other threads]: while thread A holds the pause, a
+    transform that starts and ends in this thread collects the young generations."""
+    inside, release = threading.Event(), threading.Event()
+
+    def hold(x):
+        inside.set()
+        release.wait(10)
+        return fnp.sum(x * x)
+    holder = threading.Thread(target=lambda: fgrad.grad(hold)(np.ones(2)))
+    holder.start()
+    try:
+        assert inside.wait(10)
+        import weakref
+        refs = [weakref.ref(_Cycle()) for _ in range(5 * gc.get_threshold()[0])]  # cyclic garbage
+        fgrad.grad(lambda x: fnp.sum(x * x))(np.ones(2))
+        assert not gc.isenabled()  # the other thread's pause still holds
+        assert sum(r() is not None for r in refs) < gc.get_threshold()[0]  # but it was collected
+    finally:
+        release.set()
+        holder.join()
+    assert gc.isenabled()
+
+
+def test_a_single_threads_nested_transforms_do_not_collect(collector_on, monkeypatch):
+    from fgrad.engine import gc_pause
+    calls = []
+    monkeypatch.setattr(gc_pause, "collect_young", lambda: calls.append(1))
+    fgrad.hessian(lambda x: fnp.sum(fnp.sin(x) ** 3))(np.ones(3))
+    assert calls == []
