@@ -90,14 +90,14 @@ def is_jax(np_):
 
 
 def branch(np_, value, then, otherwise):
-    """`then() if float(value) > 0 else otherwise()`: Python control flow on a value.
+    """`then() if value > 0 else otherwise()`: Python control flow on a value.
 
     fgrad and NumPy run a real Python `if` on the (traced) float; JAX needs lax.cond.
     """
     if is_jax(np_):
         import jax
         return jax.lax.cond(value > 0, lambda _: then(), lambda _: otherwise(), None)
-    if float(value) > 0:
+    if value > 0:  # bool() of a comparison: free (float() would drop the derivative)
         return then()
     return otherwise()
 

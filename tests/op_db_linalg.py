@@ -57,6 +57,12 @@ def fsym(a):
 
 RECT = ((3, 3), (4, 3), (3, 4), (2, 4, 3))
 
+def singular(rng, shape, rank):
+    """A (stack of) square matrices of the given rank: a product of n x rank and rank x n factors."""
+    n = shape[-1]
+    return normal(rng, shape[:-1] + (rank,)) @ normal(rng, shape[:-2] + (rank, n))
+
+
 LINALG = [
     custom("linalg.solve", lambda rng: [(matrix(rng, (3, 3)), normal(rng, (3,))), (matrix(rng, (3, 3)), normal(rng, (3, 2))),
                                         (matrix(rng, (2, 3, 3)), normal(rng, (2, 3, 2))),
@@ -65,21 +71,28 @@ LINALG = [
            fn=fnp.linalg.solve, ref=np.linalg.solve),
     square_rows("linalg.inv", fnp.linalg.inv, np.linalg.inv),
     square_rows("linalg.det", fnp.linalg.det, np.linalg.det, shapes=((1, 1), (3, 3), (2, 3, 3))),
+    # at singular matrices (rank n - 1 and n - 2): the adjugate; the second derivative raises there
+    custom("linalg.det_singular", lambda rng: [(np.ones((3, 3)),), (singular(rng, (3, 3), 2),), (singular(rng, (3, 3), 1),),
+                                               (singular(rng, (2, 4, 4), 3),)],
+           fn=fnp.linalg.det, ref=np.linalg.det, second_order=False),
     custom("linalg.slogdet", lambda rng: [(matrix(rng, (3, 3)),), (-matrix(rng, (3, 3)),), (matrix(rng, (2, 3, 3)),)],
            fn=lambda a: tuple(fnp.linalg.slogdet(a)), ref=lambda a: tuple(np.linalg.slogdet(a))),
-    square_rows("linalg.cholesky", fnp.linalg.cholesky, np.linalg.cholesky, sampler=spd),
-    square_rows("linalg.cholesky_upper", lambda a: fnp.linalg.cholesky(a, upper=True),
-                lambda a: np.linalg.cholesky(a, upper=True), sampler=spd),
+    # cholesky and eigh differentiate the function on symmetric matrices (Note [symmetric
+    # gradients] in fgrad/ops/linalg.py): finite differences of single entries see that
+    # function through sym(a) = (a + a^T) / 2
+    square_rows("linalg.cholesky", lambda a: fnp.linalg.cholesky(fsym(a)), lambda a: np.linalg.cholesky(sym(a)),
+                sampler=spd),
+    square_rows("linalg.cholesky_upper", lambda a: fnp.linalg.cholesky(fsym(a), upper=True),
+                lambda a: np.linalg.cholesky(sym(a), upper=True), sampler=spd),
     # the raw eigenvectors: values only (their signs are LAPACK's choice)
     square_rows("linalg.eigh", lambda a: tuple(fnp.linalg.eigh(a)), lambda a: tuple(np.linalg.eigh(a)),
                 sampler=spd, differentiable=False),
-    # derivatives with respect to the triangle NumPy reads, and of a symmetrized input
-    square_rows("linalg.eigh_lower", eig_invariants(fnp.linalg.eigh), eig_invariants(np.linalg.eigh), sampler=normal),
-    square_rows("linalg.eigh_upper", eig_invariants(lambda a: fnp.linalg.eigh(a, UPLO="U")),
-                eig_invariants(lambda a: np.linalg.eigh(a, UPLO="U")), sampler=normal),
-    square_rows("linalg.eigh_symmetrized", eig_invariants(lambda a: fnp.linalg.eigh(fsym(a))),
+    square_rows("linalg.eigh_lower", eig_invariants(lambda a: fnp.linalg.eigh(fsym(a))),
                 eig_invariants(lambda a: np.linalg.eigh(sym(a))), sampler=normal),
-    square_rows("linalg.eigvalsh", fnp.linalg.eigvalsh, np.linalg.eigvalsh, sampler=normal),
+    square_rows("linalg.eigh_upper", eig_invariants(lambda a: fnp.linalg.eigh(fsym(a), UPLO="U")),
+                eig_invariants(lambda a: np.linalg.eigh(sym(a), UPLO="U")), sampler=normal),
+    square_rows("linalg.eigvalsh", lambda a: fnp.linalg.eigvalsh(fsym(a)), lambda a: np.linalg.eigvalsh(sym(a)),
+                sampler=normal),
     custom("linalg.qr", lambda rng: [(normal(rng, s),) for s in RECT], fn=lambda a: tuple(fnp.linalg.qr(a)),
            ref=lambda a: tuple(np.linalg.qr(a))),
     custom("linalg.qr_complete_square", lambda rng: [(normal(rng, (3, 3)),), (normal(rng, (3, 4)),)],

@@ -148,6 +148,7 @@ def _as_custom_vjp(cls):
 
     def fun(*args):
         return run_forward(*args)[0]
+    fun.__name__ = fun.__qualname__ = cls.__name__  # (errors about its rules name the Function)
 
     def fwd(*args):
         out, ctx = run_forward(*args)
@@ -169,8 +170,9 @@ def _as_custom_vjp(cls):
 
 
 def _tensor_view(x):
-    """Plain arrays become (non-recording) tensors so forward/backward can use Tensor methods."""
-    return Tensor._wrap(x, None, 0) if hasattr(x, "shape") and not isinstance(x, Tracer) else x
+    """Arrays and traced values become (non-recording) tensors, so forward and backward can use
+    Tensor methods under every transform (Note [tensors of traced values] in tape.py)."""
+    return Tensor._wrap(x, None, 0) if hasattr(x, "shape") and not isinstance(x, Tensor) else x
 
 
 def _unwrap_out(result):

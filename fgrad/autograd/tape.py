@@ -6,6 +6,13 @@ requires grad, records an ordinary tape Node (the same Node and the same rules t
 functional transforms use) whose `meta` is a `NodeMeta`: the PyTorch-facing extras
 (a name like MulBackward0, hooks, version guards on saved values, anomaly stacks).
 
+Note [tensors of traced values]: under a functional transform, a custom Function's forward
+and backward get Tensors wrapping traced values (autograd/function.py), so that they may
+use Tensor methods. Such a Tensor never requires grad; an op on it binds the primitive to
+its traced values, so the current transform traces it, and wraps the result again; its
+detach() stops the transform's gradient too, as the imperative face's detach() stops a
+double backward.
+
 Note [saved values are guarded]: a node remembers the version of every tensor whose
 value its rule reads; an in-place change bumps the version, and backward refuses to
 use a changed value instead of returning a wrong gradient.
@@ -169,7 +176,7 @@ class NodeMeta:
         for hook in list(self.pre_hooks):
             res = hook(tuple(_as_tensor(o) for o in outs))
             if res is not None:
-                outs = [_unwrap_like(r, o) for r, o in zip(res, outs)]
+                outs = _hook_results(hook, res, outs)
         return tuple(outs) if multi else outs[0]
 
     def _run_post_hooks(self, grads, g):
@@ -177,7 +184,7 @@ class NodeMeta:
         for hook in list(self.post_hooks):
             res = hook(tuple(_as_tensor(x) for x in grads), tuple(_as_tensor(x) for x in outs))
             if res is not None:
-                grads = [_unwrap_like(r, x) for r, x in zip(res, grads)]
+                grads = _hook_results(hook, res, grads)
         return grads
 
 
@@ -202,7 +209,30 @@ def _unwrap_like(value, like):
 
 def _call_hook(hook, g):
     res = hook(_as_tensor(g))
-    return g if res is None else _unwrap_like(res, g)
+    return g if res is None else _hook_results(hook, (res,), (g,))[0]
+
+
+def _hook_results(hook, results, grads):
+    """A hook's replacement gradients, each checked to have the shape and dtype of the one it
+    replaces (as PyTorch checks): a hook's result is not summed or broadcast to fit."""
+    if len(results) != len(grads):
+        raise RuntimeError(f"hook {_hook_name(hook)} returned {len(results)} gradients, but it was given "
+                           f"{len(grads)}")
+    out = []
+    for r, g in zip(results, grads):
+        if r is not None and g is not None:
+            r = _unwrap_like(r, g)
+            if np.shape(r) != np.shape(g) or getattr(r, "dtype", None) != getattr(g, "dtype", None):
+                raise RuntimeError(f"hook {_hook_name(hook)} returned a gradient of shape {tuple(np.shape(r))} and "
+                                   f"dtype {getattr(r, 'dtype', type(r).__name__)} in place of one of shape "
+                                   f"{tuple(np.shape(g))} and dtype {g.dtype}; a hook must return a gradient of the "
+                                   f"shape and dtype it was given (or None to keep it)")
+        out.append(r)
+    return out
+
+
+def _hook_name(hook):
+    return f"'{getattr(hook, '__qualname__', None) or type(hook).__name__}'"
 
 
 class AccumulateGrad:
@@ -305,15 +335,20 @@ def record(prim, args, params):
 def record_general(prim, args, params):
     """record for any op: any number of arguments and outputs, views, saved-tensor hooks."""
     primals = list(args)
-    needs_grad = False
+    needs_grad = traced = False
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
-            primals[i] = a.primal
+            p = primals[i] = a.primal
             if a._requires_grad:
                 needs_grad = True
+            elif p.__class__ is not np.ndarray and isinstance(p, Tracer):
+                traced = True
         elif isinstance(a, Tracer):
             raise escaped_tracer_error(prim, a)
-    out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+    if traced:  # Note [tensors of traced values]
+        out = prim(*primals, **params)
+    else:
+        out = prim.impl(*primals, **params) if params else prim.impl(*primals)
     if not needs_grad or prim.nondiff or not grad_mode._state.enabled:
         return _outputs(prim, out, None, args, params)
     meta = new_meta(node_name(prim, primals))
@@ -377,6 +412,21 @@ def _value_needed(prim, inputs, i):
     return True
 
 
+def register_view(view, base):
+    """Record `view` (made by a view primitive from `base`) among the views of the tensor
+    that owns their memory, in creation order (Note [views follow their base] in tensor.py)."""
+    root = base
+    while root._view is not None:
+        root = root._view[0]
+    views = root._views
+    if views is None:
+        root._views = [weakref.ref(view)]
+        return
+    if len(views) >= 8 and len(views) & (len(views) - 1) == 0:  # now and then, forget the dead ones
+        views[:] = [r for r in views if r() is not None]
+    views.append(weakref.ref(view))
+
+
 def _outputs(prim, out, node, args, params):
     if prim.multiple_results:
         return tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
@@ -384,6 +434,7 @@ def _outputs(prim, out, node, args, params):
     if prim.name in VIEW_PRIMS and isinstance(args[0], Tensor) and getattr(result.primal, "base", None) is not None:
         result._version_counter = args[0]._version_counter
         result._view = (args[0], prim, params)
+        register_view(result, args[0])
     return result
 
 

@@ -14,9 +14,11 @@ import numpy as np
 from .. import numpy as fnp
 from ..backend import array_module, device as to_device, device_of
 from ..ir.value import Tracer, concrete
+from ..ops import elementwise as ew
 from ..ops import indexing as ix
 
 from ..ops.primitive import EVAL
+from ..ops.stop_gradient import stop_gradient
 from .grad_mode import is_grad_enabled, no_grad
 from . import tape
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
@@ -31,7 +33,7 @@ class Tensor(Tracer):
     """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward()."""
 
     __slots__ = ("_grad_fn", "index", "_requires_grad", "grad", "_version_counter", "_accumulator",
-                 "_leaf_hooks", "_post_acc_hooks", "_view", "_retains_grad", "__weakref__")
+                 "_leaf_hooks", "_post_acc_hooks", "_view", "_views", "_retains_grad", "__weakref__")
 
     def __init__(self, data, requires_grad=False, dtype=None, device=None):
         if isinstance(data, Tracer):
@@ -55,7 +57,7 @@ class Tensor(Tracer):
         t._version_counter = counter = _new(VersionCounter)  # (no __init__ call: one per op)
         counter.value = 0
         t._accumulator = None
-        t._leaf_hooks = t._post_acc_hooks = t._view = None
+        t._leaf_hooks = t._post_acc_hooks = t._view = t._views = None
         t._retains_grad = False
 
     @classmethod
@@ -84,6 +86,9 @@ class Tensor(Tracer):
                                    "a computed variable in a subgraph that doesn't require differentiation use "
                                    "var_no_grad = var.detach().")
             return self
+        if requires_grad and isinstance(self.primal, Tracer):
+            raise RuntimeError("a Tensor of a traced value (what a Function's forward and backward get under a "
+                               "functional transform) cannot require grad: the transform differentiates it")
         if requires_grad and not np.issubdtype(self.primal.dtype, np.inexact):
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.primal.dtype}")
         self._requires_grad = bool(requires_grad)
@@ -124,8 +129,11 @@ class Tensor(Tracer):
         self.primal = value if hasattr(value, "__setitem__") else np.asarray(value)
 
     def detach(self):
-        """A tensor sharing this one's data, cut from the graph."""
-        t = Tensor._wrap(self.primal, None, 0)
+        """A tensor sharing this one's data, cut from the graph (of a traced value, from the
+        transform's too: Note [tensors of traced values] in tape.py)."""
+        primal = self.primal
+        t = Tensor._wrap(primal if primal.__class__ is np.ndarray or not isinstance(primal, Tracer)
+                         else stop_gradient(primal), None, 0)
         t._version_counter = self._version_counter
         return t
 
@@ -199,6 +207,14 @@ class Tensor(Tracer):
         if self.primal.size != 1:
             raise RuntimeError(f"a Tensor with {self.primal.size} elements cannot be converted to Scalar")
         return self.primal.item()
+
+    # PyTorch's conversions: a Tensor's value is concrete, and float(loss) is the user's to take
+    # (functional traced values refuse them: Note [no silent conversions] in ir/value.py).
+    def __float__(self):
+        return float(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
 
     def tolist(self):
         return self.primal.tolist()
@@ -413,15 +429,20 @@ class Tensor(Tracer):
         return self
 
     def _rebase(self, result):
-        """Make `result`'s history this tensor's (and, through views, its base's)."""
+        """Make `result`'s history this tensor's (and, through views, its base's); then every
+        other view of the same memory takes its history anew (Note [views follow their base])."""
         tensor = self
+        rebased = [self]
         while True:
             tensor._grad_fn, tensor.index, tensor._requires_grad = result._grad_fn, result.index, True
             if tensor._view is None:
-                return
+                break
             base, prim, params = tensor._view
             with_inverse = _view_inverse(base, prim, params, result)
             tensor, result = base, with_inverse
+            rebased.append(tensor)
+        if tensor._views is not None:
+            _refresh_views(tensor, rebased)
 
     def add_(self, other, alpha=1):
         return self._inplace(self + (other * alpha if alpha != 1 else other), "add_")
@@ -448,20 +469,23 @@ class Tensor(Tracer):
         return self._inplace(fnp.exp(self), "exp_")
 
     def zero_(self):
-        with no_grad():
-            return self._inplace(np.zeros((), self.primal.dtype), "zero_")
+        return self._overwrite(np.zeros((), self.primal.dtype), "zero_")
 
     def fill_(self, value):
-        if isinstance(value, Tensor) and value._requires_grad:
-            return self._inplace(fnp.copy(fnp.broadcast_to(value, self.shape)), "fill_")
-        with no_grad():
-            return self._inplace(concrete(value), "fill_")
+        return self._overwrite(value, "fill_")
 
     def copy_(self, src):
-        if isinstance(src, Tensor) and src._requires_grad:
-            return self._inplace(fnp.copy(fnp.broadcast_to(src, self.shape)), "copy_")
+        return self._overwrite(src, "copy_")
+
+    def _overwrite(self, value, op):
+        """Write `value` over this tensor. In grad mode, when either side requires grad, the
+        tensor's history becomes an `overwrite` node, as PyTorch's ZeroBackward/CopyBackwards:
+        its old history gets a zero gradient, never the gradient of values no longer there."""
+        tracked = isinstance(value, Tensor) and value._requires_grad
+        if is_grad_enabled() and (self._requires_grad or tracked):
+            return self._inplace(ew.overwrite(self, value if tracked else concrete(value)), op)
         with no_grad():
-            return self._inplace(src.primal if isinstance(src, Tensor) else src, "copy_")
+            return self._inplace(value.primal if isinstance(value, Tensor) else concrete(value), op)
 
     def __iadd__(self, other):
         return self.add_(other)
@@ -532,6 +556,27 @@ def _dim(dim, axis):
 
 def _keep(keepdim, keepdims):
     return keepdims if keepdims is not None else keepdim
+
+
+def _refresh_views(root, rebased):
+    """Note [views follow their base]: a view's history is made from its base's when the view
+    is made. When an in-place op gives the base (or a view of it) a new history, every other
+    live view of the same memory records its view op again on its base's new history, in
+    creation order (a view of a view after its base), as PyTorch regenerates a view's
+    grad_fn when its base changed. Else backward through a view would reach the values
+    its memory held before the change: a wrong gradient, silently."""
+    views, root._views = root._views, None  # (the refreshes register views of their own: dropped)
+    live = []
+    for ref in views:
+        view = ref()
+        if view is None:
+            continue
+        live.append(ref)
+        if not any(view is t for t in rebased):
+            base, prim, params = view._view
+            fresh = prim(base, **params)
+            view._grad_fn, view.index, view._requires_grad = fresh._grad_fn, fresh.index, fresh._requires_grad
+    root._views = live
 
 
 def _view_inverse(base, prim, params, view_value):

@@ -1,15 +1,23 @@
 """Traced values. A `Tracer` belongs to exactly one trace and wraps its primal.
 
 Tracing is eager: the primal is a concrete array (or a value of the enclosing trace),
-so `float(x)`, `bool(x > 0)`, `x.shape` and `len(x)` work and Python control flow may
-differ from call to call. Operators and NumPy-style methods are attached by
-`fgrad.numpy`, which owns the ops they call.
+so `bool(x > 0)`, `int(n)`, `x.shape` and `len(x)` work and Python control flow may
+differ from call to call. Conversions that would drop the derivative (`float(x)`,
+`complex(x)`, and through them `math.sin(x)` and writing a traced value into a NumPy
+array) raise instead (Note [no silent conversions]). Operators and NumPy-style methods
+are attached by `fgrad.numpy`, which owns the ops they call.
+
+Note [no silent conversions]: `float(x)` of a traced value would return its primal, a
+constant to every transform, so the derivative through it would silently be zero: the
+worst bug an AD library can have. Control flow is different: `bool(x > 0)` picks a branch
+and `int(n)` a shape or an index, and neither carries a derivative (both are piecewise
+constant), so they stay free. The Tensor face keeps PyTorch's conversions (autograd/tensor.py).
 """
 from operator import attrgetter
 
 import numpy as np
 
-__all__ = ["JVPTracer", "Tracer", "VJPTracer", "concrete"]
+__all__ = ["JVPTracer", "Tracer", "VJPTracer", "concrete", "conversion_error"]
 
 
 def concrete(x):
@@ -51,13 +59,16 @@ class Tracer:
         return (self[i] for i in range(len(self)))
 
     def __float__(self):
-        return float(concrete(self))
-
-    def __int__(self):
-        return int(concrete(self))
+        raise conversion_error(self, "float()")
 
     def __complex__(self):
-        return complex(concrete(self))
+        raise conversion_error(self, "complex()")
+
+    def __int__(self):  # shapes, counts and indices: piecewise constant, no derivative to lose
+        return int(concrete(self))
+
+    def __format__(self, spec):  # f"{loss:.3f}" prints the value; printing feeds nothing back
+        return format(concrete(self), spec) if spec else str(self)
 
     def __bool__(self):
         return bool(concrete(self))
@@ -67,14 +78,26 @@ class Tracer:
 
     __hash__ = None  # like ndarray: comparison returns arrays
 
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError(
-            f"fgrad: converting a traced value of {self._trace.transform} (shape {self.shape}, "
-            f"dtype {self.dtype}) to a NumPy array would drop its derivative; call the NumPy "
-            f"function on it directly (fgrad handles it) or use fgrad.stop_gradient(x)")
+    def __array__(self, dtype=None, copy=None):  # (fgrad.numpy's bridge installs a fuller diagnosis)
+        raise conversion_error(self, "converting it to a NumPy array")
 
     def __repr__(self):
         return f"Traced<{self._trace.transform}>({concrete(self)!r})"
+
+
+def conversion_error(value, what, instead=None):
+    """The TypeError for a conversion of traced `value` that would drop its derivative
+    (Note [no silent conversions]): `what` names the conversion, `instead` what to write."""
+    transform = value._trace.transform
+    if instead is None:
+        instead = ("use fgrad.numpy's functions on it (fnp.sin(x), not math.sin(x)); build arrays with "
+                   "fnp.stack, fnp.where or fnp.at(b)[i].set(x) instead of writing it into a NumPy array "
+                   "(b[i] = x converts it with float())")
+    return TypeError(
+        f"fgrad: {what} would drop the derivative of a traced value of {transform} (shape {value.shape}, dtype "
+        f"{value.dtype}), and {transform} would return a wrong number. Instead, {instead}; or apply "
+        f"fgrad.stop_gradient(x) first if dropping the derivative is meant. (Control flow is free: "
+        f"`if x > 0`, `while`, int() for shapes and indices.)")
 
 
 class VJPTracer(Tracer):

@@ -54,20 +54,28 @@ def round(a, decimals=0):
 around = round
 
 
+def _real_only(name, x):
+    """x, or NumPy's TypeError for a ufunc that has no complex loop."""
+    if getattr(x, "dtype", None) is not None and x.dtype.kind == "c":
+        raise TypeError(f"fgrad.numpy.{name}: ufunc '{name}' not supported for complex input (as NumPy)")
+    return x
+
+
 def deg2rad(x):
-    return x * (np.pi / 180.0)
+    return _real_only("deg2rad", x) * (np.pi / 180.0)
 
 
 def rad2deg(x):
-    return x * (180.0 / np.pi)
+    return _real_only("rad2deg", x) * (180.0 / np.pi)
 
 
 radians, degrees = deg2rad, rad2deg
 
 
 def float_power(x1, x2):
-    """np.float_power: power computed in float64."""
-    return power(asarray(x1, dtype=np.float64), asarray(x2, dtype=np.float64))
+    """np.float_power: power computed in float64 (complex128 for complex inputs)."""
+    dtype = np.complex128 if np.result_type(concrete(x1), concrete(x2)).kind == "c" else np.float64
+    return power(asarray(x1, dtype=dtype), asarray(x2, dtype=dtype))
 
 
 def clip(a, a_min=None, a_max=None):
@@ -167,7 +175,16 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a = _as_operand(a)
     axis = normalize_axis(axis, a.ndim, "var")
     d = a - mean(a, axis=axis, dtype=dtype, keepdims=True)
-    return sum(d * d, axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+    return sum(abs2(d), axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+
+
+def abs2(x):
+    """|x|**2 elementwise, real: x * x, or for complex x the sum of its parts squared (as
+    NumPy's var and norm compute it; a complex traced value raises at .real)."""
+    if x.dtype.kind == "c":
+        re, im = x.real, x.imag
+        return re * re + im * im
+    return x * x
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -497,6 +514,48 @@ def pad(array, pad_width, mode="constant", constant_values=0, **kwargs):
 
 
 # ---- indexing ----------------------------------------------------------------------------
+class at:
+    """Functional updates of the elements `index` selects, as JAX's `x.at[index]`:
+    `fnp.at(x)[index].set(v)`, `.add(v)`, `.get()` (traced values also have `x.at`). They
+    return a new array and never change `x`, so they work on traced values and plain arrays
+    alike, where `b[i] = v` into a NumPy array would drop v's derivative.
+
+    set: as NumPy's `b[index] = v` (v broadcast to the selection; a repeated index takes
+    the last value). add: as `np.add.at` (a repeated index adds each value)."""
+
+    __slots__ = ("x", "index")
+
+    def __init__(self, x, index=None):
+        self.x, self.index = _as_operand(x), index
+
+    def __getitem__(self, index):
+        return at(self.x, ix.normalize_index(index))
+
+    def get(self):
+        return ix.getitem(self.x, index=self._index())
+
+    def add(self, values):
+        x, index = self.x, self._index()
+        selected = np.empty(_shape(x), bool)[index].shape  # (only the selection's shape is read)
+        return x + ix.scatter_add(broadcast_to(astype(_as_operand(values), x.dtype), selected), index=index,
+                                  shape=_shape(x))
+
+    def set(self, values):
+        x, index = self.x, self._index()
+        ids = np.arange(_count(x, None)).reshape(_shape(x))[index]  # the flat position each selected element has
+        source = np.full(_count(x, None), -1)
+        source[ids.ravel()] = np.arange(ids.size)  # which value lands where (NumPy's order: the last one wins)
+        hit = source >= 0
+        flat = ravel(broadcast_to(astype(_as_operand(values), x.dtype), ids.shape))
+        picked = ix.getitem(flat, index=(np.where(hit, source, 0),)) if ids.size else zeros_like(ravel(x))
+        return reshape(where(hit, picked, ravel(x)), _shape(x))
+
+    def _index(self):
+        if self.index is None:
+            raise TypeError("fgrad.numpy.at: index it first, as in fnp.at(x)[i].set(v)")
+        return self.index
+
+
 def getitem(a, index):
     """a[index] with ints, slices, None, Ellipsis, integer arrays and boolean masks."""
     return ix.getitem(a, index=ix.normalize_index(index))
@@ -669,4 +728,4 @@ def copy(a):
 # The NumPy-facing names (not the modules and helpers this file imports).
 __all__ = [name for name, value in list(globals().items())
            if not name.startswith("_") and not isinstance(value, types.ModuleType)
-           and name not in {"array_module", "Tracer", "concrete", "normalize_axis"}]
+           and name not in {"array_module", "Tracer", "concrete", "normalize_axis", "abs2"}]

@@ -1,10 +1,16 @@
 """NumPy's override protocols: `np.sin(x)`, `np.sum(x, axis=0)`, `np.linalg.solve(A, b)`
 on traced values run fgrad's differentiable versions, so unmodified NumPy code is
-differentiated. A NumPy function fgrad does not cover raises a TypeError naming it.
+differentiated. A NumPy function fgrad does not cover raises a TypeError naming it, and
+so does code that converts a traced value to an ndarray (`__array__`): the message says
+who converted it and what to call instead.
 """
+import importlib
+import linecache
+import os
+import sys
+import sysconfig
 
-
-from ..ir.value import Tracer
+from ..ir.value import Tracer, conversion_error
 
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
@@ -119,3 +125,63 @@ def array_function(self, func, types, args, kwargs):
 Tracer.__array_ufunc__ = array_ufunc
 Tracer.__array_function__ = array_function
 
+
+# ---- conversions to ndarray: who did it, and what to call instead ---------------------------
+_LIBRARY_DIRS = tuple({os.path.normpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
+                                                           sysconfig.get_paths()["purelib"],
+                                                           sysconfig.get_paths()["platlib"])})
+_OURS = {"numpy": "fgrad.numpy", "numpy.linalg": "fgrad.numpy.linalg", "scipy.special": "fgrad.scipy.special"}
+
+
+def _is_library(filename):
+    return filename.startswith(_LIBRARY_DIRS) or "site-packages" in filename or "dist-packages" in filename
+
+
+def _public_name(frame):
+    """`scipy.special.logsumexp` for a frame of scipy/special/_logsumexp.py's logsumexp: the
+    function under its public module (the module path up to its first private part)."""
+    module = frame.f_globals.get("__name__", "?")
+    name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)  # (Python 3.11+: with the class)
+    parts = module.split(".")
+    public = ".".join(parts[:next((i for i, p in enumerate(parts) if p.startswith("_")), len(parts))])
+    try:
+        if public and hasattr(importlib.import_module(public), name):
+            return public, name
+    except ImportError:
+        pass
+    return module, name
+
+
+def _diagnose(frame):
+    """(who converted the value, what to write instead), from the Python frames above __array__."""
+    library = None
+    while frame is not None and _is_library(frame.f_code.co_filename):
+        library, frame = frame, frame.f_back  # the outermost library frame is what user code called
+    if library is not None:
+        module, name = _public_name(library)
+        ours = _OURS.get(module)
+        if ours is not None and hasattr(importlib.import_module(ours), name):
+            return f"{module}.{name}", f"call {ours}.{name}, which differentiates it"
+        return f"{module}.{name}", (f"{module}.{name} is not differentiable by fgrad: write it with fgrad.numpy's "
+                                    f"functions, or give it a custom_vjp")
+    where = ""
+    if frame is not None:
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+        where = f" (in `{line}`, {os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno})" if line else ""
+    return f"NumPy{where}", _NUMPY_CONVERTS
+
+
+_NUMPY_CONVERTS = (
+    "call fgrad.numpy's version of what converted it. NumPy converts this way in np.asarray and np.array "
+    "(of a list holding traced values too: use fnp.array or fnp.stack), in ndarray methods such as "
+    "A.dot(x) (write A @ x or fnp.dot(A, x)), and in np.random with a traced parameter (draw with plain "
+    "ones and transform: loc + scale * np.random.normal(size=n))")
+
+
+def array_conversion(self, dtype=None, copy=None):
+    """Tracer.__array__: refuse, naming what converted the value and what to call instead."""
+    who, instead = _diagnose(sys._getframe(1))
+    raise conversion_error(self, f"{who}, converting its argument to a NumPy array,", instead)
+
+
+Tracer.__array__ = array_conversion

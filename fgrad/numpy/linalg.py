@@ -77,6 +77,10 @@ def outer(a, b, out=None):
 
 
 def vdot(a, b):
+    """np.vdot: the dot product of the flattened arrays, the first one conjugated."""
+    a = fnp._as_operand(a)
+    if a.dtype.kind == "c":
+        a = a.conj()  # (a complex traced value raises there: fgrad does not differentiate complex values)
     return fnp.sum(fnp.multiply(fnp.ravel(a), fnp.ravel(b)))
 
 
@@ -157,7 +161,9 @@ def slogdet(a):
 
 def cholesky(a, /, *, upper=False):
     """np.linalg.cholesky. Like NumPy it reads one triangle of `a` (the lower one, or the
-    upper one when upper=True) and ignores the other, so the other gets zero gradient."""
+    upper one when upper=True); its derivative, as JAX's and PyTorch's, is that of the
+    function on symmetric matrices, so gradients are symmetric (Note [symmetric gradients]
+    in fgrad/ops/linalg.py)."""
     a = _matrix("cholesky", a)
     if upper:  # U = L(a^T)^T reads a's upper triangle
         return fnp.swapaxes(la.cholesky(fnp.swapaxes(a, -1, -2)), -1, -2)
@@ -173,7 +179,8 @@ def _uplo(fn, UPLO):
 
 def eigh(a, UPLO="L"):
     """np.linalg.eigh: (eigenvalues, eigenvectors) of a symmetric matrix, read from one triangle
-    as NumPy does. Eigenvector derivatives assume distinct eigenvalues."""
+    as NumPy does; gradients are symmetric, as JAX's and PyTorch's (Note [symmetric gradients]
+    in fgrad/ops/linalg.py). Eigenvector derivatives assume distinct eigenvalues."""
     return EighResult(*la.eigh(_matrix("eigh", a), UPLO=_uplo("eigh", UPLO)))
 
 
@@ -253,16 +260,21 @@ def trace(x, /, *, offset=0, dtype=None):
     return fnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
+def _real_dtype(x):
+    """The real dtype of x's precision (norms are real)."""
+    return np.finfo(x.dtype).dtype
+
+
 def _vector_norm(x, ord, axis, keepdims):
     ax = abs(x) if ord not in (None, 2, 0) else None
     if ord is None or ord == 2:
-        return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
+        return fnp.sqrt(fnp.sum(fnp.abs2(x), axis=axis, keepdims=keepdims))
     if ord == np.inf:
         return fnp.max(ax, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
         return fnp.min(ax, axis=axis, keepdims=keepdims)
     if ord == 0:  # the number of nonzeros: piecewise constant, zero derivative
-        return fnp.sum(fnp.astype(x != 0, x.dtype), axis=axis, keepdims=keepdims)
+        return fnp.sum(fnp.astype(x != 0, _real_dtype(x)), axis=axis, keepdims=keepdims)
     if ord == 1:
         return fnp.sum(ax, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
@@ -280,7 +292,7 @@ def _matrix_norm(x, ord, row, col, keepdims):
         other = other - 1 if other > summed else other
         ret = fnp.max(sums, axis=other) if ord > 0 else fnp.min(sums, axis=other)
     elif ord in (None, "fro", "f"):
-        ret = fnp.sqrt(fnp.sum(x * x, axis=(row, col)))
+        ret = fnp.sqrt(fnp.sum(fnp.abs2(x), axis=(row, col)))
     else:
         raise ValueError(f"fgrad.numpy.linalg.norm: invalid norm order {ord!r} for matrices")
     if keepdims:
@@ -296,7 +308,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     nd = x.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            ret = fnp.sqrt(fnp.sum(x * x))
+            ret = fnp.sqrt(fnp.sum(fnp.abs2(x)))
             return fnp.reshape(ret, (1,) * nd) if keepdims else ret
         if nd not in (1, 2):
             raise ValueError(f"fgrad.numpy.linalg.norm: improper number of dimensions to norm: ord={ord!r} "

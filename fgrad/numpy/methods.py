@@ -3,7 +3,7 @@
 Operators are the primitives' entry functions themselves (ops/entries.py: no call in
 between on the hot path); methods reuse the NumPy-compatible functions of this package.
 """
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, conversion_error
 from ..ops import elementwise as ew
 from . import _core as fnp
 from .linalg import dot, matmul
@@ -31,9 +31,11 @@ def install(cls=Tracer):
     cls.__rmatmul__ = lambda self, other: matmul(other, self)
     cls.__getitem__ = fnp.getitem
     cls.__setitem__ = _setitem
+    cls.at = property(fnp.at, doc="Functional updates: x.at[i].set(v), .add(v), .get() (fgrad.numpy.at).")
     cls.T = property(lambda self: fnp.transpose(self))
     cls.mT = property(lambda self: fnp.swapaxes(self, -1, -2))
-    cls.real = property(lambda self: self)
+    cls.real = property(_real)
+    cls.imag = property(_imag)
     for name in ("sum", "mean", "var", "std", "prod", "max", "min", "ptp", "cumsum", "cumprod", "argmax",
                  "argmin", "argsort", "ravel", "transpose", "swapaxes", "squeeze", "diagonal", "trace",
                  "repeat", "take", "clip", "round", "nonzero", "any", "all", "astype", "copy"):
@@ -41,13 +43,50 @@ def install(cls=Tracer):
     cls.reshape = lambda self, *shape, **kw: fnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
     cls.flatten = lambda self, order="C": fnp.ravel(self, order)
     cls.dot = lambda self, other: dot(self, other)
-    cls.conj = cls.conjugate = lambda self: self
-    cls.item = lambda self, *args: concrete(self).item(*args)
-    cls.tolist = lambda self: concrete(self).tolist()
+    cls.conj = cls.conjugate = _conj
+    cls.item = _item
+    cls.tolist = _tolist
     cls.sort = lambda self, axis=-1: _immutable("sort")
     cls.fill = lambda self, value: _immutable("fill")
     for name in ("iadd", "isub", "imul", "itruediv", "ipow"):
         setattr(cls, f"__{name}__", _inplace_binary(name))
+
+
+def _complex_error(self, what):
+    return TypeError(f"fgrad: {what} of a complex traced value of {self._trace.transform}: fgrad does not "
+                     f"differentiate through complex values yet (Note [no complex derivatives] in "
+                     f"fgrad/ops/broadcasting.py); compute with real and imaginary parts as real arrays")
+
+
+def _real(self):
+    """x.real: x itself, for the real values fgrad differentiates."""
+    if self.dtype.kind == "c":
+        raise _complex_error(self, ".real")
+    return self
+
+
+def _imag(self):
+    """x.imag: zeros (a constant) for a real x."""
+    if self.dtype.kind == "c":
+        raise _complex_error(self, ".imag")
+    return fnp.zeros_like(self)
+
+
+def _conj(self):
+    """x.conj(): x itself, for a real x."""
+    if self.dtype.kind == "c":
+        raise _complex_error(self, ".conj()")
+    return self
+
+
+def _item(self, *args):
+    raise conversion_error(self, ".item()", "keep it an array: index it (x[i] is traced) and use fgrad.numpy's "
+                                            "functions on it")
+
+
+def _tolist(self):
+    raise conversion_error(self, ".tolist()", "keep it an array: iterate over it (`for v in x` gives traced "
+                                              "values) or index it, and build arrays with fnp.stack")
 
 
 def _immutable(what):

@@ -4,12 +4,19 @@ Note [cotangents fit their primal]: a vjp rule may return a cotangent in the bro
 shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input's shape
 and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out.
 Tangents go the other way: `fit_tangent` broadcasts a contribution to the output's shape.
+
+Note [no complex derivatives]: inputs of the transforms are real (trees.float_input), so
+a complex value inside a differentiated function came from a complex constant or a cast,
+and its derivative reaches a real value again through a cast of a complex derivative to a
+real dtype, here or in convert's rules (both ask elementwise.real_dtype). fgrad's rules
+do not conjugate (holomorphic chains come out as JAX's, others would not), so that cast
+raises instead of dropping the imaginary part: a wrong number never comes back.
 """
 import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
-from .elementwise import add, convert  # noqa: F401  (add is the engine's accumulator)
+from .elementwise import add, convert, real_dtype  # noqa: F401  (add is the engine's accumulator)
 from . import reductions  # (a module: reductions imports shape, which imports this module)
 from .shape import broadcast_to, reshape
 
@@ -43,7 +50,7 @@ def fit_cotangent(g, primal, prim=None, argnum=None):
                              f"which does not broadcast to the primal's shape {shape}")
         g = fitted
     if g.dtype != primal.dtype:
-        g = convert(g, dtype=primal.dtype)
+        g = convert(g, dtype=real_dtype(g.dtype, primal.dtype, prim, "cotangent"))
     return g
 
 
@@ -52,7 +59,7 @@ def fit_tangent(t, ans):
     if t.shape != ans.shape:
         t = broadcast_to(t, shape=ans.shape)
     if t.dtype != ans.dtype:
-        t = convert(t, dtype=ans.dtype)
+        t = convert(t, dtype=real_dtype(t.dtype, ans.dtype, None, "tangent"))
     return t
 
 

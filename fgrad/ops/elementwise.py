@@ -102,8 +102,21 @@ log = unary(Primitive("log", np.log).defvjp(lambda g, ans, x: g / x).defjvp(lamb
 log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)))
 log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)))
 log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x))
-logaddexp = ufunc("logaddexp", np.logaddexp, lambda ans, x, y: exp(x - ans), lambda ans, x, y: exp(y - ans))
-logaddexp2 = ufunc("logaddexp2", np.logaddexp2, lambda ans, x, y: exp2(x - ans), lambda ans, x, y: exp2(y - ans))
+
+
+def _share(base):
+    """d logaddexp(x, y)/dx = base(x - ans) (base exp, or exp2 for logaddexp2), the share of x
+    in the sum, also where x and ans are the same infinity (inf - inf): there x's share is
+    1, or 1/2 if y is that infinity too (a tie splits, as for maximum)."""
+    def partial(ans, x, y):
+        top = x == ans
+        d = where(top, 0.0, x) - where(top, 0.0, ans)  # x - ans, and 0 where x attains the sum
+        return where(top & (y == ans), 0.5, base(d))
+    return partial
+
+
+logaddexp = ufunc("logaddexp", np.logaddexp, _share(exp), lambda ans, x, y: _share(exp)(ans, y, x))
+logaddexp2 = ufunc("logaddexp2", np.logaddexp2, _share(exp2), lambda ans, x, y: _share(exp2)(ans, y, x))
 
 # ---- trigonometric and hyperbolic ---------------------------------------------------
 sin = ufunc("sin", np.sin, lambda ans, x: cos(x))
@@ -119,7 +132,15 @@ arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0))
 arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0))
 arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x))
 arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y))
-hypot = ufunc("hypot", np.hypot, lambda ans, x, y: x / ans, lambda ans, x, y: y / ans)
+
+
+def _hypot_dx(ans, x, y):
+    """x / hypot(x, y), and 1/2 at (0, 0), as JAX."""
+    zero = ans == 0.0
+    return where(zero, 0.5, x / where(zero, 1.0, ans))
+
+
+hypot = ufunc("hypot", np.hypot, _hypot_dx, lambda ans, x, y: _hypot_dx(ans, y, x))
 
 
 def _sinc_deriv(ans, x):
@@ -187,6 +208,27 @@ def where(cond, x, y):
     return select(cond, x, y)
 
 
+# ---- overwrite: what an in-place fill leaves (Tensor.zero_, fill_, copy_) -------------------
+def _overwrite(x, value):
+    out = array_module(x).empty(x.shape, x.dtype)
+    out[...] = value  # broadcast, and cast to x's dtype (as copy_ casts)
+    return out
+
+
+def _zeros_of(g):
+    """Concrete zeros of g's shape and dtype: the cotangent of what an overwrite discarded."""
+    c = concrete(g)
+    return array_module(c).zeros(c.shape, c.dtype)
+
+
+# `value` written over x: x's old values are gone, so their cotangent is zeros (PyTorch's
+# ZeroBackward and CopyBackwards hand zeros to the old history, so a leaf behind it gets a
+# zero .grad, not none); the value's is g, summed and cast to its shape and dtype by the engine.
+overwrite = Primitive("overwrite", _overwrite).defvjp(
+    lambda g, ans, x, value: _zeros_of(g), lambda g, ans, x, value: g).defjvp(
+    None, lambda t, ans, x, value: t)
+
+
 def result_dtype(*values):
     """NumPy's result dtype for `values` (Python scalars are weak, as in NumPy 2)."""
     return np.result_type(*[v if isinstance(v, (int, float, complex)) else v.dtype for v in values])
@@ -197,9 +239,26 @@ def _convert(x, dtype):
     return x.astype(dtype) if hasattr(x, "astype") else np.asarray(x, dtype)
 
 
+def real_dtype(have, want, prim, what):
+    """`want`, the dtype a derivative of dtype `have` is cast to; a TypeError if that would
+    drop an imaginary part (Note [no complex derivatives] in ops/broadcasting.py)."""
+    if have.kind == "c" and want.kind != "c":
+        where = f" of {prim.name}" if prim is not None else ""
+        raise TypeError(
+            f"fgrad: a complex {what} ({have}) reached a real value ({want}){where}: the function computes with "
+            f"complex values, and fgrad does not differentiate through them yet (its rules do not conjugate, so the "
+            f"result would be wrong). Compute with the real and imaginary parts as real arrays instead")
+    return want
+
+
+def _convert_back(g, x_dtype):
+    """convert's cotangent: back to the input's dtype (never dropping an imaginary part)."""
+    return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
+
+
 convert = Primitive("convert", _convert).defvjp(
-    lambda g, ans, x, dtype: convert(g, dtype=x.dtype)).defjvp(
-    lambda t, ans, x, dtype: convert(t, dtype=dtype))
+    lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
+    lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
 
 
 def astype(x, dtype):
@@ -213,7 +272,7 @@ def astype(x, dtype):
 
 
 # What the rules read (the rest of a tape node's residuals is dropped, see ops.primitive.residuals).
-residuals(negative, add, subtract, copy, convert, inputs=False, output=False)
+residuals(negative, add, subtract, copy, convert, overwrite, inputs=False, output=False)
 residuals(multiply, square, absolute, log, log2, log10, log1p, sin, cos, arcsin, arccos, arctan, sinh, cosh,
           arcsinh, arccosh, arctanh, arctan2, remainder, fmod, select, output=False)
 residuals(reciprocal, sqrt, cbrt, exp, exp2, expm1, tan, tanh, inputs=False)

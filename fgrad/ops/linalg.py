@@ -101,16 +101,16 @@ def _tril(x, k=0):
     return where(_xp(x).tri(n, m, k, dtype=bool), x, 0.0)
 
 
-def _read_triangle(t, lower):
-    """The symmetric matrix LAPACK sees when it reads only one triangle of t.
+def _symmetric_part(t):
+    """(t + t^T) / 2: the tangent cholesky and eigh see.
 
-    NumPy's cholesky and eigh read one triangle and ignore the other, so their
-    derivative with respect to the ignored entries is zero; perturbing the read
-    triangle moves both of its mirrored entries of the symmetric matrix.
-    """
-    n = t.shape[-1]
-    mask = _xp(t).tri(n, n, 0, dtype=bool)
-    return where(mask if lower else mask.T, t, _mT(t))
+    Note [symmetric gradients]: NumPy's cholesky and eigh read one triangle of their input
+    and ignore the other, so the exact derivative of that read is triangular: a gradient
+    step on a symmetric parameter would break its symmetry. As JAX and PyTorch, fgrad takes
+    the input to be symmetric and differentiates the function on symmetric matrices: a
+    tangent counts by its symmetric part, and gradients come out symmetric. For a
+    symmetric perturbation both conventions agree."""
+    return 0.5 * (t + _mT(t))
 
 
 def _named_kernel(name, kernel):
@@ -146,20 +146,68 @@ inv = Primitive("inv", _named_kernel("inv", lambda a: array_module(a).linalg.inv
     lambda t, ans, a: -matmul(ans, matmul(t, ans)))
 residuals(inv, inputs=False)
 
+
+def _adjugate(a, det_a):
+    """adj(a), the derivative of det at a (d det(a) = tr(adj(a) da)), for every a: det(a)
+    inv(a) where a is invertible, else the `adjugate` primitive (JAX returns the adjugate
+    at a singular matrix too)."""
+    try:
+        return _matrices(det_a) * inv(a)
+    except np.linalg.LinAlgError:
+        return adjugate(a)
+
+
+def _adjugate_kernel(a):
+    """adj(a) of a singular (stack of) a, which inv cannot give: from a = U diag(s) V^T,
+    adj(a) = det(U) det(V) V diag(prod_{j != i} s_j) U^T, with no division."""
+    xp = array_module(a)
+    u, s, vh = xp.linalg.svd(a)
+    sign = xp.linalg.det(u) * xp.linalg.det(vh)
+    n = s.shape[-1]
+    ones = xp.ones(s.shape[:-1] + (1,), s.dtype)
+    left = xp.cumprod(xp.concatenate([ones, s[..., :-1]], axis=-1), axis=-1)  # prod_{j < i} s_j
+    right = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(s, -1)[..., :n - 1]], axis=-1), axis=-1), -1)
+    v_others = xp.swapaxes(vh, -1, -2) * (left * right)[..., None, :]
+    return sign[..., None, None] * xp.matmul(v_others, xp.swapaxes(u, -1, -2))
+
+
+def _no_derivative_at_singular(*args, **params):
+    raise NotImplementedError(
+        "fgrad: the second derivative of det at a singular matrix (the derivative of its adjugate) is not "
+        "implemented; its first derivative is. (At an invertible matrix every order is.)")
+
+
+# Reached only at a singular matrix. Its singular values are not differentiable where one
+# is 0, so a derivative through them would be wrong: its rules raise instead.
+adjugate = Primitive("adjugate", _adjugate_kernel).defvjp(_no_derivative_at_singular).defjvp(
+    _no_derivative_at_singular)
+
+
+def _inverse_for(name, a):
+    """inv(a) for the derivative of `name`, which is infinite where a is singular (an error naming `name`)."""
+    try:
+        return inv(a)
+    except np.linalg.LinAlgError:
+        raise np.linalg.LinAlgError(
+            f"fgrad.numpy.linalg.{name}: the derivative of logabsdet at a singular matrix is infinite (logabsdet "
+            f"is -inf there; input shape {tuple(a.shape)}); det, whose derivative there is the adjugate, is "
+            f"differentiable everywhere") from None
+
+
 det = Primitive("det", lambda a: array_module(a).linalg.det(a)).defvjp(
-    lambda g, ans, a: _matrices(g * ans) * _mT(inv(a))).defjvp(
-    lambda t, ans, a: ans * _trace(solve(a, t)))
+    lambda g, ans, a: _matrices(g) * _mT(_adjugate(a, ans))).defjvp(
+    lambda t, ans, a: _trace(matmul(_adjugate(a, ans), t)))
 
 # slogdet -> (sign, logabsdet); the sign is locally constant, so only logabsdet carries derivatives.
 slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)), multiple_results=True).defvjp(
-    lambda g, ans, a: None if g[1] is None else _matrices(g[1]) * _mT(inv(a))).defjvp_full(
-    lambda primals, tangents, ans: (None, _trace(solve(primals[0], tangents[0]))))
+    lambda g, ans, a: None if g[1] is None else _matrices(g[1]) * _mT(_inverse_for("slogdet", a))).defjvp_full(
+    lambda primals, tangents, ans: (None, _trace(matmul(_inverse_for("slogdet", primals[0]), tangents[0]))))
 
 
 # ---- decompositions: JAX's published jvp rules; vjps by transposition (ops/transpose.py) --
 def _cholesky_jvp(primals, tangents, L):
     # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-T), phi = lower triangle, diagonal halved.
-    s = _read_triangle(tangents[0], lower=True)
+    s = _symmetric_part(tangents[0])  # (Note [symmetric gradients])
     n = L.shape[-1]
     phi = _xp(L).tri(n, dtype=L.dtype) - 0.5 * _eye(L, n)
     return matmul(L, phi * solve(L, _mT(solve(L, s))))
@@ -172,7 +220,7 @@ cholesky.defjvp_full(_cholesky_jvp)
 def _eigh_jvp(primals, tangents, ans, UPLO):
     # Giles (2008): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i).
     w, v = ans
-    vt_da_v = matmul(_mT(v), matmul(_read_triangle(tangents[0], UPLO == "L"), v))
+    vt_da_v = matmul(_mT(v), matmul(_symmetric_part(tangents[0]), v))  # (Note [symmetric gradients])
     eye = _eye(w, w.shape[-1])
     f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
     return _diag_part(vt_da_v), matmul(v, f * vt_da_v)

@@ -49,10 +49,15 @@ def _concatenate(*xs, axis):
     return array_module(*xs).concatenate(xs, axis=axis)
 
 
-def _concat_piece(g, ans, i, xs, axis):
-    start = sum(x.shape[axis] for x in xs[:i])
-    index = (slice(None),) * axis + (slice(start, start + xs[i].shape[axis]),)
-    return indexing.getitem(g, index=index)
+def _concat_vjp(g, ans, xs, needs, axis):
+    """Each needed piece's slice of g (one pass over the pieces: linear in their number)."""
+    lead = (slice(None),) * axis
+    pieces, start = [], 0
+    for x, need in zip(xs, needs):
+        stop = start + x.shape[axis]
+        pieces.append(indexing.getitem(g, index=lead + (slice(start, stop),)) if need else None)
+        start = stop
+    return tuple(pieces)
 
 
 def _concat_jvp(primals, tangents, ans, axis):
@@ -60,8 +65,7 @@ def _concat_jvp(primals, tangents, ans, axis):
 
 
 concatenate = Primitive("concatenate", _concatenate)
-concatenate.defvjp_all(lambda g, ans, xs, needs, axis: tuple(
-    _concat_piece(g, ans, i, xs, axis) if need else None for i, need in enumerate(needs)))
+concatenate.defvjp_all(_concat_vjp)
 concatenate.defjvp_full(_concat_jvp)
 
 

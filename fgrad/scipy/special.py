@@ -29,6 +29,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     a = _as_operand(a)
     if b is not None:
         a, b = _fnp.broadcast_arrays(a, _as_operand(b))
+    if any(v is not None and v.dtype.kind == "c" for v in (a, b)):
+        raise TypeError("fgrad.scipy.special.logsumexp: complex inputs are not supported (fgrad's logsumexp "
+                        "is real; call scipy.special.logsumexp on plain complex arrays)")
     axis = normalize_axis(axis, a.ndim, "logsumexp")
     m = _shift(a, axis)
     e = _fnp.exp(a - m)

@@ -2,10 +2,15 @@
 
 A failure names the mode, the order, the worst element's index, both values and the
 tolerance, so a wrong rule is found from the message alone.
+
+gradcheck and gradgradcheck follow PyTorch: given Tensors, they check the imperative face
+(its analytic Jacobian by fgrad.autograd.grad, `func` called with Tensors throughout, so a
+PyTorch-style function may use Tensor methods); given arrays, the functional vjp.
 """
 import numpy as np
 
-from ..ir.value import concrete
+from ..ir.value import Tracer, concrete
+from ..ops.primitive import EVAL
 from ..transforms import trees
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
@@ -134,10 +139,54 @@ def _jacobians(fun, inputs, eps):
     return analytic, numeric, out_leaves, leaves
 
 
+def _is_tensor(x):
+    """Is `x` an fgrad.Tensor (a traced value of the bottom trace)?"""
+    return isinstance(x, Tracer) and x._trace is EVAL
+
+
+def _tensor_jacobians(func, inputs, eps):
+    """_jacobians on the Tensor face: the inputs that require grad are differentiated, by
+    fgrad.autograd.grad (one row per output element), and by central differences of `func`
+    at copies of them (fresh leaves that require grad, as `func` may differentiate too)."""
+    # (imported here: fgrad.autograd imports this module, to re-export gradcheck)
+    from ..autograd import Tensor
+    from ..autograd import grad as tensor_grad
+    diff = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    wrt = [inputs[k] for k in diff]
+
+    def outputs(args):
+        out = func(*args)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+    outs = outputs(inputs)
+    analytic = []
+    for o in outs:
+        rows = []
+        for idx in np.ndindex(o.shape):
+            if not (isinstance(o, Tensor) and o.requires_grad):
+                rows.append([np.zeros(x.shape) for x in wrt])
+                continue
+            e = np.zeros(o.shape, o.dtype)
+            e[idx] = 1.0
+            gs = tensor_grad(o, wrt, grad_outputs=Tensor(e), retain_graph=True, allow_unused=True)
+            rows.append([np.zeros(x.shape) if g is None else g.detach().numpy() for g, x in zip(gs, wrt)])
+        analytic.append(rows)
+
+    def at(k, idx, sign):
+        args = [Tensor(x.detach().numpy(), requires_grad=True) if j in diff else x for j, x in enumerate(inputs)]
+        args[k].primal[idx] += sign * eps
+        return [np.asarray(concrete(o), np.float64) for o in outputs(args)]
+
+    numeric = [[[(p - m) / (2 * eps) for p, m in zip(at(k, idx, +1), at(k, idx, -1))]
+                for idx in np.ndindex(inputs[k].shape)] for k in diff]
+    return analytic, numeric, outs, wrt
+
+
 def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
     """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    analytic, numeric, outs, leaves = _jacobians(func, inputs, eps)
+    jacobians = _tensor_jacobians if any(_is_tensor(x) for x in inputs) else _jacobians
+    analytic, numeric, outs, leaves = jacobians(func, inputs, eps)
     try:
         for i, o in enumerate(outs):
             for k, x in enumerate(leaves):
@@ -156,6 +205,8 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
 def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
     """As torch.autograd.gradgradcheck: gradcheck of the vjp of `func`."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if any(_is_tensor(x) for x in inputs):
+        return _tensor_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception)
     out = func(*inputs)
     out_leaves, out_tree = trees.flatten(out)
     if grad_outputs is None:
@@ -168,3 +219,27 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-
         return vjp(func, *args[:n])[1](trees.unflatten(out_tree, trees.flatten(tuple(args[n:]))[0]))
 
     return gradcheck(first_derivative, inputs + tuple(grad_outputs), eps, atol, rtol, raise_exception)
+
+
+def _tensor_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception):
+    """gradgradcheck on the Tensor face: gradcheck of the first derivative, taken by
+    fgrad.autograd.grad with create_graph=True (as PyTorch's)."""
+    # (imported here: fgrad.autograd imports this module, to re-export gradcheck)
+    from ..autograd import Tensor
+    from ..autograd import grad as tensor_grad
+    outs = func(*inputs)
+    outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = [Tensor(r, requires_grad=True) for r in _random_like([concrete(o) for o in outs], rng)]
+    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    n = len(inputs)
+
+    def first_derivative(*args):
+        wrt = [x for x in args[:n] if isinstance(x, Tensor) and x.requires_grad]
+        out = func(*args[:n])
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        gs = tensor_grad(out, wrt, grad_outputs=list(args[n:]), create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_derivative, inputs + grad_outputs, eps, atol, rtol, raise_exception)

@@ -10,6 +10,8 @@ linearized with fgrad's own transforms:
 """
 import functools
 
+import numpy as np
+
 from ..ir.node import edge_of, new_node
 from ..ir.value import Tracer
 from ..ops.broadcasting import materialize, zeros_like_value
@@ -41,13 +43,65 @@ def _own(leaves, trace, cls):
     return [isinstance(a, cls) and a._trace is trace for a in leaves]
 
 
+def _aval(x):
+    """(shape, dtype) of an array, a traced value or a Python number."""
+    if hasattr(x, "dtype"):
+        return tuple(x.shape), x.dtype
+    return (), np.result_type(x)
+
+
+def check_rule_results(values, primals, describe):
+    """A custom rule's results, each checked to have exactly the shape and dtype of its
+    primal (nothing is summed or broadcast to fit: a wrong shape is a wrong rule). None (a
+    symbolic zero) passes; a Python number stands for a 0-d value of its primal's dtype.
+    Only primals of floating dtype are checked: others carry no derivative.
+    `describe(i)` says in words which result i is, for the TypeError."""
+    out = list(values)
+    for i, (v, p) in enumerate(zip(values, primals)):
+        if v is None:
+            continue
+        shape_p, dtype_p = _aval(p)
+        if dtype_p.kind not in "fc":
+            continue
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and shape_p == ():
+            out[i] = dtype_p.type(v)
+            continue
+        shape_v, dtype_v = _aval(v) if hasattr(v, "dtype") or isinstance(v, (int, float, complex)) else (None, None)
+        if shape_v != shape_p or dtype_v != dtype_p:
+            got = (f"a {type(v).__name__}" if shape_v is None else f"shape {shape_v} and dtype {dtype_v}")
+            raise TypeError(f"{describe(i)} has {got}, but its primal has shape {shape_p} and dtype {dtype_p}; "
+                            f"a custom rule's result must match its primal's shape and dtype exactly (fgrad does "
+                            f"not sum or broadcast it to fit)")
+    return out
+
+
+def _vjp_by_custom(g, ans, primals, needs, custom, **params):
+    return custom.vjp_rule(g, ans, primals, needs, **params)
+
+
+def _jvp_by_custom(primals, tangents, ans, custom, **params):
+    return custom.jvp_rule(primals, tangents, ans, **params)
+
+
 class _CustomBase:
+    """What custom_vjp and custom_jvp share: a primitive for their tape nodes, and dispatch.
+
+    The primitive's rules are module functions that find this object in the node's params
+    (`custom`), not bound methods: a bound method held by the primitive, which this object
+    holds, would be a reference cycle, and checkpoint(body)(x) inside a differentiated
+    function would leave one to the cyclic collector per call."""
+
     def __init__(self, fun, nondiff_argnums=()):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.prim = Primitive(f"{type(self).__name__}[{getattr(fun, '__name__', 'fun')}]", None,
                               multiple_results=True, register=False)
+        self.prim.defvjp_all(_vjp_by_custom)
+        self.prim.defjvp_full(_jvp_by_custom)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {getattr(self, '__name__', 'fun')}>"
 
     def __call__(self, *args):
         return current_trace().process_custom(self, args)
@@ -90,8 +144,6 @@ class custom_vjp(_CustomBase):
         self.fwd = self.bwd = None
         self.jvp_through_fun = False   # checkpoint: forward mode simply traces fun
         self.jvp_from_residuals = None  # optional (res, tangents) -> tangent out (autograd.Function.jvp)
-        self.prim.defvjp_all(self._vjp_rule)
-        self.prim.defjvp_full(self._jvp_rule)
 
     def defvjp(self, fwd, bwd):
         self.fwd, self.bwd = fwd, bwd
@@ -109,10 +161,11 @@ class custom_vjp(_CustomBase):
             raise TypeError(f"custom_vjp {self.__name__}: fwd must return a pair (output, residuals), "
                             f"got {type(result).__name__}")
         out, res = result
-        return out, {"res": res, "static": static, "out_tree": trees.flatten(out)[1], "in_tree": in_tree,
-                     "n_args": len(args) - len(static), "n_leaves": len(leaves)}
+        return out, {"custom": self, "res": res, "static": static, "out_tree": trees.flatten(out)[1],
+                     "in_tree": in_tree, "n_args": len(args) - len(static), "n_leaves": len(leaves)}
 
-    def _bwd_leaves(self, params, g_leaves):
+    def _bwd_leaves(self, params, g_leaves, primals):
+        """bwd's cotangents as leaves, one per argument leaf, checked against `primals`."""
         ct_out = trees.unflatten(params["out_tree"], g_leaves)
         cts = self.bwd(*params["static"], params["res"], ct_out)
         if not isinstance(cts, (tuple, list)):
@@ -125,16 +178,18 @@ class custom_vjp(_CustomBase):
         if len(leaves) != params["n_leaves"]:
             raise TypeError(f"custom_vjp {self.__name__}: bwd returned cotangents with structure {tree}, "
                             f"which does not match the arguments' structure {params['in_tree']}")
-        return leaves
+        labels = trees.leaf_labels(params["in_tree"], "args")
+        return check_rule_results(leaves, primals, lambda i: f"custom_vjp {self.__name__}: the cotangent bwd "
+                                                             f"returned for {labels[i]}")
 
-    def _vjp_rule(self, g, ans, primals, needs, **params):
-        leaves = self._bwd_leaves(params, list(materialize(g, ans)))
+    def vjp_rule(self, g, ans, primals, needs, **params):
+        leaves = self._bwd_leaves(params, list(materialize(g, ans)), primals)
         return tuple(c if need else None for c, need in zip(leaves, needs))
 
-    def _jvp_rule(self, primals, tangents, ans, **params):
+    def jvp_rule(self, primals, tangents, ans, **params):
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
         zeros_out = [zeros_like_value(a) for a in ans]
-        _, pull = vjp(lambda *g: tuple(self._bwd_leaves(params, list(g))), *zeros_out)
+        _, pull = vjp(lambda *g: tuple(self._bwd_leaves(params, list(g), primals)), *zeros_out)
         return tuple(pull(tuple(ts)))
 
     def process_vjp(self, trace, args):
@@ -159,7 +214,7 @@ class custom_vjp(_CustomBase):
                                                                            trees.unflatten(in_tree, ts)))
             t_out = trees.flatten(t_tree)[0]
         else:
-            t_out = run_under(trace.parent, lambda: self._jvp_rule(primals, tangents, tuple(out_leaves), **params))
+            t_out = run_under(trace.parent, lambda: _jvp_by_custom(primals, tangents, tuple(out_leaves), **params))
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_out)])
 
 
@@ -169,10 +224,6 @@ class custom_jvp(_CustomBase):
     def __init__(self, fun, nondiff_argnums=()):
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
-        self.prim.defvjp_all(self._vjp_rule)
-        self.prim.defjvp_full(lambda primals, tangents, ans, **params: tuple(trees.flatten(self._rule(
-            params["static"], params["in_tree"], primals,
-            [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)])[1])[0]))
 
     def defjvp(self, jvp):
         self.jvp = jvp
@@ -185,9 +236,22 @@ class custom_jvp(_CustomBase):
         if not (isinstance(result, tuple) and len(result) == 2):
             raise TypeError(f"custom_jvp {self.__name__}: the jvp rule must return (primal_out, tangent_out), "
                             f"got {type(result).__name__}")
-        return result
+        out, t_out = result
+        out_leaves, out_tree = trees.flatten(out)
+        t_leaves, t_tree = trees.flatten(t_out)
+        if t_tree != out_tree:
+            raise TypeError(f"custom_jvp {self.__name__}: the tangent output has structure {t_tree} but the "
+                            f"primal output has structure {out_tree}")
+        labels = trees.leaf_labels(out_tree, "output")
+        t_leaves = check_rule_results(t_leaves, out_leaves, lambda i: f"custom_jvp {self.__name__}: the tangent "
+                                                                     f"the jvp rule returned for {labels[i]}")
+        return out, trees.unflatten(out_tree, t_leaves)
 
-    def _vjp_rule(self, g, ans, primals, needs, **params):
+    def jvp_rule(self, primals, tangents, ans, static, in_tree):
+        ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
+        return tuple(trees.flatten(self._rule(static, in_tree, primals, ts)[1])[0])
+
+    def vjp_rule(self, g, ans, primals, needs, **params):
         zeros = [zeros_like_value(p) for p in primals]
         tangent_map = lambda *ts: tuple(trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
         _, pull = vjp(tangent_map, *zeros)
@@ -203,7 +267,7 @@ class custom_jvp(_CustomBase):
             return self._call_parent(trace, args)
         out = run_under(trace.parent, lambda: self.fun(*_merge_args(static, trees.unflatten(in_tree, primals),
                                                                       self.nondiff_argnums)))
-        return self._record(trace, leaves, mine, primals, out, {"static": static, "in_tree": in_tree})
+        return self._record(trace, leaves, mine, primals, out, {"custom": self, "static": static, "in_tree": in_tree})
 
     def process_jvp(self, trace, args):
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
@@ -213,10 +277,7 @@ class custom_jvp(_CustomBase):
                     for a, p, m in zip(leaves, primals, mine)]
         out, t_out = run_under(trace.parent, self._rule, static, in_tree, primals, tangents)
         out_leaves, out_tree = trees.flatten(out)
-        t_leaves, t_tree = trees.flatten(t_out)
-        if t_tree != out_tree:
-            raise TypeError(f"custom_jvp {self.__name__}: the tangent output has structure {t_tree} but the "
-                            f"primal output has structure {out_tree}")
+        t_leaves = trees.flatten(t_out)[0]
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 

@@ -195,10 +195,31 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
         result = fun(*ins)
     finally:
         pop_trace(trace)
+    out, aux = trees.split_aux(result, has_aux, transform) if has_aux else (result, None)
+    primals_out, tangents_out = _finish(*_split_duals(out, trace), [*p_leaves, *t_leaves])
     if not has_aux:
-        return _split_duals(result, trace)
-    out, aux = trees.split_aux(result, has_aux, transform)
-    return _split_duals(out, trace) + (trees.strip_aux(aux, trace),)
+        return primals_out, tangents_out
+    return primals_out, tangents_out, trees.strip_aux(aux, trace)
+
+
+def _finish(primals, tangents, callers):
+    """jvp's outputs: tangents the caller owns (Note [returned derivatives are owned] in
+    trees.py), and arrays, not Tensors, for array inputs (trees.plain_values); `primals` and
+    `tangents` are one value, a tuple, or pytrees of them."""
+    if primals.__class__ is tuple and tangents.__class__ is tuple:  # (the common cases: no optree)
+        for p in primals:
+            if isinstance(p, Tracer):
+                primals = tuple(trees.plain_values(list(primals), callers))
+                break
+        return primals, tuple(trees.own_arrays(list(tangents), callers))
+    if trees._is_leaf(primals):
+        if isinstance(primals, Tracer):
+            primals = trees.plain_values([primals], callers)[0]
+        return primals, trees.own_arrays([tangents], callers)[0]
+    p_leaves, tree = trees.flatten_out(primals)
+    t_leaves = trees.flatten_out(tangents)[0]
+    return (trees.unflatten_out(tree, trees.plain_values(p_leaves, callers)),
+            trees.unflatten_out(tree, trees.own_arrays(t_leaves, callers)))
 
 
 def linearize(fun, *primals):
@@ -224,7 +245,7 @@ def linearize_named(fun, primals, has_aux, transform):
         tape = pop_trace(trace)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
-    out_primals = [trees.primal_of(o, trace) for o in out_leaves]
+    out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def f_jvp(*tangents):
@@ -242,7 +263,7 @@ def linearize_named(fun, primals, has_aux, transform):
         for o, p in zip(out_leaves, out_primals):
             t = known.get(o.node, [None] * (o.index + 1))[o.index] if isinstance(o, VJPTracer) and o._trace is trace else None
             result.append(zeros_like_value(p) if t is None else t)
-        return trees.unflatten(out_tree, result)
+        return trees.unflatten(out_tree, trees.own_arrays(result, t_leaves + [t.primal for t in in_tracers]))
 
     value = trees.unflatten(out_tree, out_primals)
     return (value, f_jvp, aux) if has_aux else (value, f_jvp)

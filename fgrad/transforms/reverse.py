@@ -166,13 +166,14 @@ def vjp_named(fun, primals, has_aux, transform):
     out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
-    out_primals = [trees.primal_of(o, trace) for o in out_leaves]
+    out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def vjp_fun(cotangent):
         ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, transform)
         grads = run_vjp(trace, tape, in_tracers, out_leaves, ct_leaves, retain_graph=True)
-        return trees.unflatten(treedef, trees.fill_zeros(grads, in_tracers))
+        grads = trees.own_arrays(trees.fill_zeros(grads, in_tracers), leaves + ct_leaves)
+        return trees.unflatten(treedef, grads)
 
     value = trees.unflatten(out_tree, out_primals)
     return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
@@ -209,10 +210,13 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
         out, aux = trees.split_aux(out, has_aux, transform)
     seed = trees.scalar_seed(out, transform, fun)
     grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
+    trees.own_arrays(grads, args if treedef is None else leaves + list(args))
     if treedef is not None:
         grads = trees.unflatten(treedef, grads)
     grads = grads[0] if isinstance(argnums, int) else tuple(grads)
     value = trees.primal_of(out, trace)
+    if isinstance(value, Tracer) and value._trace is EVAL:  # a Tensor, when an nn module ran inside
+        value = trees.plain_values([value], args)[0]
     return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
 
 

@@ -9,6 +9,7 @@ import optree
 
 from ..ir.value import Tracer
 from ..ops.broadcasting import zeros_like_value
+from ..ops.primitive import EVAL
 
 __all__ = ["flatten", "unflatten"]
 
@@ -162,8 +163,11 @@ def scalar_seed(out, transform, fun):
                 one = _SEEDS[dtype] = dtype.type(1)
             return one
     name = getattr(fun, "__name__", "the function")
-    if isinstance(out, (float, int)) and not isinstance(out, bool) and not hasattr(out, "shape"):
-        return 1.0
+    if isinstance(out, float) and not hasattr(out, "shape"):
+        return 1.0  # a constant float: its derivative is zero (as JAX)
+    if isinstance(out, int):  # (bool too) an int has no derivative, and 0 would be a guess (as JAX)
+        raise TypeError(f"{transform} requires a floating-point output, but {name} returned the "
+                        f"{type(out).__name__} {out!r}; return a float or an array of floating dtype")
     shape = getattr(out, "shape", None)
     dtype = getattr(out, "dtype", None)
     if shape is None or dtype is None:
@@ -182,12 +186,12 @@ def check_argnums(argnums, nargs, transform):
         raise TypeError(f"{transform}: argnums must be an int or a tuple of ints, got {argnums!r}")
     if not nums:
         raise ValueError(f"{transform}: argnums must not be empty")
-    if len(set(n % max(nargs, 1) for n in nums)) != len(nums):
-        raise ValueError(f"{transform}: argnums={argnums!r} names the same argument twice")
     for n in nums:
         if not -nargs <= n < nargs:
-            raise ValueError(f"{transform}: argnums={argnums!r} but the function was called with {nargs} "
-                             f"positional argument(s)")
+            raise ValueError(f"{transform}: argnums={argnums!r} names argument {n}, but the function was called "
+                             f"with {nargs} positional argument(s)")
+    if len(set(n % nargs for n in nums)) != len(nums):
+        raise ValueError(f"{transform}: argnums={argnums!r} names the same argument twice")
     return tuple(n % nargs for n in nums)
 
 
@@ -248,6 +252,82 @@ def fill_zeros(values, like):
             v = np.asarray(v)
         out.append(v)
     return out
+
+
+def _root(a):
+    """The array that owns `a`'s memory: `a`, or the last base of its chain of views."""
+    base = a.base
+    while base is not None:
+        a = base
+        base = getattr(a, "base", None)
+    return a
+
+
+def _is_buffer(x):
+    """Is `x` a mutable array (not a NumPy scalar, a Python number or a traced value)?"""
+    return x.__class__ is np.ndarray or (not isinstance(x, (Tracer, *_SCALARS)) and hasattr(x, "base"))
+
+
+def is_tensor(x):
+    """Is `x` an fgrad.Tensor (a traced value of the bottom trace: the imperative face's)?"""
+    return isinstance(x, Tracer) and x._trace is EVAL
+
+
+def plain_values(values, callers):
+    """`values` with each Tensor replaced by its array when no caller's argument is a Tensor:
+    functional transforms of arrays return arrays, also when an nn module (whose parameters
+    are Tensors) ran inside. (The list is changed in place.)"""
+    i = -1
+    for v in values:
+        i += 1
+        if isinstance(v, Tracer) and v._trace is EVAL:
+            if any(is_tensor(c) for c in callers):
+                return values
+            values[i] = v.primal
+    return values
+
+
+def own_arrays(values, callers):
+    """`values`, a transform's derivatives, as arrays the caller owns: each writable, and
+    sharing memory neither with another of them nor with one of `callers` (the caller's
+    arguments and cotangents). The list is changed in place.
+
+    Note [returned derivatives are owned]: the engine passes a cotangent through linear
+    rules unchanged (add, reshape, the identity), so without this two gradients could be
+    one array, or views of the caller's cotangent, and broadcasting leaves read-only views
+    of a scalar: writing into one would change another, or raise. So a view is copied, and
+    so is an array that is one of the callers' (or owns the memory of one of their views) or
+    already among the values; an array that owns its memory otherwise, the common case, is
+    returned as it is. A Tensor becomes its array when no caller's argument is a Tensor
+    (see plain_values)."""
+    seen = None
+    i = -1
+    for v in values:
+        i += 1
+        if v.__class__ is not np.ndarray:
+            if isinstance(v, _SCALARS):
+                continue
+            if isinstance(v, Tracer):  # an outer level's value (its transform owns it), or a Tensor
+                if v._trace is not EVAL or any(is_tensor(c) for c in callers):
+                    continue
+                v = values[i] = v.primal
+            if not _is_buffer(v):
+                continue
+        if v.base is not None:  # a view: of a caller's array, of another value, or read-only
+            values[i] = v.copy()
+            continue
+        if seen is None:
+            seen = set()
+            for c in callers:
+                if _is_buffer(c):
+                    seen.add(id(c if c.base is None else _root(c)))
+        if id(v) in seen:
+            v = values[i] = v.copy()
+        seen.add(id(v))
+    return values
+
+
+_SCALARS = (np.generic, float, int, complex)
 
 
 def wraps(wrapper, fun, transform):

@@ -179,3 +179,61 @@ def test_a_cotangent_that_cannot_fit_its_primal_is_an_error():
     from fgrad.ops.broadcasting import fit_cotangent
     with pytest.raises(ValueError, match=r"cotangent of shape \(1,\).*primal's shape \(3,\)"):
         fit_cotangent(np.ones(1), np.ones(3))
+
+
+# ---- issue 17: singular matrices and the symmetric convention --------------------------------
+SINGULAR = [np.ones((2, 2)), np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]), np.diag([1.0, 0.0, 0.0]),
+            np.zeros((2, 3, 3))]
+
+
+@pytest.mark.parametrize("a", SINGULAR, ids=["rank1_2x2", "rank2_3x3", "rank1_3x3", "zeros_stack"])
+def test_grad_of_det_at_a_singular_matrix_is_the_adjugate(a):
+    g = fgrad.grad(lambda m: fnp.sum(fnp.linalg.det(m)))(a)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    expected = jax.grad(lambda m: jax.numpy.sum(jax.numpy.linalg.det(m)))(a)
+    np.testing.assert_allclose(g, expected, atol=1e-12)
+    fgrad.testing.check_grads(lambda m: fnp.linalg.det(m), (a,), order=1)
+    _, t = fgrad.jvp(fnp.linalg.det, (a,), (np.ones_like(a),))
+    np.testing.assert_allclose(t, np.sum(g * np.ones_like(a), axis=(-2, -1)), atol=1e-12)
+
+
+def test_the_second_derivative_of_det_at_a_singular_matrix_raises_rather_than_guess():
+    with pytest.raises(NotImplementedError, match="second derivative of det at a singular matrix"):
+        fgrad.hessian(fnp.linalg.det)(np.ones((2, 2)))
+    a = np.array([[2.0, 1.0], [0.5, 3.0]])  # invertible: every order works
+    np.testing.assert_allclose(fgrad.hessian(fnp.linalg.det)(a).reshape(4, 4)[0], [0.0, 0.0, 0.0, 1.0], atol=1e-12)
+
+
+def test_grad_of_slogdet_at_a_singular_matrix_names_slogdet():
+    with pytest.raises(np.linalg.LinAlgError, match=r"slogdet: the derivative of logabsdet at a singular matrix"):
+        fgrad.grad(lambda a: fnp.linalg.slogdet(a)[1])(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: fnp.sum(fnp.linalg.eigh(a)[0] * np.arange(1.0, 4.0)),
+    lambda a: fnp.sum(fnp.linalg.eigh(a, UPLO="U")[0] ** 3),
+    lambda a: fnp.sum(fnp.linalg.eigvalsh(a) ** 2),
+    lambda a: fnp.sum(fnp.linalg.cholesky(a) * np.arange(9.0).reshape(3, 3)),
+    lambda a: fnp.sum(fnp.linalg.cholesky(a, upper=True) ** 2),
+])
+def test_eigh_and_cholesky_gradients_are_symmetric_as_jax_and_pytorch(fn):
+    """Note [symmetric gradients]: a gradient step keeps a symmetric parameter symmetric."""
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    g = fgrad.grad(fn)(a)
+    np.testing.assert_allclose(g, g.T, atol=1e-12)
+    # along symmetric perturbations it is the derivative of NumPy's function
+    s = np.array([[0.3, -0.2, 0.1], [-0.2, 0.5, 0.4], [0.1, 0.4, -0.6]])
+    eps = 1e-6
+    fd = (fn(a + eps * s) - fn(a - eps * s)) / (2 * eps)
+    assert np.sum(g * s) == pytest.approx(fd, rel=1e-6)
+
+
+def test_eigh_gradient_matches_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    a = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
+    w = np.arange(1.0, 4.0)
+    ours = fgrad.grad(lambda a: fnp.sum(fnp.linalg.eigh(a)[0] * w))(a)
+    theirs = jax.grad(lambda a: jax.numpy.sum(jax.numpy.linalg.eigh(a)[0] * w))(a)
+    np.testing.assert_allclose(ours, theirs, atol=1e-12)

@@ -68,7 +68,7 @@ def test_graph_to_dot(graph):
 
 def test_graph_follows_python_control_flow_per_call():
     def f(x):
-        return fnp.sin(x) if float(fnp.sum(x)) > 0 else fnp.cos(x) * x
+        return fnp.sin(x) if fnp.sum(x) > 0 else fnp.cos(x) * x
 
     pos = fgrad.make_graph(f)(np.ones(2))
     neg = fgrad.make_graph(f)(-np.ones(2))
