@@ -19,6 +19,7 @@ from ..ops import indexing as ix
 
 from ..ops.primitive import EVAL
 from ..ops.stop_gradient import stop_gradient
+from ..transforms import trees
 from .grad_mode import is_grad_enabled, no_grad
 from . import tape
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
@@ -545,6 +546,7 @@ def _protect_saved(node, tensor):
 
 
 tape.Tensor = Tensor  # the tape wraps results in this class
+trees.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)
 
 for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
     setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))

@@ -167,6 +167,7 @@ def _split_duals(out, trace):
     out_leaves, out_tree = trees.flatten_out(out)
     primals_out, tangents_out = [], []
     for o in out_leaves:
+        o = trees.unfaced(o)
         if isinstance(o, JVPTracer) and o._trace is trace:
             primals_out.append(o.primal)
             tangents_out.append(o.tangent)
@@ -191,6 +192,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
         if p_tree is not None:
             if any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
                 trace.direct = False
+                ins = trees.faced(ins, p_leaves)
             ins = trees.unflatten(p_tree, ins)
         result = fun(*ins)
     finally:
@@ -240,11 +242,13 @@ def linearize_named(fun, primals, has_aux, transform):
     try:
         trace.lean = False  # the tangent replay reads every residual
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
-        out, aux = trees.split_aux(fun(*trees.unflatten(treedef, in_tracers)), has_aux, transform)
+        ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
+        out, aux = trees.split_aux(fun(*trees.unflatten(treedef, ins)), has_aux, transform)
     finally:
         tape = pop_trace(trace)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
+    out_leaves = [trees.unfaced(o) for o in out_leaves]
     out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused

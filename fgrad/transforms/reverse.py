@@ -160,12 +160,13 @@ def vjp_named(fun, primals, has_aux, transform):
     trace = push_trace(VJPTrace, transform)
     try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
-        result = fun(*trees.unflatten(treedef, in_tracers))
+        result = fun(*trees.unflatten(treedef, in_tracers if trace.direct else trees.faced(in_tracers, leaves)))
     finally:
         tape = pop_trace(trace)
     out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
+    out_leaves = [trees.unfaced(o) for o in out_leaves]
     out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
@@ -200,14 +201,17 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     trace = push_trace(VJPTrace, transform)
     try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
+        ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
         traced_args = list(args)
-        for i, a in zip(nums, in_tracers if treedef is None else trees.unflatten(treedef, in_tracers)):
+        for i, a in zip(nums, ins if treedef is None else trees.unflatten(treedef, ins)):
             traced_args[i] = a
         out = fun(*traced_args, **kwargs)
     finally:
         tape = pop_trace(trace)
     if has_aux:
         out, aux = trees.split_aux(out, has_aux, transform)
+    if out.__class__ is not VJPTracer:  # (a Tensor of a traced value, when fun was given Tensors)
+        out = trees.unfaced(out)
     seed = trees.scalar_seed(out, transform, fun)
     grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
     trees.own_arrays(grads, args if treedef is None else leaves + list(args))

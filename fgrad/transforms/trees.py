@@ -273,6 +273,27 @@ def is_tensor(x):
     return isinstance(x, Tracer) and x._trace is EVAL
 
 
+# Set by fgrad.autograd: a Tensor wrapping a traced value (Note [tensors of traced values] in
+# fgrad/autograd/tape.py), or None when the imperative face is not loaded.
+tensor_face = None
+
+
+def faced(tracers, leaves):
+    """The traced inputs as the function sees them: where the caller passed a Tensor, a Tensor
+    wrapping its traced value, so a PyTorch-style function keeps its Tensor methods."""
+    for x in leaves:
+        if isinstance(x, Tracer) and x._trace is EVAL and tensor_face is not None:
+            return [tensor_face(t) if is_tensor(x) else t for t, x in zip(tracers, leaves)]
+    return tracers
+
+
+def unfaced(value):
+    """What a function given Tensors returned: the traced value inside a Tensor of one."""
+    if isinstance(value, Tracer) and value._trace is EVAL and isinstance(value.primal, Tracer):
+        return value.primal
+    return value
+
+
 def plain_values(values, callers):
     """`values` with each Tensor replaced by its array when no caller's argument is a Tensor:
     functional transforms of arrays return arrays, also when an nn module (whose parameters

@@ -112,3 +112,14 @@ def test_a_tensor_of_a_traced_value_cannot_require_grad():
         return fnp.sum(Probe.apply(x))
     with pytest.raises(RuntimeError, match="cannot require grad"):
         fgrad.hessian(f)(X)
+
+
+def test_a_pytorch_style_function_of_tensors_keeps_its_methods_under_functional_transforms():
+    t = fgrad.tensor(X, requires_grad=True)
+    g = fgrad.grad(lambda t: t.exp().sum(dim=0))(t)
+    np.testing.assert_allclose(g.detach().numpy(), np.exp(X))
+    _, tangent = fgrad.jvp(lambda t: t.exp().sum(), (t,), (fgrad.tensor(np.ones(3)),))
+    assert float(tangent) == pytest.approx(np.exp(X).sum())
+    np.testing.assert_allclose(fgrad.hessian(lambda t: t.pow(3).sum())(t).detach().numpy(), np.diag(6 * X))
+    # the Tensor's own semantics: var is unbiased, as in PyTorch
+    np.testing.assert_allclose(fgrad.grad(lambda t: t.var())(t).detach().numpy(), 2 * (X - X.mean()) / 2)
