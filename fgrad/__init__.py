@@ -5,9 +5,10 @@ from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_en
 from .autograd.factories import (arange, as_tensor, empty, eye, from_numpy, full, full_like, linspace,
                                  manual_seed, ones, ones_like, rand, randint, randn, tensor, zeros, zeros_like)
 from .backend import Device, device
-from .ir.graph import Graph, make_graph
+from .ir.graph import Graph
 from .ops.stop_gradient import stop_gradient
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
+from .transforms.graph import make_graph
 from .transforms.forward import jvp, linearize
 from .transforms.jacobians import hessian, hvp, jacfwd, jacrev
 from .transforms.reverse import grad, value_and_grad, vjp

@@ -10,8 +10,6 @@ from .function import Function, FunctionCtx
 from .functional import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
-from ..testing import gradcheck, gradgradcheck
 
 __all__ = ["Tensor", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "graph", "forward_ad", "profiler",
-           "gradcheck", "gradgradcheck"]
+           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "graph", "forward_ad", "profiler"]

@@ -8,6 +8,8 @@ import threading
 
 import numpy as np
 
+from ..ir.value import concrete
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
 
 class _State(threading.local):
@@ -34,7 +36,6 @@ def check_nan_enabled():
 
 
 def check_nan(meta, grads):
-    from ..ir.value import concrete
     for i, g in enumerate(grads):
         if g is not None and np.any(np.isnan(np.asarray(concrete(g)))):
             where = f"\nTraceback of forward call that caused the error:\n{meta.stack}" if meta.stack else ""

@@ -10,8 +10,9 @@ import numpy as np
 
 from ..ir.node import new_node
 from ..ir.value import Tracer, concrete
-from ..ops.broadcasting import materialize
+from ..ops.zeros import materialize
 from ..ops.primitive import EVAL, Primitive, current_trace
+from ..transforms.custom import custom_vjp
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, new_meta
 from .tensor import Tensor
@@ -138,7 +139,6 @@ def _as_custom_vjp(cls):
     custom = cls.__dict__.get("_fgrad_custom")
     if custom is not None:
         return custom
-    from ..transforms.custom import custom_vjp
 
     def run_forward(*args):
         ctx = FunctionCtx(tuple(True for _ in args))

@@ -9,6 +9,7 @@ import numpy as np
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
 from .grad_mode import enable_grad, no_grad
+from .tape import _call_hook
 from .tensor import Tensor
 
 __all__ = ["backward", "grad"]
@@ -57,7 +58,6 @@ def _run(roots, retain_graph, create_graph, capture=None):
 
 def _leaf_grad(tensor, g):
     """Run a leaf's tensor hooks and its AccumulateGrad node's pre-hooks on `g`."""
-    from .tape import _call_hook
     for hook in list(tensor._leaf_hooks or ()):
         g = _call_hook(hook, g)
     acc = tensor.node

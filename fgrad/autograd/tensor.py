@@ -16,6 +16,7 @@ from ..backend import array_module, device as to_device, device_of
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
+from ..scipy import special
 
 from ..ops.primitive import EVAL
 from ..ops.stop_gradient import stop_gradient
@@ -189,7 +190,7 @@ class Tensor(Tracer):
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's .grad (see fgrad.autograd.backward)."""
-        from .functional import backward
+        from .functional import backward  # (imported here: functional.py imports this module)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ---- conversion ------------------------------------------------------------------------
@@ -387,20 +388,16 @@ class Tensor(Tracer):
         return -self
 
     def sigmoid(self):
-        from ..nn.functional import sigmoid
-        return sigmoid(self)
+        return special.expit(self)
 
     def relu(self):
-        from ..nn.functional import relu
-        return relu(self)
+        return fnp.where(self > 0, self, 0.0)
 
     def softmax(self, dim):
-        from ..nn.functional import softmax
-        return softmax(self, dim)
+        return special.softmax(self, axis=dim)
 
     def log_softmax(self, dim):
-        from ..nn.functional import log_softmax
-        return log_softmax(self, dim)
+        return special.log_softmax(self, axis=dim)
 
     def all(self):
         return bool(np.all(self.primal))

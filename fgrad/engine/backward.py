@@ -13,7 +13,8 @@ is current when backward is called, so an outer transform traces the backward pa
 itself; that is what makes grad-of-grad work.
 """
 from ..ir.node import Edge
-from ..ops.broadcasting import add, fit_cotangent
+from ..ops.broadcasting import fit_cotangent
+from ..ops.elementwise import add
 from ..ops.primitive import NEG, ONE, OTHER
 from .queue import ReadyQueue
 

@@ -1,14 +1,14 @@
 """The Graph: the tape of one traced call, for reading, printing and export.
 
-`fgrad.make_graph(f)(*args)` records every primitive applied to traced values, in
-execution order. Printing gives one line per node; `to_networkx()` and `to_dot()`
-export it (networkx is imported only here, never on the hot path).
+`fgrad.make_graph(f)(*args)` (fgrad/transforms/graph.py) records every primitive applied
+to traced values, in execution order. Printing gives one line per node; `to_networkx()`
+and `to_dot()` export it (networkx is imported only there, never on the hot path).
 """
 import numpy as np
 
 from .value import concrete
 
-__all__ = ["Graph", "make_graph"]
+__all__ = ["Graph"]
 
 
 def _aval(value):
@@ -86,7 +86,7 @@ class Graph:
 
     def to_networkx(self):
         """A networkx.DiGraph: one vertex per input and node, edges along data flow."""
-        import networkx as nx
+        import networkx as nx  # (imported here: `import fgrad` need not load networkx)
         g = nx.DiGraph()
         for k, leaf in enumerate(self.inputs):
             g.add_node(f"%in{k}", kind="input", label=str(self.input_labels[k]), aval=_aval(self._input_values[k]))
@@ -123,30 +123,3 @@ class Graph:
             lines.append(f'  "{a}" -> "{b}" [label="{data["argnum"]}"];')
         lines.append("}")
         return "\n".join(lines)
-
-
-def make_graph(fun):
-    """`make_graph(f)(*args)` -> the Graph of one call of f (every float leaf of args is traced)."""
-    def graph_of(*args, **kwargs):
-        from ..ops.primitive import new_trace
-        from ..transforms import trees
-        from ..transforms.reverse import VJPTrace, VJPTracer, trace_inputs
-        leaves, treedef = trees.flatten(args)
-        labels = trees.leaf_labels(treedef, "args")
-        floating = [hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating)
-                    or isinstance(x, float) for x in leaves]
-        ctx = new_trace(VJPTrace, "make_graph")
-        with ctx as trace:
-            trace.lean = False  # the graph shows every value
-            traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
-                                  [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
-            it = iter(traced)
-            ins = [next(it) if f else x for x, f in zip(leaves, floating)]
-            out = fun(*trees.unflatten(treedef, ins), **kwargs)
-        out_leaves, _ = trees.flatten(out)
-        outputs = [(o.node, o.index) if isinstance(o, VJPTracer) and o._trace is trace else None for o in out_leaves]
-        graph = Graph([t.node for t in traced], ctx.closed, outputs, [t.node.label for t in traced])
-        graph._input_values = [t.primal for t in traced]
-        graph.output_values = [trees.primal_of(o, trace) for o in out_leaves]
-        return graph
-    return graph_of

@@ -16,7 +16,7 @@ is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an out
 multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
-__all__ = ["Node", "new_node", "Leaf", "Edge", "Aval", "edge_of", "unread"]
+__all__ = ["Node", "new_node", "Leaf", "Edge", "Aval", "unread"]
 
 
 class Node:
@@ -85,12 +85,6 @@ class Edge:
 
     def __init__(self, node, index):
         self.node, self.index = node, index
-
-
-def edge_of(value):
-    """The edge to where a traced value came from: its node, or an Edge for an output of a
-    multiple-result node (the engine accumulates those per output)."""
-    return value.edge
 
 
 class Aval:

@@ -17,6 +17,8 @@ from operator import attrgetter
 
 import numpy as np
 
+from ..backend import device_of
+
 __all__ = ["JVPTracer", "Tracer", "VJPTracer", "concrete", "conversion_error"]
 
 
@@ -46,7 +48,6 @@ class Tracer:
 
     @property
     def device(self):
-        from ..backend import device_of
         return device_of(concrete(self))
 
     def __len__(self):

@@ -2,6 +2,8 @@
 import numpy as np
 
 from .. import numpy as fnp
+from ..ir.value import concrete
+from ..scipy import special
 
 __all__ = ["relu", "tanh", "sigmoid", "linear", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]
 
@@ -15,8 +17,7 @@ def tanh(x):
 
 
 def sigmoid(x):
-    from ..scipy.special import expit
-    return expit(x)
+    return special.expit(x)
 
 
 def linear(input, weight, bias=None):
@@ -26,13 +27,11 @@ def linear(input, weight, bias=None):
 
 
 def log_softmax(x, dim=-1):
-    from ..scipy.special import log_softmax
-    return log_softmax(x, axis=dim)
+    return special.log_softmax(x, axis=dim)
 
 
 def softmax(x, dim=-1):
-    from ..scipy.special import softmax
-    return softmax(x, axis=dim)
+    return special.softmax(x, axis=dim)
 
 
 def _reduce(loss, reduction, where):
@@ -55,7 +54,6 @@ def mse_loss(input, target, reduction="mean"):
 
 def nll_loss(log_probs, target, reduction="mean"):
     """Negative log-likelihood of integer class targets (shape (N,)) under log_probs (N, C)."""
-    from ..ir.value import concrete
     labels = np.asarray(concrete(target.primal if hasattr(target, "primal") else target)).astype(np.int64)
     n, c = log_probs.shape
     if labels.shape != (n,) or labels.min(initial=0) < 0 or labels.max(initial=0) >= c:

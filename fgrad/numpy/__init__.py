@@ -3,6 +3,8 @@
 On plain arrays every function returns a plain array of the same backend; on traced
 values it traces. `import fgrad.numpy as fnp`.
 """
+import sys as _sys
+
 import numpy as _np
 
 from . import bridge as _bridge  # noqa: F401  (NumPy's __array_ufunc__/__array_function__ on traced values)
@@ -17,3 +19,6 @@ float16, float32, float64, int32, int64, bool_, complex64, complex128 = (
 ndarray = _np.ndarray
 zeros, ones, empty, full, eye, identity, arange, linspace, logspace, tri = (
     _np.zeros, _np.ones, _np.empty, _np.full, _np.eye, _np.identity, _np.arange, _np.linspace, _np.logspace, _np.tri)
+
+_bridge.cover(_sys.modules[__name__], _np, "numpy.")  # np.<name>(traced) runs fgrad.numpy.<name>
+_bridge.cover(linalg, _np.linalg, "numpy.linalg.")

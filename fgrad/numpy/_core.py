@@ -14,6 +14,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, concrete
+from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops import reductions as rd
@@ -153,7 +154,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False):
         axis = normalize_axis(axis, a.ndim, "sum")
         if axis == ():
             return a
-    return rd.reduce_sum(a, axis=axis, keepdims=bool(keepdims))
+    return bc.reduce_sum(a, axis=axis, keepdims=bool(keepdims))
 
 
 def _count(a, axis):
@@ -350,7 +351,7 @@ def broadcast_to(array, shape):
     array = _as_operand(array)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     np.broadcast_shapes(_shape(array), shape)  # raises NumPy's message on mismatch
-    return array if _shape(array) == shape else sh.broadcast_to(array, shape=shape)
+    return array if _shape(array) == shape else bc.broadcast_to(array, shape=shape)
 
 
 def broadcast_arrays(*args):

@@ -10,33 +10,41 @@ import os
 import sys
 import sysconfig
 
+import numpy as np
+
 from ..ir.value import Tracer, conversion_error
 
 _REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 
 
+_SOURCES = []  # (fgrad module, the library module it mirrors, prefix, ufuncs only): see cover()
+
+
+def cover(ours, theirs, prefix, ufuncs_only=False):
+    """Dispatch `theirs`'s functions (NumPy's, or a library's) on traced values to `ours`'s of the
+    same name. fgrad.numpy covers NumPy here; fgrad.scipy.special covers scipy.special when it
+    loads (this module sits below it and never imports it)."""
+    global _TABLE
+    _SOURCES.append((ours, theirs, prefix, ufuncs_only))
+    _TABLE = None
+
+
 def _table():
-    """qualified NumPy/SciPy name -> fgrad function (built once, on first use).
+    """qualified NumPy/SciPy name -> fgrad function (built on first use).
 
     A name is covered when fgrad's module has it and the library's module has it too. Of
     SciPy, only ufuncs: its Python-level functions (logsumexp, softmax) convert their
     arguments with np.asarray and never reach fgrad, so fgrad.scipy.special has to be called.
     """
-    import numpy as np
-    import scipy.special
-
-    from .. import numpy as fnp
-    from ..scipy import special as fsp
     table = {}
-    for ours, theirs, prefix in ((fnp, np, "numpy."), (fnp.linalg, np.linalg, "numpy.linalg."),
-                                 (fsp, scipy.special, "scipy.special.")):
+    for ours, theirs, prefix, ufuncs_only in _SOURCES:
         for name in dir(ours):
             fn = getattr(ours, name)
             if not name.startswith("_") and hasattr(theirs, name) and callable(fn) and not isinstance(fn, type) \
                     and getattr(theirs, name) is not fn \
-                    and (theirs is not scipy.special or isinstance(getattr(theirs, name), np.ufunc)):
-                table[prefix + name] = fn
+                    and (not ufuncs_only or isinstance(getattr(theirs, name), np.ufunc)):
+                table.setdefault(prefix + name, fn)
     return table
 
 
@@ -66,13 +74,10 @@ _BY_UFUNC = {}  # ufunc -> fgrad function, filled on first use of each ufunc
 
 
 def _ufunc_name(ufunc):
-    """numpy.sin, or scipy.special.erf for SciPy's ufuncs."""
-    import numpy as np
-    if getattr(np, ufunc.__name__, None) is ufunc:
-        return f"numpy.{ufunc.__name__}"
-    import scipy.special
-    if getattr(scipy.special, ufunc.__name__, None) is ufunc:
-        return f"scipy.special.{ufunc.__name__}"
+    """numpy.sin, or scipy.special.erf for SciPy's ufuncs: the covered module that has it."""
+    for _, theirs, prefix, _ in _SOURCES:
+        if getattr(theirs, ufunc.__name__, None) is ufunc:
+            return prefix + ufunc.__name__
     return ufunc.__name__
 
 
@@ -130,7 +135,6 @@ Tracer.__array_function__ = array_function
 _LIBRARY_DIRS = tuple({os.path.normpath(p) + os.sep for p in (sysconfig.get_paths()["stdlib"],
                                                            sysconfig.get_paths()["purelib"],
                                                            sysconfig.get_paths()["platlib"])})
-_OURS = {"numpy": "fgrad.numpy", "numpy.linalg": "fgrad.numpy.linalg", "scipy.special": "fgrad.scipy.special"}
 
 
 def _is_library(filename):
@@ -159,9 +163,9 @@ def _diagnose(frame):
         library, frame = frame, frame.f_back  # the outermost library frame is what user code called
     if library is not None:
         module, name = _public_name(library)
-        ours = _OURS.get(module)
-        if ours is not None and hasattr(importlib.import_module(ours), name):
-            return f"{module}.{name}", f"call {ours}.{name}, which differentiates it"
+        ours = next((o for o, theirs, _, _ in _SOURCES if theirs.__name__ == module), None)
+        if ours is not None and hasattr(ours, name):
+            return f"{module}.{name}", f"call {ours.__name__}.{name}, which differentiates it"
         return f"{module}.{name}", (f"{module}.{name} is not differentiable by fgrad: write it with fgrad.numpy's "
                                     f"functions, or give it a custom_vjp")
     where = ""

@@ -4,7 +4,7 @@
 registry; a test keeps the committed page equal to what this prints.
 """
 from ..ops.primitive import Primitive
-from .bridge import covered
+from .bridge import _lookup, covered
 
 # Composite functions whose results carry no derivative (indices, predicates, shapes).
 _NO_DERIVATIVE = {"argmax", "argmin", "argsort", "nonzero", "any", "all", "allclose", "isclose", "count_nonzero",
@@ -23,7 +23,6 @@ def _kind(qualname, fn):
 
 
 def markdown():
-    from .bridge import _lookup
     rows = [(q, _kind(q, _lookup(q))) for q in covered()]
     lines = ["# NumPy coverage", "",
              "The NumPy (and SciPy special) functions that fgrad covers: `fgrad.numpy.<name>` exists, and a plain",

@@ -1,4 +1,8 @@
-"""Undoing broadcasting, once, for every rule.
+"""Broadcasting and its transpose, dtype conversion, and fitting derivatives to their primal.
+
+broadcast_to and sum are each other's transposes (each one's vjp is the other), so they
+are declared together here, with convert; `keep_axes` and `reducer` serve the other
+reductions too (ops/reductions.py).
 
 Note [cotangents fit their primal]: a vjp rule may return a cotangent in the broadcast
 shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input's shape
@@ -8,29 +12,107 @@ Tangents go the other way: `fit_tangent` broadcasts a contribution to the output
 Note [no complex derivatives]: inputs of the transforms are real (trees.float_input), so
 a complex value inside a differentiated function came from a complex constant or a cast,
 and its derivative reaches a real value again through a cast of a complex derivative to a
-real dtype, here or in convert's rules (both ask elementwise.real_dtype). fgrad's rules
+real dtype, here or in convert's rules (both ask real_dtype). fgrad's rules
 do not conjugate (holomorphic chains come out as JAX's, others would not), so that cast
 raises instead of dropping the imaginary part: a wrong number never comes back.
 """
+import math
+
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete
-from .elementwise import add, convert, real_dtype  # noqa: F401  (add is the engine's accumulator)
-from . import reductions  # (a module: reductions imports shape, which imports this module)
-from .shape import broadcast_to, reshape
+from .primitive import Primitive, residuals
+from .shape import reshape
 
-__all__ = ["unbroadcast", "fit_cotangent", "fit_tangent", "zeros_like_value", "materialize", "add"]
+__all__ = ["broadcast_to", "reduce_sum", "convert", "cast", "keep_axes", "reducer", "unbroadcast", "fit_cotangent",
+           "fit_tangent", "real_dtype"]
 
 
+def _broadcast_to(x, shape):
+    xp = array_module(x)
+    if xp is np and math.prod(shape) <= _FILL_BELOW:
+        # NumPy's broadcast_to is Python code (~3 us); filling a small fresh array is cheaper
+        out = np.empty(shape, x.dtype if hasattr(x, "dtype") else np.result_type(x))
+        out[...] = x
+        return out
+    return xp.broadcast_to(x, shape)
+
+
+_FILL_BELOW = 4096  # elements: below this a copy costs less than broadcast_to's view (benchmarks/README.md)
+broadcast_to = Primitive("broadcast_to", _broadcast_to)
+broadcast_to.defvjp(lambda g, ans, x, shape: unbroadcast(g, x.shape)).defjvp(
+    lambda t, ans, x, shape: broadcast_to(t, shape=shape))
+
+
+def keep_axes(g, x, axis, keepdims):
+    """`g`, a reduction's result (or cotangent), with the axes of `x` it reduced re-inserted as
+    1s, so it broadcasts against `x`."""
+    if keepdims or axis is None and g.ndim == 0:
+        return g
+    shape = list(x.shape)
+    for a in (range(len(shape)) if axis is None else axis):
+        shape[a] = 1
+    return reshape(g, shape=tuple(shape))
+
+
+def _expand(g, x, axis, keepdims):
+    return broadcast_to(keep_axes(g, x, axis, keepdims), shape=x.shape)
+
+
+def reducer(ufunc, name):
+    """The kernel of reduction `name`: on NumPy arrays `ufunc.reduce` itself (np.sum and
+    np.max are Python wrappers around it), elsewhere the array module's `name`."""
+    def kernel(x, axis=None, keepdims=False):
+        xp = array_module(x)
+        if xp is np:
+            return ufunc.reduce(x, axis=axis, keepdims=keepdims)
+        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
+    kernel.__name__ = name
+    return kernel
+
+
+reduce_sum = Primitive("sum", reducer(np.add, "sum")).defvjp(
+    lambda g, ans, x, axis, keepdims: _expand(g, x, axis, keepdims)).defjvp(
+    lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
+
+
+# ---- dtype conversion ---------------------------------------------------------------
+def cast(x, dtype):
+    """`x` in `dtype` (the convert kernel; a cast with no derivative for integer dtypes)."""
+    return x.astype(dtype) if hasattr(x, "astype") else np.asarray(x, dtype)
+
+
+def real_dtype(have, want, prim, what):
+    """`want`, the dtype a derivative of dtype `have` is cast to; a TypeError if that would
+    drop an imaginary part (Note [no complex derivatives])."""
+    if have.kind == "c" and want.kind != "c":
+        where = f" of {prim.name}" if prim is not None else ""
+        raise TypeError(
+            f"fgrad: a complex {what} ({have}) reached a real value ({want}){where}: the function computes with "
+            f"complex values, and fgrad does not differentiate through them yet (its rules do not conjugate, so the "
+            f"result would be wrong). Compute with the real and imaginary parts as real arrays instead")
+    return want
+
+
+def _convert_back(g, x_dtype):
+    """convert's cotangent: back to the input's dtype (never dropping an imaginary part)."""
+    return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
+
+
+convert = Primitive("convert", cast).defvjp(
+    lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
+    lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
+
+
+# ---- fitting derivatives to their primal (Note [cotangents fit their primal]) --------------
 def unbroadcast(g, shape):
     """Sum `g` over the axes that broadcasting added or stretched to reach `shape`."""
     gshape = g.shape
     lead = len(gshape) - len(shape)
     stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and gshape[lead + i] != 1)
     if not lead:  # same rank: keepdims leaves exactly `shape`
-        return reductions.reduce_sum(g, axis=stretched, keepdims=True) if stretched else g
-    g = reductions.reduce_sum(g, axis=tuple(range(lead)) + stretched, keepdims=False)
+        return reduce_sum(g, axis=stretched, keepdims=True) if stretched else g
+    g = reduce_sum(g, axis=tuple(range(lead)) + stretched, keepdims=False)
     return reshape(g, shape=shape) if g.shape != tuple(shape) else g
 
 
@@ -63,17 +145,4 @@ def fit_tangent(t, ans):
     return t
 
 
-def zeros_like_value(value):
-    """A concrete zero of `value`'s shape and dtype: a scalar for a scalar (a Python float's
-    gradient is a float), an array for an array."""
-    c = concrete(value)
-    if isinstance(c, (float, np.generic)):
-        return np.asarray(c).dtype.type(0)
-    return array_module(c).zeros(np.shape(c), dtype=getattr(c, "dtype", np.float64))
-
-
-def materialize(cts, outs):
-    """The cotangents of a multiple-result primitive's outputs `outs`, symbolic zeros (None)
-    made concrete zeros, for rules that need arrays (users' bwd, Function.backward). The
-    engine hands those rules None for an output nothing used (Note [symbolic zero outputs])."""
-    return tuple(zeros_like_value(o) if c is None else c for o, c in zip(outs, cts))
+residuals(broadcast_to, reduce_sum, convert, inputs=False, output=False)

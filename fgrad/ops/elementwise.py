@@ -22,6 +22,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .broadcasting import cast, convert
 from .entries import binary, entry_for, unary
 from .primitive import NEG, ONE, OTHER, Primitive, residuals
 
@@ -234,45 +235,19 @@ def result_dtype(*values):
     return np.result_type(*[v if isinstance(v, (int, float, complex)) else v.dtype for v in values])
 
 
-# ---- dtype conversion ---------------------------------------------------------------
-def _convert(x, dtype):
-    return x.astype(dtype) if hasattr(x, "astype") else np.asarray(x, dtype)
-
-
-def real_dtype(have, want, prim, what):
-    """`want`, the dtype a derivative of dtype `have` is cast to; a TypeError if that would
-    drop an imaginary part (Note [no complex derivatives] in ops/broadcasting.py)."""
-    if have.kind == "c" and want.kind != "c":
-        where = f" of {prim.name}" if prim is not None else ""
-        raise TypeError(
-            f"fgrad: a complex {what} ({have}) reached a real value ({want}){where}: the function computes with "
-            f"complex values, and fgrad does not differentiate through them yet (its rules do not conjugate, so the "
-            f"result would be wrong). Compute with the real and imaginary parts as real arrays instead")
-    return want
-
-
-def _convert_back(g, x_dtype):
-    """convert's cotangent: back to the input's dtype (never dropping an imaginary part)."""
-    return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
-
-
-convert = Primitive("convert", _convert).defvjp(
-    lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
-    lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
-
-
+# ---- dtype conversion: the convert primitive lives in ops/broadcasting.py ---------------
 def astype(x, dtype):
     """Cast; a cast to an integer or boolean dtype has zero derivative."""
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
     if not np.issubdtype(dtype, np.inexact):
-        return _convert(concrete(x), dtype)
+        return cast(concrete(x), dtype)
     return convert(x, dtype=dtype)
 
 
 # What the rules read (the rest of a tape node's residuals is dropped, see ops.primitive.residuals).
-residuals(negative, add, subtract, copy, convert, overwrite, inputs=False, output=False)
+residuals(negative, add, subtract, copy, overwrite, inputs=False, output=False)
 residuals(multiply, square, absolute, log, log2, log10, log1p, sin, cos, arcsin, arccos, arctan, sinh, cosh,
           arcsinh, arccosh, arctanh, arctan2, remainder, fmod, select, output=False)
 residuals(reciprocal, sqrt, cbrt, exp, exp2, expm1, tan, tanh, inputs=False)

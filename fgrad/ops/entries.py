@@ -24,6 +24,7 @@ from numpy import ndarray
 
 from ..ir.node import Aval, Node
 from ..ir.value import JVPTracer, Tracer, VJPTracer
+from .broadcasting import fit_tangent
 from .primitive import NEG, ONE, OTHER, _state
 
 __all__ = ["UNREAD", "binary", "entry_for", "record", "unary"]
@@ -101,7 +102,7 @@ def unary(prim):
         out = impl(pa)
         t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
         if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
-            t_out = _fit_tangent(t_out, out)
+            t_out = fit_tangent(t_out, out)
         t = JVPTracer()
         t._trace = trace
         t.primal = out
@@ -176,19 +177,13 @@ def binary(prim):
         if t_out is None:
             return out
         if t_out.shape != out.shape or t_out.dtype is not out.dtype:
-            t_out = _fit_tangent(t_out, out)
+            t_out = fit_tangent(t_out, out)
         t = JVPTracer()
         t._trace = trace
         t.primal = out
         t.tangent = t_out
         return t
     return _named(entry, prim)
-
-
-def _fit_tangent(t, ans):
-    # Imported here: broadcasting imports elementwise, which imports this module.
-    from .broadcasting import fit_tangent
-    return fit_tangent(t, ans)
 
 
 def _named(entry, prim):

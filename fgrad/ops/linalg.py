@@ -12,7 +12,7 @@ from ..backend import array_module
 from ..ir.value import concrete
 from .elementwise import where
 from .primitive import Primitive, residuals
-from .reductions import reduce_sum
+from .broadcasting import reduce_sum
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
 from .transpose import vjp_from_jvp
 

@@ -1,4 +1,5 @@
-"""Reductions and scans: sum, max, min, prod, cumsum, cumprod, arg-reductions.
+"""Reductions and scans: max, min, prod, cumsum, cumprod, arg-reductions. (sum lives with
+broadcast_to, its transpose, in ops/broadcasting.py.)
 
 `axis` is always a normalized tuple (or None) by the time a primitive sees it; the
 NumPy-facing wrappers in fgrad.numpy normalize it.
@@ -7,43 +8,13 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .broadcasting import keep_axes as _keep
+from .broadcasting import reduce_sum, reducer
 from .elementwise import equal, where
 from .primitive import Primitive, residuals
-from .shape import broadcast_to, concatenate, expand_dims, flip, moveaxis, reshape, transpose
+from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
 
-
-def _keep(g, x, axis, keepdims):
-    """Re-insert the reduced axes of `g` so it broadcasts against `x`."""
-    if keepdims or axis is None and g.ndim == 0:
-        return g
-    shape = list(x.shape)
-    for a in (range(len(shape)) if axis is None else axis):
-        shape[a] = 1
-    return reshape(g, shape=tuple(shape))
-
-
-def _expand(g, x, axis, keepdims):
-    return broadcast_to(_keep(g, x, axis, keepdims), shape=x.shape)
-
-
-def _reducer(ufunc, name):
-    """The kernel of reduction `name`: on NumPy arrays `ufunc.reduce` itself (np.sum and
-    np.max are Python wrappers around it), elsewhere the array module's `name`."""
-    def kernel(x, axis=None, keepdims=False):
-        xp = array_module(x)
-        if xp is np:
-            return ufunc.reduce(x, axis=axis, keepdims=keepdims)
-        return getattr(xp, name)(x, axis=axis, keepdims=keepdims)
-    kernel.__name__ = name
-    return kernel
-
-
-_sum = _reducer(np.add, "sum")
-
-
-reduce_sum = Primitive("sum", _sum).defvjp(
-    lambda g, ans, x, axis, keepdims: _expand(g, x, axis, keepdims)).defjvp(
-    lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
+_sum = reducer(np.add, "sum")
 
 
 def _extremum_share(ans, x, axis, keepdims):
@@ -53,7 +24,7 @@ def _extremum_share(ans, x, axis, keepdims):
 
 
 def _reduction_by_share(name, ufunc):
-    prim = Primitive(name, _reducer(ufunc, name))
+    prim = Primitive(name, reducer(ufunc, name))
     return prim.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
         lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
 
@@ -85,7 +56,7 @@ def _prod_of_others(x, axis):
     return transpose(others, axes=tuple(np.argsort(perm)))
 
 
-reduce_prod = Primitive("prod", _reducer(np.multiply, "prod"))
+reduce_prod = Primitive("prod", reducer(np.multiply, "prod"))
 reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims))
 
@@ -133,5 +104,5 @@ argmin = Primitive("argmin", lambda x, axis=None, keepdims=False: array_module(x
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
 
 
-residuals(reduce_sum, cumsum, inputs=False, output=False)
+residuals(cumsum, inputs=False, output=False)
 residuals(reduce_prod, output=False)

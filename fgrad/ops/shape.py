@@ -1,15 +1,16 @@
-"""Structural primitives: reshape, transpose, broadcast, concatenate, flip, pad, diagonal.
+"""Structural primitives: reshape, transpose, concatenate, flip, pad, diagonal.
 
 All are linear, so each jvp applies the op to the tangent and each vjp applies the
 transposed op to the cotangent. Composites (squeeze, moveaxis, stack, tile, ...) live
-in fgrad.numpy and are written with these.
+in fgrad.numpy and are written with these. broadcast_to lives with its transpose, sum,
+in ops/broadcasting.py.
 """
-import math
-
 import numpy as np
 
 from ..backend import array_module
+from . import indexing
 from .primitive import Primitive, residuals
+from .zeros import zeros_like_value
 
 
 # The array's own methods: np.reshape and np.transpose are Python wrappers around them.
@@ -21,25 +22,6 @@ transpose = Primitive("transpose", lambda x, axes: x.transpose(axes) if hasattr(
 transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes)))).defjvp(
     lambda t, ans, x, axes: transpose(t, axes=axes))
 
-
-def _unbroadcast_to(g, x):
-    return broadcasting.unbroadcast(g, x.shape)
-
-
-def _broadcast_to(x, shape):
-    xp = array_module(x)
-    if xp is np and math.prod(shape) <= _FILL_BELOW:
-        # NumPy's broadcast_to is Python code (~3 us); filling a small fresh array is cheaper
-        out = np.empty(shape, x.dtype if hasattr(x, "dtype") else np.result_type(x))
-        out[...] = x
-        return out
-    return xp.broadcast_to(x, shape)
-
-
-_FILL_BELOW = 4096  # elements: below this a copy costs less than broadcast_to's view
-broadcast_to = Primitive("broadcast_to", _broadcast_to)
-broadcast_to.defvjp(lambda g, ans, x, shape: _unbroadcast_to(g, x)).defjvp(
-    lambda t, ans, x, shape: broadcast_to(t, shape=shape))
 
 flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis))
 flip.defvjp(lambda g, ans, x, axis: flip(g, axis=axis)).defjvp(lambda t, ans, x, axis: flip(t, axis=axis))
@@ -61,7 +43,7 @@ def _concat_vjp(g, ans, xs, needs, axis):
 
 
 def _concat_jvp(primals, tangents, ans, axis):
-    return concatenate(*[broadcasting.zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
+    return concatenate(*[zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
 
 
 concatenate = Primitive("concatenate", _concatenate)
@@ -113,8 +95,7 @@ diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
     lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1, axis2=axis2))
 
 
-residuals(reshape, transpose, broadcast_to, flip, concatenate, pad_constant, diagonal, diagonal_scatter,
-          inputs=False, output=False)
+residuals(reshape, transpose, flip, concatenate, pad_constant, diagonal, diagonal_scatter, inputs=False, output=False)
 
 
 # ---- composites used by the rules themselves ----------------------------------------
@@ -138,6 +119,3 @@ def expand_dims(x, axis):
     for a in axes:
         shape.insert(a, 1)
     return reshape(x, shape=tuple(shape))
-
-
-from . import broadcasting, indexing  # noqa: E402  (they import this module: bound once it is complete)

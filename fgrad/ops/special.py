@@ -6,6 +6,7 @@ so it differentiates again: gammaln' = digamma, digamma' = polygamma(1, .), and 
 Composites (logsumexp, softmax, log_softmax) live in fgrad.scipy.special.
 """
 import numpy as np
+import scipy.special
 
 from ..backend import array_module
 from .elementwise import defderiv, exp, log
@@ -18,11 +19,9 @@ _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 
 
 def _special_module(xp):
-    # Imported on first use: scipy.special costs a noticeable import time.
     if xp is np:
-        import scipy.special
         return scipy.special
-    import cupyx.scipy.special
+    import cupyx.scipy.special  # (imported here: CuPy is optional, and only CuPy arrays reach this line)
     return cupyx.scipy.special
 
 

@@ -1,4 +1,6 @@
 """stop_gradient: the identity whose derivative is zero, at every level."""
+import optree
+
 from .primitive import Primitive
 
 _stop = Primitive("stop_gradient", lambda x: x)  # non-differentiable: no tracer survives it
@@ -6,5 +8,4 @@ _stop = Primitive("stop_gradient", lambda x: x)  # non-differentiable: no tracer
 
 def stop_gradient(x):
     """`x` with its derivative cut off for every enclosing transform."""
-    import optree
     return optree.tree_map(lambda v: _stop(v), x)

@@ -6,11 +6,16 @@ rule for each, `vjp_from_jvp` runs reverse mode over the jvp rule itself: the ma
 tangents -> output tangent is linear, so its vjp at any point (we use zero) is the
 primitive's vjp. The jvp rule is written in fgrad ops, so the transposed rule is
 traced by an enclosing transform too and differentiates again.
+
+Reverse mode itself is a transform, a layer above the ops: fgrad.transforms.reverse sets
+`vjp` here when it loads, as the imperative face sets primitive.record_tensor_op.
 """
-from .broadcasting import zeros_like_value
-from .elementwise import convert
+from .broadcasting import convert
+from .zeros import zeros_like_value
 
 __all__ = ["vjp_from_jvp"]
+
+vjp = None  # fgrad.transforms.reverse.vjp, set when it loads (see above)
 
 
 def _fit(t, like):
@@ -27,7 +32,6 @@ def vjp_from_jvp(prim):
         raise TypeError(f"vjp_from_jvp: {prim.name} has no jvp_full rule to transpose")
 
     def vjp_all(g, ans, primals, needs, **params):
-        from ..transforms.reverse import vjp  # ops never import transforms at module import
         wanted = [i for i, need in enumerate(needs) if need]
         # Only the outputs with a cotangent (Note [symbolic zero outputs] in engine/backward.py):
         # the others' tangents are never transposed.

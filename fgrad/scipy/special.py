@@ -5,9 +5,13 @@ softmax and log_softmax are composites in fgrad ops, stabilized by subtracting t
 maximum under stop_gradient (the result does not depend on the shift, so neither does
 its derivative, and the shift need not be differentiated).
 """
+import sys as _sys
+
 import numpy as _np
+import scipy.special as _scipy_special
 
 from .. import numpy as _fnp
+from ..numpy import bridge as _bridge
 from ..numpy._core import _as_operand, normalize_axis
 from ..ops.special import digamma, erf, erfc, expit, gammaln, logit, polygamma, xlogy
 from ..ops.stop_gradient import stop_gradient as _stop_gradient
@@ -59,3 +63,7 @@ def log_softmax(x, axis=None):
     x = _as_operand(x)
     shifted = x - _shift(x, axis)
     return shifted - _fnp.log(_fnp.sum(_fnp.exp(shifted), axis=axis, keepdims=True))
+
+
+# scipy.special's ufuncs on traced values run these (its Python-level functions convert first).
+_bridge.cover(_sys.modules[__name__], _scipy_special, "scipy.special.", ufuncs_only=True)

@@ -9,8 +9,9 @@ PyTorch-style function may use Tensor methods); given arrays, the functional vjp
 """
 import numpy as np
 
-from ..ir.value import Tracer, concrete
-from ..ops.primitive import EVAL
+from ..autograd import Tensor
+from ..autograd import grad as tensor_grad
+from ..ir.value import concrete
 from ..transforms import trees
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
@@ -139,18 +140,10 @@ def _jacobians(fun, inputs, eps):
     return analytic, numeric, out_leaves, leaves
 
 
-def _is_tensor(x):
-    """Is `x` an fgrad.Tensor (a traced value of the bottom trace)?"""
-    return isinstance(x, Tracer) and x._trace is EVAL
-
-
 def _tensor_jacobians(func, inputs, eps):
     """_jacobians on the Tensor face: the inputs that require grad are differentiated, by
     fgrad.autograd.grad (one row per output element), and by central differences of `func`
     at copies of them (fresh leaves that require grad, as `func` may differentiate too)."""
-    # (imported here: fgrad.autograd imports this module, to re-export gradcheck)
-    from ..autograd import Tensor
-    from ..autograd import grad as tensor_grad
     diff = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     wrt = [inputs[k] for k in diff]
 
@@ -185,7 +178,7 @@ def _tensor_jacobians(func, inputs, eps):
 def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
     """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    jacobians = _tensor_jacobians if any(_is_tensor(x) for x in inputs) else _jacobians
+    jacobians = _tensor_jacobians if any(isinstance(x, Tensor) for x in inputs) else _jacobians
     analytic, numeric, outs, leaves = jacobians(func, inputs, eps)
     try:
         for i, o in enumerate(outs):
@@ -205,7 +198,7 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
 def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
     """As torch.autograd.gradgradcheck: gradcheck of the vjp of `func`."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    if any(_is_tensor(x) for x in inputs):
+    if any(isinstance(x, Tensor) for x in inputs):
         return _tensor_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception)
     out = func(*inputs)
     out_leaves, out_tree = trees.flatten(out)
@@ -224,9 +217,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-
 def _tensor_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception):
     """gradgradcheck on the Tensor face: gradcheck of the first derivative, taken by
     fgrad.autograd.grad with create_graph=True (as PyTorch's)."""
-    # (imported here: fgrad.autograd imports this module, to re-export gradcheck)
-    from ..autograd import Tensor
-    from ..autograd import grad as tensor_grad
     outs = func(*inputs)
     outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
     if grad_outputs is None:

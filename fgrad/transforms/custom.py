@@ -12,9 +12,9 @@ import functools
 
 import numpy as np
 
-from ..ir.node import edge_of, new_node
+from ..ir.node import new_node
 from ..ir.value import Tracer
-from ..ops.broadcasting import materialize, zeros_like_value
+from ..ops.zeros import materialize, zeros_like_value
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from . import trees
 from .forward import JVPTracer, dual
@@ -126,7 +126,7 @@ class _CustomBase:
     def _record(self, trace, leaves, mine, primals, out, params):
         """Record one tape node for this call on `trace`; its outputs as traced values."""
         out_leaves, out_tree = trees.flatten(out)
-        node = new_node(self.prim, params, [edge_of(a) if m else None for a, m in zip(leaves, mine)], primals,
+        node = new_node(self.prim, params, [a.edge if m else None for a, m in zip(leaves, mine)], primals,
                         tuple(out_leaves))
         trace.tape.append(node)
         return trees.unflatten(out_tree, [vjp_tracer(trace, o, node, i) for i, o in enumerate(out_leaves)])

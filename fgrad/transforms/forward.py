@@ -9,10 +9,12 @@ trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 import numpy as np
 
 from ..ir.value import JVPTracer, Tracer
-from ..ops.broadcasting import fit_tangent, zeros_like_value
+from ..ops.broadcasting import fit_tangent
+from ..ops.zeros import zeros_like_value
 from ..ops.primitive import NEG, ONE, OTHER, Trace, pop_trace, push_trace, set_current, split_owned
 from ..engine.gc_pause import paused
 from . import trees
+from .reverse import VJPTrace, VJPTracer, trace_inputs
 
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
@@ -236,7 +238,6 @@ def linearize(fun, *primals):
 @paused
 def linearize_named(fun, primals, has_aux, transform):
     """linearize under the name `transform` (jacfwd, ...); with has_aux, also returns aux."""
-    from .reverse import VJPTrace, VJPTracer, trace_inputs
     leaves, treedef = trees.flatten(primals)
     trace = push_trace(VJPTrace, transform)
     try:

@@ -7,7 +7,8 @@ through the recorded tape. Shapes follow JAX: out.shape + in.shape.
 import numpy as np
 
 from ..ir.value import concrete
-from ..ops.broadcasting import zeros_like_value
+from ..ops import shape as sh
+from ..ops.zeros import zeros_like_value
 from . import trees
 from .forward import jvp_named, linearize_named
 from .reverse import value_and_grad_call, vjp_named
@@ -36,12 +37,12 @@ def _basis(value):
 
 def _stack(pieces, shape):
     """The pieces (one per basis element) as one array of `shape`; a scalar stays a scalar."""
-    from .. import numpy as fnp
     if not pieces:
         return np.zeros(shape)
     if shape == () and len(pieces) == 1:
         return pieces[0]
-    return fnp.reshape(fnp.stack(pieces), shape)
+    stacked = sh.concatenate(*[sh.reshape(p, shape=(1,) + tuple(np.shape(concrete(p)))) for p in pieces], axis=0)
+    return sh.reshape(stacked, shape=shape)
 
 
 def _assemble(out_tree, in_tree, blocks, argnums):
@@ -93,8 +94,6 @@ def _jacrev(fun, argnums, has_aux, transform):
 
 
 def _jacfwd(fun, argnums, has_aux, transform):
-    from .. import numpy as fnp
-
     def jacfwd_fun(*args, **kwargs):
         res, out_leaves, out_tree, in_leaves, in_tree = _trace_once(linearize_named, fun, argnums, has_aux,
                                                                     transform, args, kwargs)
@@ -112,7 +111,7 @@ def _jacfwd(fun, argnums, has_aux, transform):
                 so, sx = np.shape(concrete(o)), np.shape(concrete(x))
                 stacked = _stack(cols[i][k], sx + so)  # [in..., out...]: move the input axes last
                 nin = len(sx)
-                row.append(fnp.transpose(stacked, tuple(range(nin, nin + len(so))) + tuple(range(nin)))
+                row.append(sh.transpose(stacked, axes=tuple(range(nin, nin + len(so))) + tuple(range(nin)))
                            if nin and so else stacked)
             blocks.append(row)
         jac = _assemble(out_tree, in_tree, blocks, argnums)

@@ -10,6 +10,7 @@ from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.node import Aval, Edge, Leaf, new_node, unread
 from ..ir.value import Tracer, VJPTracer
+from ..ops import transpose
 from ..ops.entries import UNREAD, record
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
@@ -232,3 +233,6 @@ def grad(fun, argnums=0, has_aux=False):
         value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
         return (g, value[1]) if has_aux else g
     return trees.wraps(grad_fun, fun, "grad")
+
+
+transpose.vjp = vjp  # the decompositions' vjps transpose their jvp rules with it (ops/transpose.py)

@@ -8,7 +8,7 @@ import numpy as np
 import optree
 
 from ..ir.value import Tracer
-from ..ops.broadcasting import zeros_like_value
+from ..ops.zeros import zeros_like_value
 from ..ops.primitive import EVAL
 
 __all__ = ["flatten", "unflatten"]
