@@ -27,38 +27,12 @@ from ..engine.backward import apply_rule, freed_graph_error
 from ..ir.node import Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
-from ..ops.primitive import escaped_tracer_error
+from ..ops.primitive import OTHER, escaped_tracer_error
 from . import anomaly_mode, grad_mode, saved_hooks
 
 __all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
 
 Tensor = None  # fgrad.autograd.tensor.Tensor, set when that module loads (it imports this one)
-
-# Outputs that alias their input's memory in NumPy: views share the version counter.
-VIEW_PRIMS = {"reshape", "transpose", "getitem", "broadcast_to", "diagonal"}
-
-_NAMES = {"multiply": "Mul", "add": "Add", "subtract": "Sub", "divide": "Div", "power": "Pow", "sum": "Sum",
-          "negative": "Neg", "reshape": "View", "transpose": "Permute", "getitem": "Index", "absolute": "Abs",
-          "broadcast_to": "Expand", "concatenate": "Cat", "convert": "ToCopy", "max": "Amax", "min": "Amin",
-          "scatter_add": "IndexPut", "copy": "Clone", "square": "Pow", "reciprocal": "Reciprocal", "logaddexp": "Logaddexp"}
-
-
-_NAME_CACHE = {}
-
-
-def node_name(prim, primals):
-    """PyTorch-style name of the backward node of `prim`."""
-    name = _NAME_CACHE.get(prim)  # (every primitive's but matmul's, whose name depends on its arguments)
-    if name is not None:
-        return name
-    if prim.name == "matmul":
-        nd = (np.ndim(primals[0]), np.ndim(primals[1]))
-        return {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul") + "Backward0"
-    base = _NAMES.get(prim.name) or "".join(
-        w.capitalize() for w in prim.name.replace("[", "_").replace("]", "").split("_"))
-    name = _NAME_CACHE[prim] = base + "Backward0"
-    return name
-
 
 class VersionCounter:
     """Counts in-place changes of a tensor's data; views share their base's counter."""
@@ -294,7 +268,7 @@ def record(prim, args, params):
     two arguments, one output and no saved-tensor hooks, anomaly mode or view (the common
     case) take a short path without loops; everything else is `record_general`."""
     n = len(args)
-    if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.name in VIEW_PRIMS \
+    if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.view is not None \
             or saved_hooks.ever_used and saved_hooks._state.stack \
             or anomaly_mode.ever_enabled and anomaly_mode._state.enabled:
         return record_general(prim, args, params)
@@ -322,7 +296,8 @@ def record(prim, args, params):
             primals = (pa, pb)
         else:
             primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
-    meta = new_meta(node_name(prim, primals))
+    name = prim.node_name
+    meta = new_meta(name if name.__class__ is str else name(primals))
     node = Node()
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output else None
@@ -351,7 +326,8 @@ def record_general(prim, args, params):
         out = prim.impl(*primals, **params) if params else prim.impl(*primals)
     if not needs_grad or prim.nondiff or not grad_mode._state.enabled:
         return _outputs(prim, out, None, args, params)
-    meta = new_meta(node_name(prim, primals))
+    name = prim.node_name
+    meta = new_meta(name if name.__class__ is str else name(primals))
     inputs = []
     for a in args:
         inputs.append(edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None)
@@ -406,8 +382,10 @@ def edge_of(tensor):
 
 
 def _value_needed(prim, inputs, i):
-    """Does the rule read input i's value? (For multiply only the other input's gradient does.)"""
-    if prim.name == "multiply":
+    """Does a rule read input i's value? Where both partials are OTHER (multiply's), only the
+    other input's rule does, so only if that input carries gradient."""
+    partials = prim.partials
+    if partials is not None and len(partials) == 2 and partials[0] is OTHER and partials[1] is OTHER:
         return inputs[1 - i] is not None
     return True
 
@@ -431,7 +409,7 @@ def _outputs(prim, out, node, args, params):
     if prim.multiple_results:
         return tuple(Tensor._wrap(o, node, i) for i, o in enumerate(out))
     result = Tensor._wrap(out, node, 0)
-    if prim.name in VIEW_PRIMS and isinstance(args[0], Tensor) and getattr(result.primal, "base", None) is not None:
+    if prim.view is not None and isinstance(args[0], Tensor) and getattr(result.primal, "base", None) is not None:
         result._version_counter = args[0]._version_counter
         result._view = (args[0], prim, params)
         register_view(result, args[0])

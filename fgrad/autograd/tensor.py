@@ -18,7 +18,7 @@ from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..scipy import special
 
-from ..ops.primitive import EVAL
+from ..ops.primitive import EVAL, VIEW
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import trees
 from .grad_mode import is_grad_enabled, no_grad
@@ -436,7 +436,7 @@ class Tensor(Tracer):
             if tensor._view is None:
                 break
             base, prim, params = tensor._view
-            with_inverse = _view_inverse(base, prim, params, result)
+            with_inverse = _view_inverse(base, prim, params, result)  # (the view primitive declares it)
             tensor, result = base, with_inverse
             rebased.append(tensor)
         if tensor._views is not None:
@@ -580,14 +580,6 @@ def _refresh_views(root, rebased):
 
 def _view_inverse(base, prim, params, view_value):
     """`base` with the region that `prim(base, **params)` viewed replaced by `view_value`."""
-    if prim.name == "reshape":
-        return fnp.reshape(view_value, base.shape)
-    if prim.name == "transpose":
-        return fnp.transpose(view_value, tuple(np.argsort(params["axes"])))
-    if prim.name == "getitem":
-        index = params["index"]
-        return base + ix.scatter_add(view_value - ix.getitem(base, index=index), index=index, shape=tuple(base.shape))
-    raise RuntimeError(f"fgrad: in-place modification of a {prim.name} view is not differentiable")
-
-
-
+    if prim.view is VIEW:
+        raise RuntimeError(f"fgrad: in-place modification of a {prim.name} view is not differentiable")
+    return prim.view(base, view_value, **params)

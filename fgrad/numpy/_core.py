@@ -20,26 +20,11 @@ from ..ops import indexing as ix
 from ..ops import reductions as rd
 from ..ops import shape as sh
 
-# ---- elementwise: the primitives are the functions ----------------------------------
-negative, add, subtract, multiply, divide = ew.negative, ew.add, ew.subtract, ew.multiply, ew.divide
-true_divide = divide
-power, square, reciprocal, sqrt, cbrt = ew.power, ew.square, ew.reciprocal, ew.sqrt, ew.cbrt
-absolute = abs = ew.absolute
-fabs = ew.absolute
-exp, exp2, expm1, log, log2, log10, log1p = ew.exp, ew.exp2, ew.expm1, ew.log, ew.log2, ew.log10, ew.log1p
-logaddexp, logaddexp2 = ew.logaddexp, ew.logaddexp2
-sin, cos, tan, arcsin, arccos, arctan = ew.sin, ew.cos, ew.tan, ew.arcsin, ew.arccos, ew.arctan
-sinh, cosh, tanh, arcsinh, arccosh, arctanh = ew.sinh, ew.cosh, ew.tanh, ew.arcsinh, ew.arccosh, ew.arctanh
-arctan2, hypot, sinc = ew.arctan2, ew.hypot, ew.sinc
-maximum, minimum, fmax, fmin = ew.maximum, ew.minimum, ew.fmax, ew.fmin
-remainder = mod = ew.remainder
-fmod, copysign = ew.fmod, ew.copysign
-sign, floor, ceil, trunc, rint, floor_divide = ew.sign, ew.floor, ew.ceil, ew.trunc, ew.rint, ew.floor_divide
-fix = ew.trunc
-equal, not_equal, less, less_equal, greater, greater_equal = (
-    ew.equal, ew.not_equal, ew.less, ew.less_equal, ew.greater, ew.greater_equal)
-logical_and, logical_or, logical_xor, logical_not = ew.logical_and, ew.logical_or, ew.logical_xor, ew.logical_not
-isfinite, isnan, isinf, signbit = ew.isfinite, ew.isnan, ew.isinf, ew.signbit
+# ---- elementwise: the primitives' entry functions are the functions, under the NumPy names
+# each declares (ops/elementwise.py: its name and `aliases`)
+for _entry in list(vars(ew).values()):
+    for _name in getattr(_entry, "numpy_names", ()):
+        globals()[_name] = _entry
 astype = ew.astype
 
 
@@ -76,15 +61,15 @@ radians, degrees = deg2rad, rad2deg
 def float_power(x1, x2):
     """np.float_power: power computed in float64 (complex128 for complex inputs)."""
     dtype = np.complex128 if np.result_type(concrete(x1), concrete(x2)).kind == "c" else np.float64
-    return power(asarray(x1, dtype=dtype), asarray(x2, dtype=dtype))
+    return ew.power(asarray(x1, dtype=dtype), asarray(x2, dtype=dtype))
 
 
 def clip(a, a_min=None, a_max=None):
     """np.clip as maximum/minimum, so bounds may be traced too."""
     if a_min is not None:
-        a = maximum(a, a_min)
+        a = ew.maximum(a, a_min)
     if a_max is not None:
-        a = minimum(a, a_max)
+        a = ew.minimum(a, a_max)
     return a
 
 
@@ -189,7 +174,7 @@ def abs2(x):
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
+    return ew.sqrt(var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims))
 
 
 def _extremum(prim, name):
@@ -226,12 +211,12 @@ def ptp(a, axis=None, keepdims=False):
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _as_operand(a)
-    return sum(where(isnan(a), 0.0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return sum(where(ew.isnan(a), 0.0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _as_operand(a)
-    n = sum(logical_not(isnan(a)), axis=axis, keepdims=keepdims)
+    n = sum(ew.logical_not(ew.isnan(a)), axis=axis, keepdims=keepdims)
     return nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims) / n
 
 

@@ -14,10 +14,6 @@ import numpy as np
 
 from ..ir.value import Tracer, conversion_error
 
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}
-_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
-
-
 _SOURCES = []  # (fgrad module, the library module it mirrors, prefix, ufuncs only): see cover()
 
 
@@ -104,8 +100,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         if kwargs:  # casting=, order=, subok=, signature=: options of NumPy's kernels only
             raise _unsupported(f"numpy.{ufunc.__name__} with {', '.join(f'{k}=' for k in kwargs)}")
         return _for_ufunc(ufunc)(*inputs)
-    table = _REDUCE if method == "reduce" else _ACCUMULATE if method == "accumulate" else {}
-    name = table.get(ufunc.__name__)
+    # np.add.reduce is fgrad.numpy.sum, and so on: each entry declares its own (ops/elementwise.py)
+    name = getattr(_for_ufunc(ufunc), "numpy_methods", {}).get(method)
     if name is None:
         raise _unsupported(f"numpy.{ufunc.__name__}.{method}")
     kwargs.pop("out", None)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..backend import array_module
-from .primitive import Primitive, residuals
+from .primitive import VIEW, Primitive
 from .shape import reshape
 
 __all__ = ["broadcast_to", "reduce_sum", "convert", "cast", "keep_axes", "reducer", "unbroadcast", "fit_cotangent",
@@ -39,7 +39,7 @@ def _broadcast_to(x, shape):
 
 
 _FILL_BELOW = 4096  # elements: below this a copy costs less than broadcast_to's view (benchmarks/README.md)
-broadcast_to = Primitive("broadcast_to", _broadcast_to)
+broadcast_to = Primitive("broadcast_to", _broadcast_to, saves="nothing", torch_name="Expand", view=VIEW)
 broadcast_to.defvjp(lambda g, ans, x, shape: unbroadcast(g, x.shape)).defjvp(
     lambda t, ans, x, shape: broadcast_to(t, shape=shape))
 
@@ -71,7 +71,7 @@ def reducer(ufunc, name):
     return kernel
 
 
-reduce_sum = Primitive("sum", reducer(np.add, "sum")).defvjp(
+reduce_sum = Primitive("sum", reducer(np.add, "sum"), saves="nothing").defvjp(
     lambda g, ans, x, axis, keepdims: _expand(g, x, axis, keepdims)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
 
@@ -99,7 +99,7 @@ def _convert_back(g, x_dtype):
     return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
 
 
-convert = Primitive("convert", cast).defvjp(
+convert = Primitive("convert", cast, saves="nothing", torch_name="ToCopy").defvjp(
     lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
     lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
 
@@ -144,5 +144,3 @@ def fit_tangent(t, ans):
         t = convert(t, dtype=real_dtype(t.dtype, ans.dtype, None, "tangent"))
     return t
 
-
-residuals(broadcast_to, reduce_sum, convert, inputs=False, output=False)

@@ -24,7 +24,7 @@ from ..backend import array_module
 from ..ir.value import concrete
 from .broadcasting import cast, convert
 from .entries import binary, entry_for, unary
-from .primitive import NEG, ONE, OTHER, Primitive, residuals
+from .primitive import NEG, ONE, OTHER, Primitive
 
 
 def _rules(partial, arity, i):
@@ -53,23 +53,29 @@ def defderiv(prim, *partials):
     return prim
 
 
-def ufunc(name, fn, *partials):
+def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, aliases=(), methods=None):
     """The entry function (ops/entries.py) of a primitive backed by a NumPy ufunc (CuPy arrays
-    dispatch through __array_ufunc__); without partials it has no derivative."""
-    prim = Primitive(name, fn)
+    dispatch through __array_ufunc__); without partials it has no derivative. `saves` and
+    `torch_name` are the Primitive's; `aliases` are NumPy's other names for it (fgrad.numpy
+    exports the entry under its name and these); `methods` names the fgrad.numpy function
+    each of the ufunc's methods is ({"reduce": "sum"}: np.add.reduce runs fgrad.numpy.sum)."""
+    prim = Primitive(name, fn, saves=saves, torch_name=torch_name)
     if partials:
         defderiv(prim, *partials)
-    return entry_for(prim, len(partials) if partials else fn.nin)
+    entry = entry_for(prim, len(partials) if partials else fn.nin, aliases)
+    entry.numpy_methods = methods or {}
+    return entry
 
 
 # ---- linear and arithmetic ----------------------------------------------------------
-negative = ufunc("negative", np.negative, NEG)
-add = ufunc("add", np.add, ONE, ONE)
-subtract = ufunc("subtract", np.subtract, ONE, NEG)
-multiply = ufunc("multiply", np.multiply, OTHER, OTHER)
-divide = binary(Primitive("divide", np.true_divide).defvjp(
+negative = ufunc("negative", np.negative, NEG, saves="nothing", torch_name="Neg")
+add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", "accumulate": "cumsum"})
+subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub")
+multiply = ufunc("multiply", np.multiply, OTHER, OTHER, saves="inputs", torch_name="Mul",
+                 methods={"reduce": "prod", "accumulate": "cumprod"})
+divide = binary(Primitive("divide", np.true_divide, torch_name="Div").defvjp(
     lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y).defjvp(
-    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y))
+    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y), aliases=("true_divide",))
 
 
 def _pow_dy(ans, x, y):
@@ -88,21 +94,23 @@ def _power(x, y):
     return np.power(x, y)
 
 
-power = ufunc("power", _power, _pow_dx, _pow_dy)
-square = ufunc("square", np.square, lambda ans, x: 2.0 * x)
-reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans)
-absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x))
-sqrt = unary(Primitive("sqrt", np.sqrt).defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(lambda t, ans, x: t / (2.0 * ans)))
-cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans))
+power = ufunc("power", _power, _pow_dx, _pow_dy, torch_name="Pow")
+square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow")
+reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output")
+absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x), saves="inputs", torch_name="Abs",
+                 aliases=("abs", "fabs"))
+sqrt = unary(Primitive("sqrt", np.sqrt, saves="output").defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(
+    lambda t, ans, x: t / (2.0 * ans)))
+cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output")
 
 # ---- exponentials and logarithms ----------------------------------------------------
-exp = ufunc("exp", np.exp, lambda ans, x: ans)
-exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0))
-expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0)
-log = unary(Primitive("log", np.log).defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x))
-log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)))
-log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)))
-log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x))
+exp = ufunc("exp", np.exp, lambda ans, x: ans, saves="output")
+exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0), saves="output")
+expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0, saves="output")
+log = unary(Primitive("log", np.log, saves="inputs").defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x))
+log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)), saves="inputs")
+log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs")
+log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs")
 
 
 def _share(base):
@@ -120,19 +128,20 @@ logaddexp = ufunc("logaddexp", np.logaddexp, _share(exp), lambda ans, x, y: _sha
 logaddexp2 = ufunc("logaddexp2", np.logaddexp2, _share(exp2), lambda ans, x, y: _share(exp2)(ans, y, x))
 
 # ---- trigonometric and hyperbolic ---------------------------------------------------
-sin = ufunc("sin", np.sin, lambda ans, x: cos(x))
-cos = ufunc("cos", np.cos, lambda ans, x: -sin(x))
-tan = ufunc("tan", np.tan, lambda ans, x: 1.0 + ans * ans)
-arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x))
-arccos = ufunc("arccos", np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x))
-arctan = ufunc("arctan", np.arctan, lambda ans, x: 1.0 / (1.0 + x * x))
-sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x))
-cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x))
-tanh = ufunc("tanh", np.tanh, lambda ans, x: 1.0 - ans * ans)
-arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0))
-arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0))
-arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x))
-arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y))
+sin = ufunc("sin", np.sin, lambda ans, x: cos(x), saves="inputs")
+cos = ufunc("cos", np.cos, lambda ans, x: -sin(x), saves="inputs")
+tan = ufunc("tan", np.tan, lambda ans, x: 1.0 + ans * ans, saves="output")
+arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("asin",))
+arccos = ufunc("arccos", np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("acos",))
+arctan = ufunc("arctan", np.arctan, lambda ans, x: 1.0 / (1.0 + x * x), saves="inputs", aliases=("atan",))
+sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x), saves="inputs")
+cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x), saves="inputs")
+tanh = ufunc("tanh", np.tanh, lambda ans, x: 1.0 - ans * ans, saves="output")
+arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0), saves="inputs", aliases=("asinh",))
+arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0), saves="inputs", aliases=("acosh",))
+arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), saves="inputs", aliases=("atanh",))
+arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y),
+                saves="inputs", aliases=("atan2",))
 
 
 def _hypot_dx(ans, x, y):
@@ -158,21 +167,21 @@ def _picked(ans, x, y):
     return where(x == ans, where(x == y, 0.5, 1.0), 0.0).astype(result_dtype(x, y))
 
 
-maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y, x))
-minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x))
+maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "max"})
+minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "min"})
 fmax = ufunc("fmax", np.fmax, _picked, lambda ans, x, y: _picked(ans, y, x))
 fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x))
-remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y))
-fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y))
+remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y), saves="inputs", aliases=("mod",))
+fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y), saves="inputs")
 copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None)
 
-copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE)
+copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE, saves="nothing", torch_name="Clone")
 
 # ---- zero derivative almost everywhere: outputs are never traced ---------------------
 sign = ufunc("sign", np.sign)
 floor = ufunc("floor", np.floor)
 ceil = ufunc("ceil", np.ceil)
-trunc = ufunc("trunc", np.trunc)
+trunc = ufunc("trunc", np.trunc, aliases=("fix",))
 rint = ufunc("rint", np.rint)
 floor_divide = ufunc("floor_divide", np.floor_divide)
 around = Primitive("round", lambda x, decimals=0: np.round(x, decimals))
@@ -199,7 +208,7 @@ def _select(cond, x, y):
     return array_module(cond, x, y).where(cond, x, y)
 
 
-select = Primitive("where", _select).defvjp(
+select = Primitive("where", _select, saves="inputs").defvjp(
     None, lambda g, ans, c, x, y: where(c, g, 0.0), lambda g, ans, c, x, y: where(c, 0.0, g)).defjvp(
     None, lambda t, ans, c, x, y: where(c, t, 0.0), lambda t, ans, c, x, y: where(c, 0.0, t))
 
@@ -225,7 +234,7 @@ def _zeros_of(g):
 # `value` written over x: x's old values are gone, so their cotangent is zeros (PyTorch's
 # ZeroBackward and CopyBackwards hand zeros to the old history, so a leaf behind it gets a
 # zero .grad, not none); the value's is g, summed and cast to its shape and dtype by the engine.
-overwrite = Primitive("overwrite", _overwrite).defvjp(
+overwrite = Primitive("overwrite", _overwrite, saves="nothing", torch_name="Copy").defvjp(
     lambda g, ans, x, value: _zeros_of(g), lambda g, ans, x, value: g).defjvp(
     None, lambda t, ans, x, value: t)
 
@@ -244,10 +253,3 @@ def astype(x, dtype):
     if not np.issubdtype(dtype, np.inexact):
         return cast(concrete(x), dtype)
     return convert(x, dtype=dtype)
-
-
-# What the rules read (the rest of a tape node's residuals is dropped, see ops.primitive.residuals).
-residuals(negative, add, subtract, copy, overwrite, inputs=False, output=False)
-residuals(multiply, square, absolute, log, log2, log10, log1p, sin, cos, arcsin, arccos, arctan, sinh, cosh,
-          arcsinh, arccosh, arctanh, arctan2, remainder, fmod, select, output=False)
-residuals(reciprocal, sqrt, cbrt, exp, exp2, expm1, tan, tanh, inputs=False)

@@ -55,20 +55,21 @@ def record(trace, prim, params, inputs, primals, out):
     return t
 
 
-def entry_for(prim, arity):
+def entry_for(prim, arity, aliases=()):
     """The entry function of an elementwise primitive of `arity` (1 or 2) arguments."""
-    return unary(prim) if arity == 1 else binary(prim)
+    return unary(prim, aliases) if arity == 1 else binary(prim, aliases)
 
 
-def unary(prim):
-    """The entry function of a primitive of one argument and no parameters."""
+def unary(prim, aliases=()):
+    """The entry function of a primitive of one argument and no parameters; `aliases`: NumPy's
+    other names for it (see _named)."""
     impl = prim.impl
     if not prim.simple:
         def entry(x):
             if isinstance(x, Tracer):
                 return _state.trace.process(prim, (x,), _NO_PARAMS)
             return impl(x)
-        return _named(entry, prim)
+        return _named(entry, prim, aliases)
 
     def entry(x):
         if x.__class__ is ndarray:  # nothing traced (rules in the backward pass, mostly)
@@ -108,18 +109,18 @@ def unary(prim):
         t.primal = out
         t.tangent = t_out
         return t
-    return _named(entry, prim)
+    return _named(entry, prim, aliases)
 
 
-def binary(prim):
-    """The entry function of a primitive of two arguments and no parameters."""
+def binary(prim, aliases=()):
+    """The entry function of a primitive of two arguments and no parameters (see unary)."""
     impl = prim.impl
     if not prim.simple:
         def entry(a, b):
             if isinstance(a, Tracer) or isinstance(b, Tracer):
                 return _state.trace.process(prim, (a, b), _NO_PARAMS)
             return impl(a, b)
-        return _named(entry, prim)
+        return _named(entry, prim, aliases)
 
     def entry(a, b):
         mine_a = a.__class__ is VJPTracer
@@ -183,12 +184,14 @@ def binary(prim):
         t.primal = out
         t.tangent = t_out
         return t
-    return _named(entry, prim)
+    return _named(entry, prim, aliases)
 
 
-def _named(entry, prim):
+def _named(entry, prim, aliases):
+    """`entry`, named after `prim`; `numpy_names` are the names fgrad.numpy exports it under."""
     entry.__name__ = entry.__qualname__ = prim.name
     kind = "no derivative" if prim.nondiff else "differentiable"
     entry.__doc__ = f"{prim.name}, elementwise ({kind}): the entry function of primitive `.prim`."
     entry.prim = prim
+    entry.numpy_names = (prim.name, *aliases)
     return entry

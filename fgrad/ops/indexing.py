@@ -8,7 +8,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, concrete
-from .primitive import Primitive, residuals
+from .primitive import Primitive
 
 __all__ = ["getitem", "scatter_add", "normalize_index"]
 
@@ -52,10 +52,14 @@ def _scatter_add(g, index, shape):
     return out
 
 
-getitem = Primitive("getitem", lambda x, index: x[index])
-scatter_add = Primitive("scatter_add", _scatter_add)
+def _write_back(base, view_value, index):
+    """`base` with the elements `index` selects replaced by `view_value` (getitem's view inverse)."""
+    return base + scatter_add(view_value - getitem(base, index=index), index=index, shape=tuple(base.shape))
+
+
+getitem = Primitive("getitem", lambda x, index: x[index], saves="nothing", torch_name="Index", view=_write_back)
+scatter_add = Primitive("scatter_add", _scatter_add, saves="nothing", torch_name="IndexPut")
 getitem.defvjp(lambda g, ans, x, index: scatter_add(g, index=index, shape=x.shape)).defjvp(
     lambda t, ans, x, index: getitem(t, index=index))
 scatter_add.defvjp(lambda g, ans, x, index, shape: getitem(g, index=index)).defjvp(
     lambda t, ans, x, index, shape: scatter_add(t, index=index, shape=shape))
-residuals(getitem, scatter_add, inputs=False, output=False)

@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import concrete
 from .elementwise import where
-from .primitive import Primitive, residuals
+from .primitive import Primitive
 from .broadcasting import reduce_sum
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
 from .transpose import vjp_from_jvp
@@ -38,10 +38,16 @@ def _matmul_vjp_b(g, ans, a, b):
     return matmul(_mT(a), g)
 
 
-matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b)).defvjp(
+def _matmul_name(primals):
+    """PyTorch's name of a matmul node: by the operands' ranks, as torch.matmul dispatches."""
+    nd = (np.ndim(primals[0]), np.ndim(primals[1]))
+    return {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul") + "Backward0"
+
+
+matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b), saves="inputs",
+                   torch_name=_matmul_name).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
-residuals(matmul, output=False)
 
 
 def _matmul_pair(primals, tangents, params):
@@ -141,10 +147,9 @@ solve = Primitive("solve", _named_kernel("solve", _solve)).defvjp_all(_solve_vjp
     lambda t, x, a, b: -solve(a, matmul(t, x)),
     lambda t, x, a, b: solve(a, t))
 
-inv = Primitive("inv", _named_kernel("inv", lambda a: array_module(a).linalg.inv(a))).defvjp(
+inv = Primitive("inv", _named_kernel("inv", lambda a: array_module(a).linalg.inv(a)), saves="output").defvjp(
     lambda g, ans, a: -matmul(_mT(ans), matmul(g, _mT(ans)))).defjvp(
     lambda t, ans, a: -matmul(ans, matmul(t, ans)))
-residuals(inv, inputs=False)
 
 
 def _adjugate(a, det_a):

@@ -13,7 +13,8 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "Primitive", "residuals", "Trace", "EvalTrace", "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
+__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "VIEW", "Primitive", "Trace", "EvalTrace", "bind", "current_trace", "new_trace",
+           "push_trace", "pop_trace"]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
@@ -21,6 +22,11 @@ REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive 
 # Partial derivatives (Primitive.partials) that need no call: 1, -1, and multiply's (the
 # other argument). The engine, forward mode and the entry functions apply them inline.
 ONE, NEG, OTHER = "one", "neg", "other"
+
+# What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.
+_SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True), "nothing": (False, False)}
+
+VIEW = "a view with no inverse"  # `view=` of a view that in-place writes cannot go through (broadcast_to)
 
 
 class Primitive:
@@ -33,12 +39,20 @@ class Primitive:
     jvp: tuple with one rule per argument, `rule(t, ans, *primals, **params)` giving that
          argument's contribution to the output tangent; or `jvp_full(primals, tangents,
          ans, **params)` when the tangent is not a sum of per-argument terms.
+
+    The declaration also says what the rules read (`saves`: "inputs", "output", "inputs and
+    output" or "nothing"; a tape keeps only that), the name of its node on the Tensor face
+    (`torch_name`, PyTorch's: "Mul" for MulBackward0, or a function of the primals), and
+    whether its output is a view of its first argument (`view`: the inverse,
+    `view(base, view_value, **params)` -> base with the viewed part replaced, through which
+    an in-place write to the view goes to its base; or VIEW when there is none).
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
-                 "simple", "partials", "saves_inputs", "saves_output", "__weakref__")
+                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "__weakref__")
 
-    def __init__(self, name, impl, multiple_results=False, register=True):
+    def __init__(self, name, impl, multiple_results=False, register=True, *, saves="inputs and output",
+                 torch_name=None, view=None):
         self.name = name
         self.impl = impl
         self.vjp = ()
@@ -52,8 +66,13 @@ class Primitive:
         self.nondiff = True
         self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
         self.partials = None  # elementwise: d out / d arg_i, from which defderiv made both rules
-        self.saves_inputs = True   # do the vjp rules read the inputs' values (not just shapes)?
-        self.saves_output = True   # do they read the output?
+        # Do the vjp rules read the inputs' values (not just shapes)? The output?
+        self.saves_inputs, self.saves_output = _SAVES[saves]
+        if torch_name is None:
+            torch_name = "".join(w.capitalize() for w in name.replace("[", "_").replace("]", "").split("_"))
+        # The node's name on the Tensor face: a str, or a function of the primals (matmul's).
+        self.node_name = torch_name + "Backward0" if isinstance(torch_name, str) else torch_name
+        self.view = view
         if register:
             REGISTRY[name] = self
 
@@ -90,14 +109,6 @@ class Primitive:
 
     def __repr__(self):
         return f"<primitive {self.name}>"
-
-
-def residuals(*prims, inputs=True, output=True):
-    """Declare what the vjp rules of `prims` (primitives or their entry functions) read, so
-    tapes keep only that (see Node)."""
-    for prim in prims:
-        prim = getattr(prim, "prim", prim)
-        prim.saves_inputs, prim.saves_output = inputs, output
 
 
 class Trace:

@@ -11,7 +11,7 @@ from ..ir.value import concrete
 from .broadcasting import keep_axes as _keep
 from .broadcasting import reduce_sum, reducer
 from .elementwise import equal, where
-from .primitive import Primitive, residuals
+from .primitive import Primitive
 from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
 
 _sum = reducer(np.add, "sum")
@@ -23,14 +23,14 @@ def _extremum_share(ans, x, axis, keepdims):
     return hits / _keep(_sum(hits, axis=axis, keepdims=keepdims), x, axis, keepdims)
 
 
-def _reduction_by_share(name, ufunc):
-    prim = Primitive(name, reducer(ufunc, name))
+def _reduction_by_share(name, ufunc, torch_name):
+    prim = Primitive(name, reducer(ufunc, name), torch_name=torch_name)
     return prim.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
         lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
 
 
-reduce_max = _reduction_by_share("max", np.maximum)
-reduce_min = _reduction_by_share("min", np.minimum)
+reduce_max = _reduction_by_share("max", np.maximum, "Amax")
+reduce_min = _reduction_by_share("min", np.minimum, "Amin")
 
 
 def _prod_of_others(x, axis):
@@ -56,7 +56,7 @@ def _prod_of_others(x, axis):
     return transpose(others, axes=tuple(np.argsort(perm)))
 
 
-reduce_prod = Primitive("prod", reducer(np.multiply, "prod"))
+reduce_prod = Primitive("prod", reducer(np.multiply, "prod"), saves="inputs")
 reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims))
 
@@ -65,7 +65,7 @@ def _reverse_cumsum(g, axis):
     return flip(cumsum(flip(g, axis=(axis,)), axis=axis), axis=(axis,))
 
 
-cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis)).defvjp(
+cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis), saves="nothing").defvjp(
     lambda g, ans, x, axis: _reverse_cumsum(g, axis)).defjvp(
     lambda t, ans, x, axis: cumsum(t, axis=axis))
 
@@ -104,5 +104,3 @@ argmin = Primitive("argmin", lambda x, axis=None, keepdims=False: array_module(x
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
 
 
-residuals(cumsum, inputs=False, output=False)
-residuals(reduce_prod, output=False)

@@ -9,21 +9,25 @@ import numpy as np
 
 from ..backend import array_module
 from . import indexing
-from .primitive import Primitive, residuals
+from .primitive import VIEW, Primitive
 from .zeros import zeros_like_value
 
 
 # The array's own methods: np.reshape and np.transpose are Python wrappers around them.
-reshape = Primitive("reshape", lambda x, shape: x.reshape(shape) if hasattr(x, "reshape") else np.reshape(x, shape))
+reshape = Primitive("reshape", lambda x, shape: x.reshape(shape) if hasattr(x, "reshape") else np.reshape(x, shape),
+                    saves="nothing", torch_name="View",
+                    view=lambda base, view_value, shape: reshape(view_value, shape=base.shape))
 reshape.defvjp(lambda g, ans, x, shape: reshape(g, shape=x.shape)).defjvp(
     lambda t, ans, x, shape: reshape(t, shape=shape))
 
-transpose = Primitive("transpose", lambda x, axes: x.transpose(axes) if hasattr(x, "transpose") else np.transpose(x, axes))
+transpose = Primitive("transpose", lambda x, axes: x.transpose(axes) if hasattr(x, "transpose") else np.transpose(x, axes),
+                      saves="nothing", torch_name="Permute",
+                      view=lambda base, view_value, axes: transpose(view_value, axes=tuple(np.argsort(axes))))
 transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes)))).defjvp(
     lambda t, ans, x, axes: transpose(t, axes=axes))
 
 
-flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis))
+flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis), saves="nothing")
 flip.defvjp(lambda g, ans, x, axis: flip(g, axis=axis)).defjvp(lambda t, ans, x, axis: flip(t, axis=axis))
 
 
@@ -46,7 +50,7 @@ def _concat_jvp(primals, tangents, ans, axis):
     return concatenate(*[zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
 
 
-concatenate = Primitive("concatenate", _concatenate)
+concatenate = Primitive("concatenate", _concatenate, saves="nothing", torch_name="Cat")
 concatenate.defvjp_all(_concat_vjp)
 concatenate.defjvp_full(_concat_jvp)
 
@@ -59,7 +63,7 @@ def _unpad(g, x, pad_width):
     return indexing.getitem(g, index=tuple(slice(lo, lo + n) for (lo, _), n in zip(pad_width, x.shape)))
 
 
-pad_constant = Primitive("pad", _pad)
+pad_constant = Primitive("pad", _pad, saves="nothing")
 pad_constant.defvjp(lambda g, ans, x, pad_width, constant: _unpad(g, x, pad_width)).defjvp(
     lambda t, ans, x, pad_width, constant: pad_constant(t, pad_width=pad_width, constant=0))
 
@@ -85,8 +89,8 @@ def _diagonal_scatter(g, shape, offset, axis1, axis2):
     return out
 
 
-diagonal = Primitive("diagonal", _diagonal)
-diagonal_scatter = Primitive("diagonal_scatter", _diagonal_scatter)
+diagonal = Primitive("diagonal", _diagonal, saves="nothing", view=VIEW)  # (NumPy's is read-only)
+diagonal_scatter = Primitive("diagonal_scatter", _diagonal_scatter, saves="nothing")
 diagonal.defvjp(lambda g, ans, x, offset, axis1, axis2: diagonal_scatter(
     g, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
     lambda t, ans, x, offset, axis1, axis2: diagonal(t, offset=offset, axis1=axis1, axis2=axis2))
@@ -95,7 +99,6 @@ diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
     lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1, axis2=axis2))
 
 
-residuals(reshape, transpose, flip, concatenate, pad_constant, diagonal, diagonal_scatter, inputs=False, output=False)
 
 
 # ---- composites used by the rules themselves ----------------------------------------

@@ -11,7 +11,7 @@ import scipy.special
 from ..backend import array_module
 from .elementwise import defderiv, exp, log
 from .entries import entry_for
-from .primitive import Primitive, residuals
+from .primitive import Primitive
 
 __all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
 
@@ -38,19 +38,17 @@ def _kernel(name):
     return impl
 
 
-def special(name, *partials):
+def special(name, *partials, saves="inputs and output"):
     """The entry function of a primitive running scipy.special.<name>, with the given partial
-    derivatives."""
-    return entry_for(defderiv(Primitive(name, _kernel(name)), *partials), len(partials))
+    derivatives (`saves` as for Primitive)."""
+    return entry_for(defderiv(Primitive(name, _kernel(name), saves=saves), *partials), len(partials))
 
 
-erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)))
-erfc = special("erfc", lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)))
-gammaln = special("gammaln", lambda ans, x: digamma(x))
-digamma = special("digamma", lambda ans, x: polygamma(1, x))
-polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x))  # n: the order, an integer
-expit = special("expit", lambda ans, x: ans * (1.0 - ans))
-logit = special("logit", lambda ans, x: 1.0 / (x * (1.0 - x)))
-xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y)  # JAX's partials, also at x == 0
-residuals(erf, erfc, gammaln, digamma, polygamma, logit, xlogy, output=False)
-residuals(expit, inputs=False)
+erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)), saves="inputs")
+erfc = special("erfc", lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)), saves="inputs")
+gammaln = special("gammaln", lambda ans, x: digamma(x), saves="inputs")
+digamma = special("digamma", lambda ans, x: polygamma(1, x), saves="inputs")
+polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs")  # n: the order
+expit = special("expit", lambda ans, x: ans * (1.0 - ans), saves="output")
+logit = special("logit", lambda ans, x: 1.0 / (x * (1.0 - x)), saves="inputs")
+xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y, saves="inputs")  # JAX's, also at x == 0
