@@ -374,11 +374,13 @@ def new_meta(name):
 
 def edge_of(tensor):
     """The edge a node records for an input tensor: the leaf's AccumulateGrad, or its grad_fn
-    (an Edge past output 0). Fixed at record time: a later in-place op gives the tensor a
-    new history, but this node must keep the old one."""
-    if tensor._grad_fn is None:
+    (an Edge for any output of a multiple-result node, as Note [edges] in ir/node.py says).
+    Fixed at record time: a later in-place op gives the tensor a new history, but this node
+    must keep the old one."""
+    grad_fn = tensor._grad_fn
+    if grad_fn is None:
         return tensor.node
-    return tensor._grad_fn if tensor.index == 0 else Edge(tensor._grad_fn, tensor.index)
+    return grad_fn if tensor.index == 0 and not grad_fn.prim.multiple_results else Edge(grad_fn, tensor.index)
 
 
 def _value_needed(prim, inputs, i):

@@ -15,7 +15,7 @@ itself; that is what makes grad-of-grad work.
 from ..ir.node import Edge
 from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add
-from ..ops.primitive import NEG, ONE, OTHER
+from ..ops.primitive import NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
 
 __all__ = ["backward", "FreedGraphError"]
@@ -45,19 +45,27 @@ def _count_dependencies(roots):
     return deps
 
 
-def _accumulate(cts, node, index, g):
-    if node.prim is not None and node.prim.multiple_results:
+def send(cts, t, g):
+    """Accumulate cotangent `g` into `cts` at edge `t`: a node's slot, or, for an output of a
+    multiple-result node (an Edge, Note [edges] in ir/node.py), that output's place in its
+    node's list. Cotangents add with `+`: on arrays the kernel, on traced values (grad of
+    grad) the add primitive."""
+    if t.__class__ is Edge:
+        node, index = t.node, t.index
         slot = cts.get(node)
         if slot is None:
             slot = cts[node] = [None] * len(node.out)
         slot[index] = g if slot[index] is None else add(slot[index], g)
     else:
-        prev = cts.get(node)
-        cts[node] = g if prev is None else add(prev, g)
+        prev = cts.get(t)
+        cts[t] = g if prev is None else prev + g
 
 
 def apply_rule(node, g, primals, out):
-    """The cotangents of `node`'s inputs (None for those without gradient or with a zero one).
+    """The cotangents of `node`'s inputs, fitted to their primals (Note [cotangents fit their
+    primal]); None for an input without gradient or with a zero one. The one place a node's
+    rules are applied, for both of backward's loops and the imperative face's hooks:
+    partials (through apply_partial), per-argument rules, or one rule for all arguments.
 
     Note [symbolic zero outputs]: a multiple-result rule gets None for each output nothing
     used, not zeros: a rule need not compute through an output no one reads (eigvalsh's
@@ -65,22 +73,33 @@ def apply_rule(node, g, primals, out):
     zeros with `materialize`.
     """
     prim, inputs, params = node.prim, node.inputs, node.params
-    if prim.multiple_results:
-        g = tuple(g)
-    if prim.vjp_all is not None:
-        grads = prim.vjp_all(g, out, primals, tuple(t is not None for t in inputs), **params)
-    else:
-        rules = prim.vjp
-        grads = [None if t is None or rules[i] is None else rules[i](g, out, *primals, **params)
-                 for i, t in enumerate(inputs)]
+    partials = prim.partials
+    grads = rules = None
+    if partials is None:
+        if prim.vjp_all is not None:
+            grads = prim.vjp_all(tuple(g) if prim.multiple_results else g, out, primals,
+                                 tuple(t is not None for t in inputs), **params)
+        else:
+            rules = prim.vjp
     fitted = []
-    for i, t in enumerate(inputs):
-        gi = grads[i]
-        if t is not None and gi is not None:
+    i = -1
+    for t in inputs:
+        i += 1
+        if t is None:
+            fitted.append(None)
+            continue
+        if grads is not None:
+            gi = grads[i]
+        elif rules is None:
+            gi = None if (d := partials[i]) is None else apply_partial(d, g, i, out, primals)
+        else:
+            gi = None if (rule := rules[i]) is None else rule(g, out, *primals, **params) if params \
+                else rule(g, out, *primals)
+        if gi is not None:
             p = primals[i]  # None: an unread input already of g's shape and dtype
             if p is not None and not (getattr(gi, "shape", None) == p.shape and gi.dtype is p.dtype):
                 gi = fit_cotangent(gi, p, prim, i)
-        fitted.append(None if t is None else gi)
+        fitted.append(gi)
     return fitted
 
 
@@ -112,13 +131,19 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     Note [a tape is already in order]: given `tape`, the nodes of one trace in execution
     order, the engine walks it backwards: a reverse execution order is a topological
     order, so no dependency counting is needed and a node no cotangent reached costs one
-    dict lookup. Without a tape (the imperative face's graph) it counts dependencies.
+    dict lookup. Without a tape (the imperative face's graph) it counts dependencies and
+    takes the next node from a ready queue. That is all the two walks differ in: one loop
+    applies each node's rules and sends its cotangents on, for both.
+
+    Note [the inline partials]: elementwise ops make most of a traced program, so their
+    nodes apply their partials in the loop, with no call: the one inline copy of
+    apply_partial (ops/primitive.py) and of send, in two forms (one argument, the common
+    case, with no input loop; then any number). Every other node goes through apply_rule
+    and send. tests/engine/test_backward.py compares the two.
     """
     cts = {}
     for node, index, g in roots:
-        _accumulate(cts, node, index, g)
-    if tape is not None and capture is None and profiler is None:
-        return _walk_tape(tape, cts, retain_graph)
+        send(cts, Edge(node, index) if node.prim is not None and node.prim.multiple_results else node, g)
     if tape is None:
         deps = _count_dependencies([node for node, _, _ in roots])
         queue = ReadyQueue(node for node, count in deps.items() if count == 0)
@@ -127,145 +152,95 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
         deps, order = None, reversed(tape)
     take, get = cts.pop, cts.get
     leaves = {}
+    simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
     for node in order:
         g = take(node, None)
-        if g is None and deps is None:
-            continue
-        if capture is not None and node in capture:
-            capture[node] = g
-        prim = node.prim
-        if prim is None:
-            leaves[node] = g
-            continue
-        grads = rules = None
-        by_meta = False
-        if g is not None:
-            t0 = profiler.clock() if profiler is not None else None
+        if g is None:
+            if deps is None:
+                continue
+        else:
+            prim = node.prim
             meta = node.meta
-            by_meta = meta is not None and (create_graph or not meta.plain(node))
-            if by_meta:
-                grads = meta.apply(node, g, retain_graph, create_graph)  # hooks, packing, anomaly, double backward
+            if not simple or prim is None or meta is not None and (create_graph or not meta.plain(node)):
+                if capture is not None and node in capture:
+                    capture[node] = g
+                if prim is None:  # a leaf: its cotangent is an answer
+                    leaves[node] = g
+                else:
+                    _apply_node(node, g, cts, retain_graph, create_graph)
             else:
-                primals, out, params = node.primals, node.out, node.params
+                primals, inputs = node.primals, node.inputs
                 if primals is None:
                     raise freed_graph_error(node)
-                if prim.simple:
-                    rules = prim.vjp  # the common case: applied per input in the loop below
-                    partials = prim.partials
+                partials = prim.partials
+                if partials is not None and len(inputs) == 1:  # (Note [the inline partials])
+                    t, d = inputs[0], partials[0]
+                    gi = g if d is ONE else -g if d is NEG else d(node.out, primals[0]) * g
+                    # An op of one argument keeps its shape, and g has the output's, so only the
+                    # dtype can need fitting. p None: an unread input already of g's dtype.
+                    p = primals[0]
+                    if p is not None and gi.dtype is not p.dtype:
+                        gi = fit_cotangent(gi, p, prim, 0)
+                    if t.__class__ is Edge:
+                        send(cts, t, gi)
+                    else:
+                        prev = get(t)
+                        cts[t] = gi if prev is None else prev + gi
+                elif partials is not None:  # (Note [the inline partials])
+                    i = -1
+                    for t in inputs:
+                        i += 1
+                        if t is None or (d := partials[i]) is None:
+                            continue
+                        gi = (g if d is ONE else -g if d is NEG else primals[1 - i] * g if d is OTHER
+                              else d(node.out, *primals) * g)
+                        p = primals[i]  # None: an unread input already of g's shape and dtype
+                        if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
+                            gi = fit_cotangent(gi, p, prim, i)
+                        if t.__class__ is Edge:
+                            send(cts, t, gi)
+                        else:
+                            prev = get(t)
+                            cts[t] = gi if prev is None else prev + gi
                 else:
-                    grads = apply_rule(node, g, primals, out)
-            if t0 is not None:
-                profiler.record_backward(node, t0)
-        i = -1
-        for t in node.inputs:
-            i += 1
-            if t is None:
-                continue
-            parent = t.node if t.__class__ is Edge else t
-            if rules is not None:
-                if partials is not None:  # elementwise: the partial derivative times g (Note [the partial first])
-                    d = partials[i]
-                    gi = (None if d is None else g if d is ONE else -g if d is NEG else
-                          primals[1 - i] * g if d is OTHER else d(out, *primals) * g)
-                else:
-                    rule = rules[i]
-                    gi = None if rule is None else rule(g, out, *primals, **params) if params else rule(g, out, *primals)
-                if gi is not None:
-                    p = primals[i]  # None: an unread input already of g's shape and dtype
-                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                        gi = fit_cotangent(gi, p, prim, i)
-            else:
-                gi = None if grads is None else grads[i]
-            if gi is not None:
-                pp = parent.prim
-                if pp is not None and pp.multiple_results:
-                    _accumulate(cts, parent, t.index, gi)
-                else:
-                    prev = get(parent)
-                    cts[parent] = gi if prev is None else add(prev, gi)
-            if deps is not None:
-                left = deps[parent] - 1
-                deps[parent] = left
-                if left == 0:
-                    push(parent)
-        if not retain_graph and g is not None and not by_meta:
-            node.primals = node.out = None  # residuals released (meta.apply releases its own)
+                    i = -1
+                    for gi in apply_rule(node, g, primals, node.out):
+                        i += 1
+                        if gi is not None:
+                            send(cts, inputs[i], gi)
+                if not retain_graph:
+                    node.primals = node.out = None  # residuals released
+        if deps is not None:
+            for t in node.inputs:
+                if t is not None:
+                    parent = t.node if t.__class__ is Edge else t  # (a node is its own edge: no property call)
+                    left = deps[parent] - 1
+                    deps[parent] = left
+                    if left == 0:
+                        push(parent)
     if tape is not None:
         leaves.update(cts)  # what is left are the cotangents of the leaves
     return leaves
 
 
-def _walk_tape(tape, cts, retain_graph):
-    """backward's loop for a functional trace's tape (Note [a tape is already in order]).
-
-    The hot path of grad: its nodes have no meta, nothing is captured or profiled, so the
-    loop does only what every node needs. Elementwise nodes multiply by their partials
-    inline (no rule call), and a one-input one (most of them) skips the input loop; other
-    one-output nodes apply their per-argument rules in the same loop (apply_rule only for
-    multiple results and all-argument rules).
-    Cotangents add with `+`: on concrete arrays that is the kernel, on traced values
-    (grad of grad) it binds the add primitive.
-    """
-    take, get = cts.pop, cts.get
-    for node in reversed(tape):
-        g = take(node, None)
-        if g is None:
-            continue
-        prim, primals, inputs = node.prim, node.primals, node.inputs
-        if primals is None:
+def _apply_node(node, g, cts, retain_graph, create_graph):
+    """A node with the imperative face's extras (hooks, packed values, anomaly checks, a
+    double backward), or any node while a profile records or cotangents are captured: its
+    rules, timed if a profile records, then send."""
+    t0 = profiler.clock() if profiler is not None else None
+    meta = node.meta
+    if meta is not None and (create_graph or not meta.plain(node)):
+        grads = meta.apply(node, g, retain_graph, create_graph)  # (releases its residuals itself)
+    else:
+        if node.primals is None:
             raise freed_graph_error(node)
-        partials = prim.partials
-        if partials is not None and len(inputs) == 1:  # unary elementwise
-            t, d = inputs[0], partials[0]
-            gi = g if d is ONE else -g if d is NEG else d(node.out, primals[0]) * g
-            # A unary elementwise op keeps its input's shape, and g has the output's, so only
-            # the dtype can need fitting. p None: an unread input already of g's dtype.
-            p = primals[0]
-            if p is not None and gi.dtype is not p.dtype:
-                gi = fit_cotangent(gi, p, prim, 0)
-            if t.__class__ is Edge:
-                _accumulate(cts, t.node, t.index, gi)
-            else:
-                prev = get(t)
-                cts[t] = gi if prev is None else prev + gi
-        else:
-            # Elementwise nodes with several inputs apply their partials here, and the other
-            # one-output nodes their per-argument rules; the rest run in apply_rule.
-            out = node.out
-            grads = None
-            if partials is None:
-                if prim.simple:
-                    rules, params = prim.vjp, node.params
-                else:
-                    grads = apply_rule(node, g, primals, out)
-            i = -1
-            for t in inputs:
-                i += 1
-                if partials is not None:  # (the partial first: Note [the partial first])
-                    if t is None or (d := partials[i]) is None:
-                        continue
-                    gi = g if d is ONE else -g if d is NEG else primals[1 - i] * g if d is OTHER else d(out, *primals) * g
-                    p = primals[i]  # None: an unread input already of g's shape and dtype
-                    if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                        gi = fit_cotangent(gi, p, prim, i)
-                elif grads is None:  # (a rule may return a Python number: no .shape)
-                    if t is None or (rule := rules[i]) is None:
-                        continue
-                    gi = rule(g, out, *primals, **params) if params else rule(g, out, *primals)
-                    if gi is None:
-                        continue
-                    p = primals[i]
-                    if p is not None and (getattr(gi, "shape", None) != p.shape or gi.dtype is not p.dtype):
-                        gi = fit_cotangent(gi, p, prim, i)
-                else:
-                    gi = grads[i]
-                    if gi is None:
-                        continue
-                if t.__class__ is Edge:  # an output of a multiple-result node
-                    _accumulate(cts, t.node, t.index, gi)
-                else:
-                    prev = get(t)
-                    cts[t] = gi if prev is None else prev + gi
+        grads = apply_rule(node, g, node.primals, node.out)
         if not retain_graph:
-            node.primals = node.out = None  # residuals released
-    return cts  # what is left are the cotangents of the leaves
+            node.primals = node.out = None
+    if t0 is not None:
+        profiler.record_backward(node, t0)
+    i = -1
+    for t in node.inputs:
+        i += 1
+        if t is not None and (gi := grads[i]) is not None:
+            send(cts, t, gi)

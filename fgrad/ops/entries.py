@@ -2,57 +2,19 @@
 
 Calling a primitive binds it (Primitive.__call__): the innermost trace's `process` gets
 the op. Elementwise ops of one or two arguments make most of a traced program, so each
-gets a plain function instead, which does what bind would do in fewer steps:
-
-- nothing traced: one check, then the kernel;
-- a value of the innermost reverse-mode trace: the node is recorded right here, as
-  VJPTrace.process's fast path would record it (this is grad's hot path);
-- a dual number of the innermost forward-mode trace, whose primals are concrete: the
-  primal and the tangent are computed right here, as JVPTrace.process would compute them
-  (jvp, and hvp's outer jvp, where the rules of the backward pass meet dual numbers;
-  jacfwd and hessian replay a linearized tape instead);
-- anything else (nesting, the imperative face, escaped values, ops with jvp rules in
-  place of partials such as divide and log): the current trace's `process`, exactly as
-  bind.
-
-A call of a Python function costs about a third of a call of a Primitive instance (34 ns
-against 82 to 100 ns, timeit, CPython 3.11), and the inline step saves the call of
-`process` and its generic checks: jvp of W1's 100-op chain went from 1.80M to 1.60M
-instructions per call (callgrind) when the entries took forward mode's step.
+gets a plain function instead: with nothing traced, one check and the kernel; else the
+innermost trace's `unary` or `binary` (ops/primitive.py), which a trace may handle in
+fewer steps than `process`: the reverse-mode trace records the node there (grad's hot
+path), the forward-mode trace computes the dual number (transforms/). The entries know
+nothing of any trace's internals. (A plain function is a cheaper call than a Primitive
+instance: benchmarks/README.md.)
 """
 from numpy import ndarray
 
-from ..ir.node import Aval, Node
-from ..ir.value import JVPTracer, Tracer, VJPTracer
-from .broadcasting import fit_tangent
-from .primitive import NEG, ONE, OTHER, _state
+from ..ir.value import Tracer
+from .primitive import NO_PARAMS, _state
 
-__all__ = ["UNREAD", "binary", "entry_for", "record", "unary"]
-
-_NO_PARAMS = {}
-UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
-
-
-def record(trace, prim, params, inputs, primals, out):
-    """Append a node to the tape of reverse-mode `trace`; return the traced value of `out`.
-
-    Objects are made by bare class calls and slot stores (Note [bare class calls] in
-    ir/node.py). The entries below write these same stores inline, which saves a call per
-    op on grad's hot path.
-    """
-    node = Node()
-    node.prim = prim
-    node.params = params
-    node.inputs = inputs
-    node.primals = primals
-    node.out = out if prim.saves_output else None
-    node.meta = None
-    trace.tape.append(node)
-    t = VJPTracer()
-    t._trace = trace
-    t.primal = out
-    t.edge = node
-    return t
+__all__ = ["binary", "entry_for", "unary"]
 
 
 def entry_for(prim, arity, aliases=()):
@@ -64,51 +26,19 @@ def unary(prim, aliases=()):
     """The entry function of a primitive of one argument and no parameters; `aliases`: NumPy's
     other names for it (see _named)."""
     impl = prim.impl
-    if not prim.simple:
+    if not prim.simple:  # no derivative (or not per-argument partials): bind as any primitive
         def entry(x):
             if isinstance(x, Tracer):
-                return _state.trace.process(prim, (x,), _NO_PARAMS)
+                return _state.trace.process(prim, (x,), NO_PARAMS)
             return impl(x)
         return _named(entry, prim, aliases)
 
     def entry(x):
         if x.__class__ is ndarray:  # nothing traced (rules in the backward pass, mostly)
             return impl(x)
-        if x.__class__ is VJPTracer:
-            trace = _state.trace
-            if x._trace is not trace or not trace.lean:
-                return trace.process(prim, (x,), _NO_PARAMS)
-            pa = x.primal
-            out = impl(pa) if trace.direct else trace.parent.process(prim, (pa,), _NO_PARAMS)
-            node = Node()  # (what record does, inline)
-            node.prim = prim
-            node.params = _NO_PARAMS
-            node.inputs = (x.edge,)
-            node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
-            node.out = out if prim.saves_output else None
-            node.meta = None
-            trace.tape.append(node)
-            t = VJPTracer()
-            t._trace = trace
-            t.primal = out
-            t.edge = node
-            return t
-        if not isinstance(x, Tracer):  # nothing traced (a Python or NumPy scalar)
-            return impl(x)
-        trace = _state.trace
-        partials = prim.partials
-        if x.__class__ is not JVPTracer or x._trace is not trace or not trace.direct or partials is None:
-            return trace.process(prim, (x,), _NO_PARAMS)
-        pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
-        out = impl(pa)
-        t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
-        if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
-            t_out = fit_tangent(t_out, out)
-        t = JVPTracer()
-        t._trace = trace
-        t.primal = out
-        t.tangent = t_out
-        return t
+        if isinstance(x, Tracer):
+            return _state.trace.unary(prim, x)
+        return impl(x)  # nothing traced (a Python or NumPy scalar)
     return _named(entry, prim, aliases)
 
 
@@ -118,72 +48,14 @@ def binary(prim, aliases=()):
     if not prim.simple:
         def entry(a, b):
             if isinstance(a, Tracer) or isinstance(b, Tracer):
-                return _state.trace.process(prim, (a, b), _NO_PARAMS)
+                return _state.trace.process(prim, (a, b), NO_PARAMS)
             return impl(a, b)
         return _named(entry, prim, aliases)
 
     def entry(a, b):
-        mine_a = a.__class__ is VJPTracer
-        mine_b = b.__class__ is VJPTracer
-        if mine_a or mine_b:
-            trace = _state.trace
-            # Each argument this trace's value or a constant (not another trace's value).
-            if not ((a._trace is trace if mine_a else a.__class__ is float or not isinstance(a, Tracer))
-                    and (b._trace is trace if mine_b else b.__class__ is float or not isinstance(b, Tracer))
-                    and trace.lean):
-                return trace.process(prim, (a, b), _NO_PARAMS)
-            pa = a.primal if mine_a else a
-            pb = b.primal if mine_b else b
-            out = impl(pa, pb) if trace.direct else trace.parent.process(prim, (pa, pb), _NO_PARAMS)
-            node = Node()
-            node.prim = prim
-            node.params = _NO_PARAMS
-            node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-            if prim.saves_inputs:
-                node.primals = (pa, pb)
-            else:  # a constant is kept as it is; a traced input not at all, or as its Aval if it broadcasts
-                node.primals = (
-                    (None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
-                    (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)
-            node.out = out if prim.saves_output else None
-            node.meta = None
-            trace.tape.append(node)
-            t = VJPTracer()
-            t._trace = trace
-            t.primal = out
-            t.edge = node
-            return t
-        if not (isinstance(a, Tracer) or isinstance(b, Tracer)):  # nothing traced
-            return impl(a, b)
-        dual_a = a.__class__ is JVPTracer
-        dual_b = b.__class__ is JVPTracer
-        trace = _state.trace
-        partials = prim.partials
-        if not ((dual_a or dual_b)
-                and (a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
-                and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
-                and trace.direct and partials is not None):
-            return trace.process(prim, (a, b), _NO_PARAMS)
-        pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
-        pb = b.primal if dual_b else b
-        out = impl(pa, pb)
-        t_out = None
-        if dual_a and (d := partials[0]) is not None:
-            ta = a.tangent
-            t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
-        if dual_b and (d := partials[1]) is not None:
-            tb = b.tangent
-            c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
-            t_out = c if t_out is None else t_out + c
-        if t_out is None:
-            return out
-        if t_out.shape != out.shape or t_out.dtype is not out.dtype:
-            t_out = fit_tangent(t_out, out)
-        t = JVPTracer()
-        t._trace = trace
-        t.primal = out
-        t.tangent = t_out
-        return t
+        if isinstance(a, Tracer) or isinstance(b, Tracer):
+            return _state.trace.binary(prim, a, b)
+        return impl(a, b)
     return _named(entry, prim, aliases)
 
 

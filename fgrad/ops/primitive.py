@@ -13,15 +13,32 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "VIEW", "Primitive", "Trace", "EvalTrace", "bind", "current_trace", "new_trace",
-           "push_trace", "pop_trace"]
+__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "NO_PARAMS", "VIEW", "Primitive", "Trace", "EvalTrace", "apply_partial",
+           "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
 
 # Partial derivatives (Primitive.partials) that need no call: 1, -1, and multiply's (the
-# other argument). The engine, forward mode and the entry functions apply them inline.
+# other argument). apply_partial says what they mean.
 ONE, NEG, OTHER = "one", "neg", "other"
+
+NO_PARAMS = {}  # the params of an op without any: one dict serves every such node
+
+
+def apply_partial(d, v, i, out, primals):
+    """`d`, a partial derivative of Primitive.partials (d out / d argument i), applied to `v`,
+    a cotangent or a tangent (elementwise: the same product either way). The engine and
+    forward mode apply partials here; the engine's tape walk keeps one inline copy, for the
+    ops of one argument (engine/backward.py, `_walk_tape`). The partial goes first: Note
+    [the partial first] in ops/elementwise.py."""
+    if d is ONE:
+        return v
+    if d is NEG:
+        return -v
+    if d is OTHER:  # multiply's: the other argument
+        return primals[1 - i] * v
+    return d(out, *primals) * v
 
 # What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.
 _SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True), "nothing": (False, False)}
@@ -127,6 +144,15 @@ class Trace:
 
     def process(self, prim, args, params):
         raise NotImplementedError
+
+    def unary(self, prim, x):
+        """An elementwise op of one argument and no parameters, as its entry function calls it
+        (ops/entries.py): `process` unless a trace handles these faster."""
+        return self.process(prim, (x,), NO_PARAMS)
+
+    def binary(self, prim, a, b):
+        """An elementwise op of two arguments and no parameters (see unary)."""
+        return self.process(prim, (a, b), NO_PARAMS)
 
     def process_custom(self, custom, args):
         """A function with a user-defined derivative (custom_vjp, custom_jvp, checkpoint)."""

@@ -12,13 +12,12 @@ import functools
 
 import numpy as np
 
-from ..ir.node import new_node
 from ..ir.value import Tracer
 from ..ops.zeros import materialize, zeros_like_value
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from . import trees
 from .forward import JVPTracer, dual
-from .reverse import VJPTracer, vjp, vjp_tracer
+from .reverse import VJPTracer, vjp
 
 __all__ = ["custom_vjp", "custom_jvp", "checkpoint"]
 
@@ -126,10 +125,8 @@ class _CustomBase:
     def _record(self, trace, leaves, mine, primals, out, params):
         """Record one tape node for this call on `trace`; its outputs as traced values."""
         out_leaves, out_tree = trees.flatten(out)
-        node = new_node(self.prim, params, [a.edge if m else None for a, m in zip(leaves, mine)], primals,
-                        tuple(out_leaves))
-        trace.tape.append(node)
-        return trees.unflatten(out_tree, [vjp_tracer(trace, o, node, i) for i, o in enumerate(out_leaves)])
+        inputs = [a.edge if m else None for a, m in zip(leaves, mine)]
+        return trees.unflatten(out_tree, trace.record(self.prim, params, inputs, primals, tuple(out_leaves)))
 
 
 class custom_vjp(_CustomBase):

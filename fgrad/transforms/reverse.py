@@ -8,19 +8,16 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, new_node, unread
+from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
-from ..ops.entries import UNREAD, record
-from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
+from ..ops.primitive import EVAL, NO_PARAMS, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "vjp_tracer", "vjp", "grad", "value_and_grad"]
 
 
-def _avals(values):
-    """Shapes and dtypes in place of the arrays (a rule that reads only those keeps only those)."""
-    return tuple(Aval(v) if hasattr(v, "shape") else v for v in values)
+UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
 
 
 def vjp_tracer(trace, primal, node, index=0):
@@ -43,11 +40,97 @@ class VJPTrace(Trace):
         # make_graph replay or print the tape and keep everything.
         self.lean = True
 
+    def record(self, prim, params, inputs, primals, out):
+        """Append a node for `prim` to the tape; return its output as this trace's value (a
+        tuple of them for a multiple-result primitive). The one place reverse mode records:
+        process, its fast paths, unary and binary (the entry functions' calls) and custom
+        rules come here. The node and the value are bare class calls and slot stores
+        (Note [bare class calls] in ir/node.py); a lean tape keeps the output only if the
+        rules read it."""
+        node = Node()
+        node.prim = prim
+        node.params = params
+        node.inputs = inputs
+        node.primals = primals
+        node.out = out if prim.saves_output or prim.multiple_results or not self.lean else None
+        node.meta = None
+        self.tape.append(node)
+        if prim.multiple_results:
+            return tuple(vjp_tracer(self, o, node, i) for i, o in enumerate(out))
+        t = VJPTracer()
+        t._trace = self
+        t.primal = out
+        t.edge = node
+        return t
+
+    def unary(self, prim, x):
+        """An elementwise op of one argument (an entry function's call), recorded here when x
+        is this trace's, the tape lean and the op differentiable: grad's hot path. Its
+        residuals are those of process_general, specialized: an op of one argument keeps its
+        input's shape, so an unread input is kept only as its Aval, when its dtype differs
+        (tests/ops/test_entries.py compares the two paths)."""
+        if x.__class__ is not VJPTracer or x._trace is not self or not self.lean:
+            return self.process(prim, (x,), NO_PARAMS)
+        pa = x.primal
+        out = prim.impl(pa) if self.direct else self.parent.process(prim, (pa,), NO_PARAMS)
+        node = Node()  # (record's stores, inline: the one inline copy)
+        node.prim = prim
+        node.params = NO_PARAMS
+        node.inputs = (x.edge,)
+        node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
+        node.out = out if prim.saves_output else None
+        node.meta = None
+        self.tape.append(node)
+        t = VJPTracer()
+        t._trace = self
+        t.primal = out
+        t.edge = node
+        return t
+
+    def binary(self, prim, a, b):
+        """An elementwise op of two arguments, each this trace's value or a constant (see unary)."""
+        mine_a = a.__class__ is VJPTracer and a._trace is self
+        mine_b = b.__class__ is VJPTracer and b._trace is self
+        if not ((mine_a or mine_b) and (mine_a or a.__class__ is float or not isinstance(a, Tracer))
+                and (mine_b or b.__class__ is float or not isinstance(b, Tracer)) and self.lean):
+            return self.process(prim, (a, b), NO_PARAMS)
+        pa = a.primal if mine_a else a
+        pb = b.primal if mine_b else b
+        out = prim.impl(pa, pb) if self.direct else self.parent.process(prim, (pa, pb), NO_PARAMS)
+        node = Node()
+        node.prim = prim
+        node.params = NO_PARAMS
+        node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
+        if prim.saves_inputs:
+            node.primals = (pa, pb)
+        else:
+            node.primals = ((None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
+                            (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)
+        node.out = out if prim.saves_output else None
+        node.meta = None
+        self.tape.append(node)
+        t = VJPTracer()
+        t._trace = self
+        t.primal = out
+        t.edge = node
+        return t
+
+    def _record2(self, prim, params, a, b, mine_a, mine_b):
+        """The kernel and the node of an op of two arguments, each this trace's value or a constant."""
+        pa = a.primal if mine_a else a
+        pb = b.primal if mine_b else b
+        if self.direct:
+            out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+        else:
+            out = self.parent.process(prim, (pa, pb), params)
+        return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None),
+                           (pa, pb) if prim.saves_inputs else  # (a constant is never read: kept as it is)
+                           (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb), out)
+
     def process(self, prim, args, params):
-        # Fast path: one or two arguments, each this trace's tracer or a constant, one output,
+        # Fast path: one or two arguments, each this trace's value or a constant, one output,
         # a lean tape. The primal runs as a kernel when direct, else in the parent trace (the
-        # forward pass of forward-over-reverse, hvp and hessian, takes this path too). The
-        # elementwise ops' entry functions (ops/entries.py) take the same path inline.
+        # forward pass of forward-over-reverse, hvp and hessian, takes this path too).
         n = len(args)
         if n > 2 or not (self.lean and prim.simple):
             return self.process_general(prim, args, params)
@@ -60,32 +143,13 @@ class VJPTrace(Trace):
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
             else:
                 out = self.parent.process(prim, (pa,), params)
-            inputs = (a.edge,)
-            if prim.saves_inputs:
-                primals = (pa,)
-            elif prim.partials is not None and pa.dtype is out.dtype:
-                primals = UNREAD  # unread() inline (a unary elementwise op keeps its input's shape)
-            else:
-                primals = (Aval(pa),)
-        else:
-            b = args[1]
-            mine_a = a.__class__ is VJPTracer and a._trace is self
-            mine_b = b.__class__ is VJPTracer and b._trace is self
-            if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer))
-                    and (mine_b or not isinstance(b, Tracer))):
-                return self.process_general(prim, args, params)
-            pa = a.primal if mine_a else a
-            pb = b.primal if mine_b else b
-            if self.direct:
-                out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-            else:
-                out = self.parent.process(prim, (pa, pb), params)
-            inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-            if prim.saves_inputs:
-                primals = (pa, pb)
-            else:  # constants are never read: keep them as they are
-                primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
-        return record(self, prim, params, inputs, primals, out)
+            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else (unread(pa, out, prim),), out)
+        b = args[1]
+        mine_a = a.__class__ is VJPTracer and a._trace is self
+        mine_b = b.__class__ is VJPTracer and b._trace is self
+        if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer))):
+            return self.process_general(prim, args, params)
+        return self._record2(prim, params, a, b, mine_a, mine_b)
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
@@ -103,13 +167,9 @@ class VJPTrace(Trace):
             if not self.lean:
                 self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
-        lean = self.lean
-        node = new_node(prim, params, inputs, primals if prim.saves_inputs or not lean else _avals(primals),
-                        out if prim.saves_output or prim.multiple_results or not lean else None)
-        self.tape.append(node)
-        if prim.multiple_results:
-            return tuple(vjp_tracer(self, o, node, i) for i, o in enumerate(out))
-        return vjp_tracer(self, out, node)
+        if not (prim.saves_inputs or not self.lean):  # an unread input: its Aval (unread), a constant as it is
+            primals = [p if t is None else unread(p, out, prim) for p, t in zip(primals, owned)]
+        return self.record(prim, params, inputs, primals, out)
 
     def process_custom(self, custom, args):
         return custom.process_vjp(self, args)
