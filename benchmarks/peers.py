@@ -12,7 +12,7 @@ import numpy as np
 
 from . import workloads as wl
 
-__all__ = ["PEER_MODULES", "peer_impls", "to_numpy", "import_status"]
+__all__ = ["PEER_MODULES", "import_status", "peer_impls", "to_numpy"]
 
 # impl name -> the module that must import for it to run
 PEER_MODULES = {

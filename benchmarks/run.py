@@ -22,8 +22,8 @@ if __package__ in (None, ""):  # run as `python benchmarks/run.py`
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     __package__ = "benchmarks"
 
-from benchmarks import env as benv  # noqa: E402
-from benchmarks.workloads import TITLES, WORKLOADS  # noqa: E402
+from benchmarks import env as benv
+from benchmarks.workloads import TITLES, WORKLOADS
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "benchmarks", "results")

@@ -14,9 +14,24 @@ before it is timed, and the name of the baseline implementation its ratio is tak
 """
 import numpy as np
 
-__all__ = ["Case", "Impl", "WORKLOADS", "SIZES", "make_cases", "numpy_impls", "fgrad_impls",
-           "chain_source", "chain_runner", "W1_CYCLE", "W5_CYCLE", "rosenbrock", "mlp_loss", "hvp_objective",
-           "jac_map", "check_close"]
+__all__ = [
+    "SIZES",
+    "W1_CYCLE",
+    "W5_CYCLE",
+    "WORKLOADS",
+    "Case",
+    "Impl",
+    "chain_runner",
+    "chain_source",
+    "check_close",
+    "fgrad_impls",
+    "hvp_objective",
+    "jac_map",
+    "make_cases",
+    "mlp_loss",
+    "numpy_impls",
+    "rosenbrock",
+]
 
 # ---- sizes ---------------------------------------------------------------------------
 # "full" is what the issue asks for; "quick" keeps the timed program the same where that is
@@ -334,7 +349,7 @@ def make_cases(key, scale="full"):
     if key == "W2":
         data = _mlp_data(size, rng)
         ref = mlp_numpy_grad(*(data[k] for k in ("W1", "b1", "W2", "b2", "X", "Y")))
-        return [Case(key, "{}-{}-{} batch {}".format(size[1], size[2], size[3], size[0]), data, ref)]
+        return [Case(key, f"{size[1]}-{size[2]}-{size[3]} batch {size[0]}", data, ref)]
     if key == "W3":
         cases = []
         for n in size:

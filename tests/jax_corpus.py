@@ -12,7 +12,7 @@ module level: JAX is a test-only dependency.
 """
 import numpy as np
 
-__all__ = ["CASES", "Case", "branch", "special", "is_jax"]
+__all__ = ["CASES", "Case", "branch", "is_jax", "special"]
 
 _rng = np.random.default_rng(20240611)
 

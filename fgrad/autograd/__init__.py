@@ -11,5 +11,19 @@ from .functional import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
 
-__all__ = ["Tensor", "backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "graph", "forward_ad", "profiler"]
+__all__ = [
+           "Function",
+           "FunctionCtx",
+           "Tensor",
+           "backward",
+           "detect_anomaly",
+           "enable_grad",
+           "forward_ad",
+           "grad",
+           "graph",
+           "is_grad_enabled",
+           "no_grad",
+           "profiler",
+           "set_detect_anomaly",
+           "set_grad_enabled",
+]

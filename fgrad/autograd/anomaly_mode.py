@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ir.value import concrete
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "is_anomaly_enabled", "set_detect_anomaly"]
 
 class _State(threading.local):
     enabled = False  # the defaults in every thread

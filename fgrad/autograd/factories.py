@@ -4,8 +4,25 @@ import numpy as np
 from ..backend import device as to_device
 from .tensor import Tensor
 
-__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "eye", "arange", "linspace",
-           "randn", "rand", "randint", "zeros_like", "ones_like", "full_like", "manual_seed"]
+__all__ = [
+    "arange",
+    "as_tensor",
+    "empty",
+    "eye",
+    "from_numpy",
+    "full",
+    "full_like",
+    "linspace",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "randint",
+    "randn",
+    "tensor",
+    "zeros",
+    "zeros_like",
+]
 
 _rng = [np.random.default_rng()]
 

@@ -9,7 +9,7 @@ import threading
 from ..ops.primitive import new_trace
 from ..transforms.forward import JVPTrace, JVPTracer, dual
 
-__all__ = ["dual_level", "make_dual", "unpack_dual", "UnpackedDualTensor"]
+__all__ = ["UnpackedDualTensor", "dual_level", "make_dual", "unpack_dual"]
 
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 _state = threading.local()

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..ir.node import new_node
 from ..ir.value import Tracer, concrete
-from ..ops.zeros import materialize
 from ..ops.primitive import EVAL, Primitive, current_trace
+from ..ops.zeros import materialize
 from ..transforms.custom import custom_vjp
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, new_meta

@@ -6,7 +6,7 @@ They govern the imperative face only; the functional transforms always trace.
 import functools
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 
 class _State(threading.local):
     enabled = True  # the default in every thread

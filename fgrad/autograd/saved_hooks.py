@@ -6,7 +6,7 @@ disk or another device and load it again).
 """
 import threading
 
-__all__ = ["saved_tensors_hooks", "current"]
+__all__ = ["current", "saved_tensors_hooks"]
 
 class _State(threading.local):
     stack = None  # a list per thread, once a hook pair is installed

@@ -30,7 +30,7 @@ from ..ops import primitive
 from ..ops.primitive import OTHER, escaped_tracer_error
 from . import anomaly_mode, grad_mode, saved_hooks
 
-__all__ = ["record", "NodeMeta", "AccumulateGrad", "VersionCounter", "RemovableHandle"]
+__all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "record"]
 
 Tensor = None  # fgrad.autograd.tensor.Tensor, set when that module loads (it imports this one)
 
@@ -110,7 +110,7 @@ class NodeMeta:
         """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
-                or self.stack is not None or anomaly_mode.ever_enabled and anomaly_mode._state.enabled:  # (NaN checks)
+                or self.stack is not None or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):  # (NaN checks)
             return False
         if node.primals is None:
             raise freed_graph_error(node)
@@ -269,8 +269,8 @@ def record(prim, args, params):
     case) take a short path without loops; everything else is `record_general`."""
     n = len(args)
     if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.view is not None \
-            or saved_hooks.ever_used and saved_hooks._state.stack \
-            or anomaly_mode.ever_enabled and anomaly_mode._state.enabled:
+            or (saved_hooks.ever_used and saved_hooks._state.stack) \
+            or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):
         return record_general(prim, args, params)
     a = args[0]
     ta = isinstance(a, Tensor)
@@ -286,7 +286,7 @@ def record(prim, args, params):
         b = args[1]
         tb = isinstance(b, Tensor)
         gb = tb and b._requires_grad
-        if not (ga or gb) or not ta and isinstance(a, Tracer) or not tb and isinstance(b, Tracer):
+        if not (ga or gb) or (not ta and isinstance(a, Tracer)) or (not tb and isinstance(b, Tracer)):
             return record_general(prim, args, params)
         pa = a.primal if ta else a
         pb = b.primal if tb else b

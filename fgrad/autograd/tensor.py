@@ -12,17 +12,17 @@ import weakref
 import numpy as np
 
 from .. import numpy as fnp
-from ..backend import array_module, device as to_device, device_of
+from ..backend import array_module, device_of
+from ..backend import device as to_device
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
-from ..scipy import special
-
 from ..ops.primitive import EVAL, VIEW
 from ..ops.stop_gradient import stop_gradient
+from ..scipy import special
 from ..transforms import trees
-from .grad_mode import is_grad_enabled, no_grad
 from . import tape
+from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
 __all__ = ["Tensor"]
@@ -499,7 +499,7 @@ class Tensor(Tracer):
 
     def __setitem__(self, index, value):
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
-        tracked = is_grad_enabled() and (self._requires_grad or isinstance(value, Tensor) and value._requires_grad)
+        tracked = is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
         if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)
             self.primal[index] = value.primal if isinstance(value, Tensor) else concrete(value)
             self._version_counter.value += 1

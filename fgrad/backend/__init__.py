@@ -12,7 +12,7 @@ except Exception:  # ImportError, or a CuPy without a usable CUDA runtime
     _cupy = None
     _CUPY_ARRAY = ()
 
-__all__ = ["Device", "device", "array_module", "device_of", "cupy_available"]
+__all__ = ["Device", "array_module", "cupy_available", "device", "device_of"]
 
 
 def cupy_available():

@@ -18,7 +18,7 @@ from ..ops.elementwise import add
 from ..ops.primitive import NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
 
-__all__ = ["backward", "FreedGraphError"]
+__all__ = ["FreedGraphError", "backward"]
 
 
 class FreedGraphError(RuntimeError):
@@ -161,7 +161,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
         else:
             prim = node.prim
             meta = node.meta
-            if not simple or prim is None or meta is not None and (create_graph or not meta.plain(node)):
+            if not simple or prim is None or (meta is not None and (create_graph or not meta.plain(node))):
                 if capture is not None and node in capture:
                     capture[node] = g
                 if prim is None:  # a leaf: its cotangent is an answer

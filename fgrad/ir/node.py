@@ -16,7 +16,7 @@ is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an out
 multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
-__all__ = ["Node", "new_node", "Leaf", "Edge", "Aval", "unread"]
+__all__ = ["Aval", "Edge", "Leaf", "Node", "new_node", "unread"]
 
 
 class Node:

@@ -2,5 +2,15 @@
 from . import functional
 from .modules import CrossEntropyLoss, Linear, Module, MSELoss, Parameter, ReLU, Sequential, Sigmoid, Tanh
 
-__all__ = ["functional", "Module", "Parameter", "Linear", "ReLU", "Tanh", "Sigmoid", "Sequential", "MSELoss",
-           "CrossEntropyLoss"]
+__all__ = [
+           "CrossEntropyLoss",
+           "Linear",
+           "MSELoss",
+           "Module",
+           "Parameter",
+           "ReLU",
+           "Sequential",
+           "Sigmoid",
+           "Tanh",
+           "functional",
+]

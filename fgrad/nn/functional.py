@@ -5,7 +5,7 @@ from .. import numpy as fnp
 from ..ir.value import concrete
 from ..scipy import special
 
-__all__ = ["relu", "tanh", "sigmoid", "linear", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss"]
+__all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
 
 
 def relu(x):

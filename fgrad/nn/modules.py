@@ -2,13 +2,11 @@
 import collections
 import math
 
-
-
 from ..autograd.factories import _rng
 from ..autograd.tensor import Tensor
 from . import functional as F
 
-__all__ = ["Parameter", "Module", "Linear", "ReLU", "Tanh", "Sigmoid", "Sequential", "MSELoss", "CrossEntropyLoss"]
+__all__ = ["CrossEntropyLoss", "Linear", "MSELoss", "Module", "Parameter", "ReLU", "Sequential", "Sigmoid", "Tanh"]
 
 
 class Parameter(Tensor):

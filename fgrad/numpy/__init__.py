@@ -7,10 +7,10 @@ import sys as _sys
 
 import numpy as _np
 
-from . import bridge as _bridge  # noqa: F401  (NumPy's __array_ufunc__/__array_function__ on traced values)
-from . import methods as _methods  # noqa: F401  (attaches operators to traced values)
+from . import bridge as _bridge
 from . import linalg
-from ._core import *  # noqa: F401,F403
+from . import methods as _methods  # noqa: F401  (attaches operators to traced values)
+from ._core import *  # noqa: F403
 from .linalg import dot, einsum, inner, kron, matmul, outer, tensordot, vdot  # noqa: F401
 
 pi, e, inf, nan, newaxis, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, None, _np.euler_gamma

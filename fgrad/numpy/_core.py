@@ -6,7 +6,6 @@ the same backend; on traced values it is traced. Composites are written here in 
 ops, so they differentiate to any order without rules of their own.
 """
 import builtins
-
 import math
 import types
 

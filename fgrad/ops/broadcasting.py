@@ -24,8 +24,18 @@ from ..backend import array_module
 from .primitive import VIEW, Primitive
 from .shape import reshape
 
-__all__ = ["broadcast_to", "reduce_sum", "convert", "cast", "keep_axes", "reducer", "unbroadcast", "fit_cotangent",
-           "fit_tangent", "real_dtype"]
+__all__ = [
+    "broadcast_to",
+    "cast",
+    "convert",
+    "fit_cotangent",
+    "fit_tangent",
+    "keep_axes",
+    "real_dtype",
+    "reduce_sum",
+    "reducer",
+    "unbroadcast",
+]
 
 
 def _broadcast_to(x, shape):
@@ -47,7 +57,7 @@ broadcast_to.defvjp(lambda g, ans, x, shape: unbroadcast(g, x.shape)).defjvp(
 def keep_axes(g, x, axis, keepdims):
     """`g`, a reduction's result (or cotangent), with the axes of `x` it reduced re-inserted as
     1s, so it broadcasts against `x`."""
-    if keepdims or axis is None and g.ndim == 0:
+    if keepdims or (axis is None and g.ndim == 0):
         return g
     shape = list(x.shape)
     for a in (range(len(shape)) if axis is None else axis):

@@ -13,7 +13,7 @@ from ..backend import array_module
 from ..ir.value import concrete
 from .primitive import Primitive
 
-__all__ = ["einsum", "normalize", "from_sublists"]
+__all__ = ["einsum", "from_sublists", "normalize"]
 
 LETTERS = string.ascii_letters
 _SUBLIST_LETTERS = string.ascii_uppercase + string.ascii_lowercase  # NumPy's: 0 is 'A', 26 is 'a'
@@ -54,7 +54,7 @@ def normalize(subscripts, shapes):
     for k, (term, shape) in enumerate(zip(inputs, shapes)):
         named = len(term.replace("...", ""))
         extra = len(shape) - named
-        if extra < 0 or extra > 0 and "..." not in term:
+        if extra < 0 or (extra > 0 and "..." not in term):
             raise _error(subscripts, f"operand {k} has shape {tuple(shape)} ({len(shape)} dimensions) but its "
                                      f"subscripts {term!r} name {named}")
         ellipsis_ndims.append(extra)

@@ -10,7 +10,7 @@ from ..backend import array_module
 from ..ir.value import Tracer, concrete
 from .primitive import Primitive
 
-__all__ = ["getitem", "scatter_add", "normalize_index"]
+__all__ = ["getitem", "normalize_index", "scatter_add"]
 
 
 def normalize_index(index):

@@ -10,9 +10,9 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .broadcasting import reduce_sum
 from .elementwise import where
 from .primitive import Primitive
-from .broadcasting import reduce_sum
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
 from .transpose import vjp_from_jvp
 

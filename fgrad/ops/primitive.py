@@ -13,8 +13,23 @@ import threading
 
 from ..ir.value import Tracer
 
-__all__ = ["REGISTRY", "ONE", "NEG", "OTHER", "NO_PARAMS", "VIEW", "Primitive", "Trace", "EvalTrace", "apply_partial",
-           "bind", "current_trace", "new_trace", "push_trace", "pop_trace"]
+__all__ = [
+    "NEG",
+    "NO_PARAMS",
+    "ONE",
+    "OTHER",
+    "REGISTRY",
+    "VIEW",
+    "EvalTrace",
+    "Primitive",
+    "Trace",
+    "apply_partial",
+    "bind",
+    "current_trace",
+    "new_trace",
+    "pop_trace",
+    "push_trace",
+]
 
 
 REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive test table
@@ -144,15 +159,6 @@ class Trace:
 
     def process(self, prim, args, params):
         raise NotImplementedError
-
-    def unary(self, prim, x):
-        """An elementwise op of one argument and no parameters, as its entry function calls it
-        (ops/entries.py): `process` unless a trace handles these faster."""
-        return self.process(prim, (x,), NO_PARAMS)
-
-    def binary(self, prim, a, b):
-        """An elementwise op of two arguments and no parameters (see unary)."""
-        return self.process(prim, (a, b), NO_PARAMS)
 
     def process_custom(self, custom, args):
         """A function with a user-defined derivative (custom_vjp, custom_jvp, checkpoint)."""

@@ -12,7 +12,6 @@ from . import indexing
 from .primitive import VIEW, Primitive
 from .zeros import zeros_like_value
 
-
 # The array's own methods: np.reshape and np.transpose are Python wrappers around them.
 reshape = Primitive("reshape", lambda x, shape: x.reshape(shape) if hasattr(x, "reshape") else np.reshape(x, shape),
                     saves="nothing", torch_name="View",

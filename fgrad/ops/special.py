@@ -13,7 +13,7 @@ from .elementwise import defderiv, exp, log
 from .entries import entry_for
 from .primitive import Primitive
 
-__all__ = ["erf", "erfc", "gammaln", "digamma", "polygamma", "expit", "logit", "xlogy"]
+__all__ = ["digamma", "erf", "erfc", "expit", "gammaln", "logit", "polygamma", "xlogy"]
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 

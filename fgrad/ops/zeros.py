@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import concrete
 
-__all__ = ["zeros_like_value", "materialize"]
+__all__ = ["materialize", "zeros_like_value"]
 
 
 def zeros_like_value(value):

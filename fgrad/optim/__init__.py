@@ -1,4 +1,4 @@
 """fgrad.optim: SGD and Adam."""
 from .optimizer import SGD, Adam, Optimizer
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["SGD", "Adam", "Optimizer"]

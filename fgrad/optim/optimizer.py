@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["SGD", "Adam", "Optimizer"]
 
 
 class Optimizer:

@@ -16,8 +16,20 @@ from ..numpy._core import _as_operand, normalize_axis
 from ..ops.special import digamma, erf, erfc, expit, gammaln, logit, polygamma, xlogy
 from ..ops.stop_gradient import stop_gradient as _stop_gradient
 
-__all__ = ["erf", "erfc", "gammaln", "digamma", "psi", "polygamma", "expit", "logit", "xlogy",
-           "logsumexp", "softmax", "log_softmax"]
+__all__ = [
+    "digamma",
+    "erf",
+    "erfc",
+    "expit",
+    "gammaln",
+    "log_softmax",
+    "logit",
+    "logsumexp",
+    "polygamma",
+    "psi",
+    "softmax",
+    "xlogy",
+]
 
 psi = digamma
 

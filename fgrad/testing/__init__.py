@@ -2,4 +2,4 @@
 from .check import GradcheckError, check_grads, gradcheck, gradgradcheck
 from .finite_differences import numerical_jacobian, numerical_jvp
 
-__all__ = ["check_grads", "gradcheck", "gradgradcheck", "GradcheckError", "numerical_jacobian", "numerical_jvp"]
+__all__ = ["GradcheckError", "check_grads", "gradcheck", "gradgradcheck", "numerical_jacobian", "numerical_jvp"]

@@ -17,7 +17,7 @@ from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
 from .finite_differences import default_eps, numerical_jvp
 
-__all__ = ["check_grads", "gradcheck", "gradgradcheck", "GradcheckError"]
+__all__ = ["GradcheckError", "check_grads", "gradcheck", "gradgradcheck"]
 
 _TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-2, np.dtype(np.float16): 1e-1}
 

@@ -4,7 +4,7 @@ import numpy as np
 from ..ir.value import concrete
 from ..transforms import trees
 
-__all__ = ["numerical_jacobian", "numerical_jvp", "default_eps"]
+__all__ = ["default_eps", "numerical_jacobian", "numerical_jvp"]
 
 
 def default_eps(dtype):

@@ -13,13 +13,13 @@ import functools
 import numpy as np
 
 from ..ir.value import Tracer
-from ..ops.zeros import materialize, zeros_like_value
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
+from ..ops.zeros import materialize, zeros_like_value
 from . import trees
 from .forward import JVPTracer, dual
 from .reverse import VJPTracer, vjp
 
-__all__ = ["custom_vjp", "custom_jvp", "checkpoint"]
+__all__ = ["checkpoint", "custom_jvp", "custom_vjp"]
 
 
 def _split_args(args, nondiff_argnums, name):

@@ -8,11 +8,11 @@ trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 """
 import numpy as np
 
+from ..engine.gc_pause import paused
 from ..ir.value import JVPTracer, Tracer
 from ..ops.broadcasting import fit_tangent
+from ..ops.primitive import Trace, apply_partial, pop_trace, push_trace, set_current, split_owned
 from ..ops.zeros import zeros_like_value
-from ..ops.primitive import NO_PARAMS, Trace, apply_partial, pop_trace, push_trace, set_current, split_owned
-from ..engine.gc_pause import paused
 from . import trees
 from .reverse import VJPTrace, VJPTracer, trace_inputs
 
@@ -41,7 +41,7 @@ def tangent_of(prim, primals, tangents, ans, params):
             continue
         c = apply_partial(rule, t, i, ans, primals) if partials is not None else rule(t, ans, *primals, **params)
         total = c if total is None else total + c
-    if total is None or total.shape == ans.shape and total.dtype == ans.dtype:
+    if total is None or (total.shape == ans.shape and total.dtype == ans.dtype):
         return total
     return fit_tangent(total, ans)
 
@@ -56,7 +56,8 @@ class JVPTrace(Trace):
         # primals, one output, per-argument rules. The rule runs under this trace: its ops see
         # only concrete values (the parent is the bottom trace, so no outer transform is
         # active), so each runs its kernel at once (Primitive.__call__), with no trace switch.
-        # (Elementwise ops come here from their entry functions too: Trace.unary/binary.)
+        # (An elementwise op called through its entry function takes this step there, inline:
+        # Note [the entries' inline steps] in ops/entries.py.)
         n = len(args)
         if not (self.direct and prim.simple and prim.jvp_full is None and n <= 2):
             return self.process_general(prim, args, params)
@@ -79,26 +80,6 @@ class JVPTrace(Trace):
         t = JVPTracer()
         t._trace, t.primal, t.tangent = self, out, t_out
         return t
-
-    def unary(self, prim, x):
-        """An elementwise op of one argument (an entry function's call) on a dual number of this
-        trace with a concrete primal: its primal and tangent here (jvp's hot path); else process."""
-        if x.__class__ is not JVPTracer or x._trace is not self or not self.direct or prim.jvp_full is not None:
-            return self.process(prim, (x,), NO_PARAMS)
-        out, t_out = self._by_rule(prim, (x.primal,), (x.tangent,), NO_PARAMS)
-        return out if t_out is None else dual(self, out, t_out)
-
-    def binary(self, prim, a, b):
-        """An elementwise op of two arguments, each this trace's dual number or a constant (see unary)."""
-        mine_a = a.__class__ is JVPTracer and a._trace is self
-        mine_b = b.__class__ is JVPTracer and b._trace is self
-        if not ((mine_a or mine_b) and (mine_a or a.__class__ is float or not isinstance(a, Tracer))
-                and (mine_b or b.__class__ is float or not isinstance(b, Tracer)) and self.direct
-                and prim.jvp_full is None):
-            return self.process(prim, (a, b), NO_PARAMS)
-        out, t_out = self._by_rule(prim, (a.primal if mine_a else a, b.primal if mine_b else b),
-                                   (a.tangent if mine_a else None, b.tangent if mine_b else None), NO_PARAMS)
-        return out if t_out is None else dual(self, out, t_out)
 
     @staticmethod
     def _by_rule(prim, primals, tangents, params):

@@ -20,7 +20,7 @@ def make_graph(fun):
     def graph_of(*args, **kwargs):
         leaves, treedef = trees.flatten(args)
         labels = trees.leaf_labels(treedef, "args")
-        floating = [hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating)
+        floating = [(hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating))
                     or isinstance(x, float) for x in leaves]
         ctx = new_trace(VJPTrace, "make_graph")
         with ctx as trace:

@@ -13,7 +13,7 @@ from . import trees
 from .forward import jvp_named, linearize_named
 from .reverse import value_and_grad_call, vjp_named
 
-__all__ = ["jacfwd", "jacrev", "hessian", "hvp"]
+__all__ = ["hessian", "hvp", "jacfwd", "jacrev"]
 
 
 def _partial(fun, args, nums, kwargs):

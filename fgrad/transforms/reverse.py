@@ -11,13 +11,11 @@ from ..engine.gc_pause import paused
 from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
-from ..ops.primitive import EVAL, NO_PARAMS, Trace, pop_trace, push_trace, split_owned
+from ..ops.entries import UNREAD
+from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
-__all__ = ["VJPTrace", "VJPTracer", "vjp_tracer", "vjp", "grad", "value_and_grad"]
-
-
-UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
+__all__ = ["VJPTrace", "VJPTracer", "grad", "value_and_grad", "vjp", "vjp_tracer"]
 
 
 def vjp_tracer(trace, primal, node, index=0):
@@ -42,11 +40,11 @@ class VJPTrace(Trace):
 
     def record(self, prim, params, inputs, primals, out):
         """Append a node for `prim` to the tape; return its output as this trace's value (a
-        tuple of them for a multiple-result primitive). The one place reverse mode records:
-        process, its fast paths, unary and binary (the entry functions' calls) and custom
-        rules come here. The node and the value are bare class calls and slot stores
-        (Note [bare class calls] in ir/node.py); a lean tape keeps the output only if the
-        rules read it."""
+        tuple of them for a multiple-result primitive). The one home of reverse-mode
+        recording: process, its fast path and custom rules come here; the elementwise entry
+        functions keep an inline copy (Note [the entries' inline steps] in ops/entries.py).
+        The node and the value are bare class calls and slot stores (Note [bare class calls]
+        in ir/node.py); a lean tape keeps the output only if the rules read it."""
         node = Node()
         node.prim = prim
         node.params = params
@@ -62,70 +60,6 @@ class VJPTrace(Trace):
         t.primal = out
         t.edge = node
         return t
-
-    def unary(self, prim, x):
-        """An elementwise op of one argument (an entry function's call), recorded here when x
-        is this trace's, the tape lean and the op differentiable: grad's hot path. Its
-        residuals are those of process_general, specialized: an op of one argument keeps its
-        input's shape, so an unread input is kept only as its Aval, when its dtype differs
-        (tests/ops/test_entries.py compares the two paths)."""
-        if x.__class__ is not VJPTracer or x._trace is not self or not self.lean:
-            return self.process(prim, (x,), NO_PARAMS)
-        pa = x.primal
-        out = prim.impl(pa) if self.direct else self.parent.process(prim, (pa,), NO_PARAMS)
-        node = Node()  # (record's stores, inline: the one inline copy)
-        node.prim = prim
-        node.params = NO_PARAMS
-        node.inputs = (x.edge,)
-        node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
-        node.out = out if prim.saves_output else None
-        node.meta = None
-        self.tape.append(node)
-        t = VJPTracer()
-        t._trace = self
-        t.primal = out
-        t.edge = node
-        return t
-
-    def binary(self, prim, a, b):
-        """An elementwise op of two arguments, each this trace's value or a constant (see unary)."""
-        mine_a = a.__class__ is VJPTracer and a._trace is self
-        mine_b = b.__class__ is VJPTracer and b._trace is self
-        if not ((mine_a or mine_b) and (mine_a or a.__class__ is float or not isinstance(a, Tracer))
-                and (mine_b or b.__class__ is float or not isinstance(b, Tracer)) and self.lean):
-            return self.process(prim, (a, b), NO_PARAMS)
-        pa = a.primal if mine_a else a
-        pb = b.primal if mine_b else b
-        out = prim.impl(pa, pb) if self.direct else self.parent.process(prim, (pa, pb), NO_PARAMS)
-        node = Node()
-        node.prim = prim
-        node.params = NO_PARAMS
-        node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-        if prim.saves_inputs:
-            node.primals = (pa, pb)
-        else:
-            node.primals = ((None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
-                            (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)
-        node.out = out if prim.saves_output else None
-        node.meta = None
-        self.tape.append(node)
-        t = VJPTracer()
-        t._trace = self
-        t.primal = out
-        t.edge = node
-        return t
-
-    def _record2(self, prim, params, a, b, mine_a, mine_b):
-        """The kernel and the node of an op of two arguments, each this trace's value or a constant."""
-        pa = a.primal if mine_a else a
-        pb = b.primal if mine_b else b
-        if self.direct:
-            out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
-        else:
-            out = self.parent.process(prim, (pa, pb), params)
-        return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None),
-                           (pa, pb) if prim.saves_inputs else  # (a constant is never read: kept as it is)
-                           (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb), out)
 
     def process(self, prim, args, params):
         # Fast path: one or two arguments, each this trace's value or a constant, one output,
@@ -143,13 +77,22 @@ class VJPTrace(Trace):
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
             else:
                 out = self.parent.process(prim, (pa,), params)
-            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else (unread(pa, out, prim),), out)
+            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else  # (unread(), for one argument)
+                               UNREAD if prim.partials is not None and pa.dtype is out.dtype else (Aval(pa),), out)
         b = args[1]
         mine_a = a.__class__ is VJPTracer and a._trace is self
         mine_b = b.__class__ is VJPTracer and b._trace is self
         if not ((mine_a or mine_b) and (mine_a or not isinstance(a, Tracer)) and (mine_b or not isinstance(b, Tracer))):
             return self.process_general(prim, args, params)
-        return self._record2(prim, params, a, b, mine_a, mine_b)
+        pa = a.primal if mine_a else a
+        pb = b.primal if mine_b else b
+        if self.direct:
+            out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
+        else:
+            out = self.parent.process(prim, (pa, pb), params)
+        return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None),
+                           (pa, pb) if prim.saves_inputs else  # (a constant is never read: kept as it is)
+                           (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb), out)
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""

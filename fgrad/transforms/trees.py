@@ -8,8 +8,8 @@ import numpy as np
 import optree
 
 from ..ir.value import Tracer
-from ..ops.zeros import zeros_like_value
 from ..ops.primitive import EVAL
+from ..ops.zeros import zeros_like_value
 
 __all__ = ["flatten", "unflatten"]
 

@@ -89,3 +89,31 @@ def test_forward_over_reverse_multiplies_on_the_traced_partial(monkeypatch):
     assert calls == []
     np.testing.assert_allclose(hv, fgrad.hessian(f)(X) @ v, rtol=1e-10)
     np.testing.assert_allclose(value, f(X))
+
+
+class _Recording:
+    """A stand-in profiler: while one is set, every node takes backward's general path."""
+
+    def clock(self):
+        return 0.0
+
+    def record_backward(self, node, t0):
+        pass
+
+
+@pytest.mark.parametrize("f", [
+    lambda x, y: fnp.sum(fnp.cos(-fnp.tanh(fnp.sin(x)) * 1.5) * y + x / y),
+    lambda x, y: fnp.sum(fnp.exp(x.astype(np.float32))[:, None] * y - fnp.maximum(x[:, None], y)),
+    lambda x, y: fnp.sum(x * x + fnp.arctan2(x, y) - fnp.log1p(y * y)),
+], ids=["unary_chain", "broadcast_and_float32", "two_argument_partials"])
+def test_the_inline_partials_match_the_general_path(f, monkeypatch):
+    """Note [the inline partials] (engine/backward.py): the loop's inline copy of apply_partial
+    and send gives exactly what apply_rule and send give."""
+    from fgrad.engine import backward as engine
+    x, y = RNG.uniform(0.2, 0.9, 4), RNG.uniform(0.5, 1.5, 4)
+    inline = fgrad.grad(f, argnums=(0, 1))(x, y)
+    monkeypatch.setattr(engine, "profiler", _Recording())
+    general = fgrad.grad(f, argnums=(0, 1))(x, y)
+    for a, b in zip(inline, general):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)

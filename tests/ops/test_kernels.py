@@ -4,9 +4,8 @@ import pytest
 
 import fgrad
 import fgrad.numpy as fnp
-from fgrad.ops import linalg as la
 from fgrad.ops import broadcasting as bc
-from fgrad.ops import shape as sh
+from fgrad.ops import linalg as la
 
 RNG = np.random.default_rng(3)
 

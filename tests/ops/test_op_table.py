@@ -36,7 +36,7 @@ def _close(actual, expected, rtol=1e-12, atol=1e-12):
     for a, e in zip(a_leaves, e_leaves):
         a, e = np.asarray(concrete(a)), np.asarray(e)
         assert a.shape == e.shape, (a.shape, e.shape)
-        assert a.dtype == e.dtype or np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating), (a.dtype, e.dtype)
+        assert a.dtype == e.dtype or (np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating)), (a.dtype, e.dtype)
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 
 
