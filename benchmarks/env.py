@@ -10,7 +10,8 @@ import os
 import platform
 import sys
 
-__all__ = ["THREAD_VARS", "XLA_FLAGS", "blas_info", "machine", "pin_threads", "pin_threads_numpy_only", "subprocess_env", "versions"]
+__all__ = ["THREAD_VARS", "XLA_FLAGS", "blas_info", "machine", "pin_threads", "pin_threads_numpy_only",
+           "subprocess_env", "versions"]
 
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
                "NUMEXPR_NUM_THREADS")

@@ -60,7 +60,7 @@ def profile_cprofile(key, args):
     total = stats.total_tt
     rows = []
     by_file = collections.Counter()
-    for (filename, line, func), (cc, nc, tt, ct, _) in stats.stats.items():
+    for (filename, line, func), (_cc, nc, tt, ct, _) in stats.stats.items():
         rel = os.path.relpath(filename, REPO) if filename.startswith(REPO) else filename
         if rel.startswith("fgrad" + os.sep):
             rows.append((tt, ct, nc, f"{rel}:{line}({func})"))

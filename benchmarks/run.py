@@ -27,7 +27,8 @@ from benchmarks.workloads import TITLES, WORKLOADS
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "benchmarks", "results")
-IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgrad.Tensor", "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
+IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgrad.Tensor", "autograd", "torch",
+              "torch.func", "jax", "jax.jit", "mygrad")
 
 # The issue's targets for fgrad (eager), checked against each run.
 TARGETS = {"W1_us_per_op": 2.0, "W2_ratio": 1.08, "W4_ratio": 4.5, "W5_us_per_op": 3.0}
@@ -260,7 +261,8 @@ def git_state():
     """The commit measured and the files that differed from it (others may be editing fgrad/)."""
     def git(*cmd):
         try:
-            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True, timeout=10).stdout.rstrip("\n")
+            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True,
+                                  timeout=10).stdout.rstrip("\n")
         except (OSError, subprocess.SubprocessError):
             return ""
     dirty = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]

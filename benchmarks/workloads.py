@@ -475,7 +475,8 @@ def _fgrad_tensor_setup(case):
         return lambda: step()[0]
     if key == "W2":
         X, Y = d["X"], d["Y"]
-        return backward(lambda W1, b1, W2, b2: mlp_loss(W1, b1, W2, b2, X, Y, fnp), [d[k] for k in ("W1", "b1", "W2", "b2")])
+        return backward(lambda W1, b1, W2, b2: mlp_loss(W1, b1, W2, b2, X, Y, fnp),
+                        [d[k] for k in ("W1", "b1", "W2", "b2")])
     if key == "W4":
         A, v = d["A"], d["v"]
         x = fgrad.tensor(d["x"], requires_grad=True)

@@ -9,7 +9,9 @@ def main():
     print(f"fgrad {fgrad.__version__}: differentiate NumPy programs\n")
 
     # 1. A derivative, and a second one.
-    f = lambda x: fnp.sin(x) * fnp.exp(-x * x)
+    def f(x):
+        return fnp.sin(x) * fnp.exp(-x * x)
+
     x = 0.5
     print("1. f(x) = sin(x) exp(-x^2) at x = 0.5")
     print(f"   f'(x)  = {fgrad.grad(f)(x):+.12f}")

@@ -64,7 +64,8 @@ def singular(rng, shape, rank):
 
 
 LINALG = [
-    custom("linalg.solve", lambda rng: [(matrix(rng, (3, 3)), normal(rng, (3,))), (matrix(rng, (3, 3)), normal(rng, (3, 2))),
+    custom("linalg.solve", lambda rng: [(matrix(rng, (3, 3)), normal(rng, (3,))),
+                                        (matrix(rng, (3, 3)), normal(rng, (3, 2))),
                                         (matrix(rng, (2, 3, 3)), normal(rng, (2, 3, 2))),
                                         (matrix(rng, (2, 3, 3)), normal(rng, (3,))),
                                         (matrix(rng, (3, 3)), normal(rng, (2, 3, 1)))],
@@ -72,7 +73,8 @@ LINALG = [
     square_rows("linalg.inv", fnp.linalg.inv, np.linalg.inv),
     square_rows("linalg.det", fnp.linalg.det, np.linalg.det, shapes=((1, 1), (3, 3), (2, 3, 3))),
     # at singular matrices (rank n - 1 and n - 2): the adjugate; the second derivative raises there
-    custom("linalg.det_singular", lambda rng: [(np.ones((3, 3)),), (singular(rng, (3, 3), 2),), (singular(rng, (3, 3), 1),),
+    custom("linalg.det_singular", lambda rng: [(np.ones((3, 3)),), (singular(rng, (3, 3), 2),),
+                                               (singular(rng, (3, 3), 1),),
                                                (singular(rng, (2, 4, 4), 3),)],
            fn=fnp.linalg.det, ref=np.linalg.det, second_order=False),
     custom("linalg.slogdet", lambda rng: [(matrix(rng, (3, 3)),), (-matrix(rng, (3, 3)),), (matrix(rng, (2, 3, 3)),)],
@@ -96,7 +98,8 @@ LINALG = [
     custom("linalg.qr", lambda rng: [(normal(rng, s),) for s in RECT], fn=lambda a: tuple(fnp.linalg.qr(a)),
            ref=lambda a: tuple(np.linalg.qr(a))),
     custom("linalg.qr_complete_square", lambda rng: [(normal(rng, (3, 3)),), (normal(rng, (3, 4)),)],
-           fn=lambda a: tuple(fnp.linalg.qr(a, mode="complete")), ref=lambda a: tuple(np.linalg.qr(a, mode="complete"))),
+           fn=lambda a: tuple(fnp.linalg.qr(a, mode="complete")),
+           ref=lambda a: tuple(np.linalg.qr(a, mode="complete"))),
     custom("linalg.qr_r", lambda rng: [(normal(rng, (4, 3)),)], fn=lambda a: fnp.linalg.qr(a, mode="r"),
            ref=lambda a: np.linalg.qr(a, mode="r")),
     custom("linalg.svd", lambda rng: [(normal(rng, s),) for s in RECT], fn=lambda a: tuple(fnp.linalg.svd(a)),
@@ -154,7 +157,8 @@ EINSUM = [
     einsum_row("three_operands", "ij,jk,kl->il", (2, 3), (3, 4), (4, 2)),
     einsum_row("optimize", "ij,jk,kl->il", (2, 3), (3, 4), (4, 2), optimize=True),
     custom("einsum[sublists]", lambda rng: [(normal(rng, (2, 3)), normal(rng, (3, 4)))],
-           fn=lambda a, b: fnp.einsum(a, [0, 1], b, [1, 2], [0, 2]), ref=lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2])),
+           fn=lambda a, b: fnp.einsum(a, [0, 1], b, [1, 2], [0, 2]),
+           ref=lambda a, b: np.einsum(a, [0, 1], b, [1, 2], [0, 2])),
 ]
 
 
@@ -166,7 +170,8 @@ def special_row(name, lo, hi, shapes=((), (3,), (2, 3)), **kw):
 SPECIAL = [
     special_row("erf", -2.0, 2.0), special_row("erfc", -2.0, 2.0),
     special_row("gammaln", 0.2, 4.0),
-    custom("special.gammaln_negative", lambda rng: [(uniform(rng, (3,), -2.8, -2.2),)], fn=fsp.gammaln, ref=sps.gammaln),
+    custom("special.gammaln_negative", lambda rng: [(uniform(rng, (3,), -2.8, -2.2),)], fn=fsp.gammaln,
+           ref=sps.gammaln),
     special_row("digamma", 0.3, 4.0), special_row("expit", -3.0, 3.0), special_row("logit", 0.1, 0.9),
     custom("special.polygamma", lambda rng: [(n, uniform(rng, (3,), 0.5, 3.0)) for n in (0, 1, 2)]
            + [(np.array([1, 2, 3]), uniform(rng, (2, 3), 0.5, 3.0))], fn=fsp.polygamma, ref=sps.polygamma),
@@ -175,12 +180,14 @@ SPECIAL = [
            fn=fsp.xlogy, ref=sps.xlogy),
     custom("special.xlogy_zero", lambda rng: [(np.array([0.0, 1.5, 0.0]), uniform(rng, (3,), 0.2, 3))],
            fn=fsp.xlogy, ref=sps.xlogy),
-    *with_kwargs("special.logsumexp", [{}, {"axis": 1}, {"axis": (0, 2), "keepdims": True}, {"axis": -1, "keepdims": True}],
+    *with_kwargs("special.logsumexp",
+                 [{}, {"axis": 1}, {"axis": (0, 2), "keepdims": True}, {"axis": -1, "keepdims": True}],
                  fn=fsp.logsumexp, ref=sps.logsumexp),
     custom("special.logsumexp_b", lambda rng: [(uniform(rng, (2, 3)), uniform(rng, (2, 3), 0.5, 2.0)),
                                                (uniform(rng, (2, 3)), uniform(rng, (3,), 0.5, 2.0))],
            fn=lambda a, b: fsp.logsumexp(a, axis=1, b=b), ref=lambda a, b: sps.logsumexp(a, axis=1, b=b)),
-    custom("special.logsumexp_sign", lambda rng: [(uniform(rng, (2, 3)), np.array([[1.0, -2.0, 0.5], [-1.0, -0.5, 0.3]]))],
+    custom("special.logsumexp_sign",
+           lambda rng: [(uniform(rng, (2, 3)), np.array([[1.0, -2.0, 0.5], [-1.0, -0.5, 0.3]]))],
            fn=lambda a, b: fsp.logsumexp(a, axis=1, b=b, return_sign=True),
            ref=lambda a, b: sps.logsumexp(a, axis=1, b=b, return_sign=True)),
     custom("special.logsumexp_neg_inf", lambda rng: [(np.array([[-inf, -inf], [0.5, -inf]]),)],

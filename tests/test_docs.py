@@ -26,4 +26,5 @@ def test_page_examples_run(page, capsys):
 def test_numpy_coverage_page_is_current():
     from fgrad.numpy.coverage import markdown
     page = (DOCS / "numpy-coverage.md").read_text()
-    assert page == markdown(), "docs/numpy-coverage.md is stale: run python -m fgrad.numpy.coverage > docs/numpy-coverage.md"
+    assert page == markdown(), \
+        "docs/numpy-coverage.md is stale: run python -m fgrad.numpy.coverage > docs/numpy-coverage.md"

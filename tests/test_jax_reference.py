@@ -150,7 +150,7 @@ def compute_all(case, np_, ad, inputs, only=None):
     f = partial(case, np_)
     an = local_argnums(case)
     diff = inputs.diff
-    want = (lambda name: only is None or name == only)
+    want = (lambda name: only is None or name == only)  # noqa: E731
     r = {}
     if want("value"):
         r["value"] = f(*diff)

@@ -94,7 +94,8 @@ class NodeMeta:
         if self.packed is not None:
             for pos, (packed, unpack) in self.packed.items():
                 value = unpack(packed)
-                primals[pos] = value.primal if isinstance(value, Tensor) else value  # (create_graph rewraps inputs below)
+                # (create_graph rewraps inputs below)
+                primals[pos] = value.primal if isinstance(value, Tensor) else value
         out = node.out
         if create_graph:
             for i, t in enumerate(node.inputs):
@@ -110,7 +111,8 @@ class NodeMeta:
         """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
-                or self.stack is not None or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):  # (NaN checks)
+                or self.stack is not None \
+                or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):  # (NaN checks)
             return False
         if node.primals is None:
             raise freed_graph_error(node)

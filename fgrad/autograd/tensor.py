@@ -238,7 +238,8 @@ class Tensor(Tracer):
             out = fnp.astype(out, dtype)
         if dev is not None and to_device(dev) != device_of(self.primal):
             if out._requires_grad:
-                raise NotImplementedError("fgrad: moving a tensor that requires grad across devices is not supported yet")
+                raise NotImplementedError("fgrad: moving a tensor that requires grad across devices "
+                                          "is not supported yet")
             out = Tensor._wrap(to_device(dev).send(out.primal), None, 0)
         return out
 

@@ -75,7 +75,9 @@ class Device:
         return hash((self.kind, self.index))
 
     def __repr__(self):
-        return f"device(type='{self.kind}')" if self.index is None else f"device(type='{self.kind}', index={self.index})"
+        if self.index is None:
+            return f"device(type='{self.kind}')"
+        return f"device(type='{self.kind}', index={self.index})"
 
     def __str__(self):
         return self.kind if self.index is None else f"{self.kind}:{self.index}"

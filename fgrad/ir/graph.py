@@ -88,12 +88,13 @@ class Graph:
         """A networkx.DiGraph: one vertex per input and node, edges along data flow."""
         import networkx as nx  # (imported here: `import fgrad` need not load networkx)
         g = nx.DiGraph()
-        for k, leaf in enumerate(self.inputs):
+        for k, _leaf in enumerate(self.inputs):
             g.add_node(f"%in{k}", kind="input", label=str(self.input_labels[k]), aval=_aval(self._input_values[k]))
         for k, node in enumerate(self.nodes):
             name = self._names[(node, 0)].split(".")[0]
             outs = node.out if node.prim.multiple_results else (node.out,)
-            g.add_node(name, kind="op", prim=node.prim.name, params={key: _param_text(v) for key, v in node.params.items()},
+            g.add_node(name, kind="op", prim=node.prim.name,
+                       params={key: _param_text(v) for key, v in node.params.items()},
                        avals=[_aval(o) for o in outs], index=k)
             for pos, t in enumerate(node.inputs):
                 if t is not None:

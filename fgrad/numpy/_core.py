@@ -6,6 +6,7 @@ the same backend; on traced values it is traced. Composites are written here in 
 ops, so they differentiate to any order without rules of their own.
 """
 import builtins
+import itertools
 import math
 import types
 
@@ -106,7 +107,8 @@ def normalize_axis(axis, ndim, fn="reduction"):
     for a in axes:
         a = int(a)
         if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise np.exceptions.AxisError(f"fgrad.numpy.{fn}: axis {a} is out of bounds for an array of dimension {ndim}")
+            raise np.exceptions.AxisError(f"fgrad.numpy.{fn}: axis {a} is out of bounds "
+                                          f"for an array of dimension {ndim}")
         out.append(a % ndim if ndim else 0)
     if len(set(out)) != len(out):
         raise ValueError(f"fgrad.numpy.{fn}: repeated axis in {axis!r}")
@@ -327,7 +329,8 @@ def squeeze(a, axis=None):
     axes = tuple(i for i, d in enumerate(shape) if d == 1) if axis is None else normalize_axis(axis, a.ndim, "squeeze")
     for i in axes:
         if shape[i] != 1:
-            raise ValueError(f"fgrad.numpy.squeeze: cannot select an axis to squeeze out which has size not equal to one (axis {i}, shape {shape})")
+            raise ValueError("fgrad.numpy.squeeze: cannot select an axis to squeeze out which has size not equal "
+                             f"to one (axis {i}, shape {shape})")
     return reshape(a, tuple(d for i, d in enumerate(shape) if i not in axes))
 
 
@@ -426,7 +429,7 @@ def array_split(ary, indices_or_sections, axis=0):
     else:
         bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
     lead = (slice(None),) * (axis % ary.ndim)
-    return [ary[lead + (slice(lo, builtins.max(lo, hi)),)] for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return [ary[lead + (slice(lo, builtins.max(lo, hi)),)] for lo, hi in itertools.pairwise(bounds)]
 
 
 def split(ary, indices_or_sections, axis=0):

@@ -171,7 +171,8 @@ maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y
 minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "min"})
 fmax = ufunc("fmax", np.fmax, _picked, lambda ans, x, y: _picked(ans, y, x))
 fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x))
-remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y), saves="inputs", aliases=("mod",))
+remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y), saves="inputs",
+                  aliases=("mod",))
 fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y), saves="inputs")
 copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None)
 

@@ -56,7 +56,8 @@ def apply_partial(d, v, i, out, primals):
     return d(out, *primals) * v
 
 # What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.
-_SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True), "nothing": (False, False)}
+_SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True),
+          "nothing": (False, False)}
 
 VIEW = "a view with no inverse"  # `view=` of a view that in-place writes cannot go through (broadcast_to)
 

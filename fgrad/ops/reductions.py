@@ -25,8 +25,10 @@ def _extremum_share(ans, x, axis, keepdims):
 
 def _reduction_by_share(name, ufunc, torch_name):
     prim = Primitive(name, reducer(ufunc, name), torch_name=torch_name)
-    return prim.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
-        lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis, keepdims=keepdims))
+    return prim.defvjp(
+        lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
+        lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis,
+                                                     keepdims=keepdims))
 
 
 reduce_max = _reduction_by_share("max", np.maximum, "Amax")
@@ -99,8 +101,10 @@ def _cumprod_jvp(t, ans, x, axis):
     return moveaxis(reduce_sum(where(upper, table, 0.0) * tl, axis=(xl.ndim - 1,), keepdims=False), -1, axis)
 
 
-argmax = Primitive("argmax", lambda x, axis=None, keepdims=False: array_module(x).argmax(x, axis=axis, keepdims=keepdims))
-argmin = Primitive("argmin", lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
+argmax = Primitive("argmax",
+                   lambda x, axis=None, keepdims=False: array_module(x).argmax(x, axis=axis, keepdims=keepdims))
+argmin = Primitive("argmin",
+                   lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
 
 

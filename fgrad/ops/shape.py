@@ -19,7 +19,8 @@ reshape = Primitive("reshape", lambda x, shape: x.reshape(shape) if hasattr(x, "
 reshape.defvjp(lambda g, ans, x, shape: reshape(g, shape=x.shape)).defjvp(
     lambda t, ans, x, shape: reshape(t, shape=shape))
 
-transpose = Primitive("transpose", lambda x, axes: x.transpose(axes) if hasattr(x, "transpose") else np.transpose(x, axes),
+transpose = Primitive("transpose",
+                      lambda x, axes: x.transpose(axes) if hasattr(x, "transpose") else np.transpose(x, axes),
                       saves="nothing", torch_name="Permute",
                       view=lambda base, view_value, axes: transpose(view_value, axes=tuple(np.argsort(axes))))
 transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes)))).defjvp(
@@ -95,7 +96,8 @@ diagonal.defvjp(lambda g, ans, x, offset, axis1, axis2: diagonal_scatter(
     lambda t, ans, x, offset, axis1, axis2: diagonal(t, offset=offset, axis1=axis1, axis2=axis2))
 diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
     g, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
-    lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1, axis2=axis2))
+    lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1,
+                                                                    axis2=axis2))
 
 
 

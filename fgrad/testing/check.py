@@ -182,7 +182,7 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
     analytic, numeric, outs, leaves = jacobians(func, inputs, eps)
     try:
         for i, o in enumerate(outs):
-            for k, x in enumerate(leaves):
+            for k, _x in enumerate(leaves):
                 a = np.array([[np.ravel(r[k])] for r in analytic[i]]).reshape(np.size(concrete(o)), -1)
                 n = np.array([np.ravel(c[i]) for c in numeric[k]]).reshape(-1, np.size(concrete(o))).T \
                     if numeric[k] else np.zeros_like(a)

@@ -250,7 +250,8 @@ class custom_jvp(_CustomBase):
 
     def vjp_rule(self, g, ans, primals, needs, **params):
         zeros = [zeros_like_value(p) for p in primals]
-        tangent_map = lambda *ts: tuple(trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
+        tangent_map = lambda *ts: tuple(  # noqa: E731
+            trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
         _, pull = vjp(tangent_map, *zeros)
         return tuple(c if need else None for c, need in zip(pull(materialize(g, ans)), needs))
 

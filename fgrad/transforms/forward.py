@@ -262,7 +262,8 @@ def linearize_named(fun, primals, has_aux, transform):
             known[node] = list(t_out) if node.prim.multiple_results else [t_out]
         result = []
         for o, p in zip(out_leaves, out_primals):
-            t = known.get(o.node, [None] * (o.index + 1))[o.index] if isinstance(o, VJPTracer) and o._trace is trace else None
+            t = known.get(o.node, [None] * (o.index + 1))[o.index] \
+                if isinstance(o, VJPTracer) and o._trace is trace else None
             result.append(zeros_like_value(p) if t is None else t)
         return trees.unflatten(out_tree, trees.own_arrays(result, t_leaves + [t.primal for t in in_tracers]))
 

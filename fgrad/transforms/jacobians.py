@@ -87,7 +87,8 @@ def _jacrev(fun, argnums, has_aux, transform):
                 cts = [e if j == i else zeros_like_value(p) for j, p in enumerate(out_leaves)]
                 for k, g in enumerate(trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]):
                     cols[k].append(g)
-            blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x))) for k, x in enumerate(in_leaves)])
+            blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x)))
+                           for k, x in enumerate(in_leaves)])
         jac = _assemble(out_tree, in_tree, blocks, argnums)
         return (jac, res[2]) if has_aux else jac
     return trees.wraps(jacrev_fun, fun, transform)

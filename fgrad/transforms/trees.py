@@ -212,7 +212,8 @@ class ArgnumsCache:
 
 
 def _describe(x):
-    return f"shape {tuple(np.shape(x)) if not hasattr(x, 'shape') else tuple(x.shape)} and dtype {getattr(x, 'dtype', type(x).__name__)}"
+    return (f"shape {tuple(np.shape(x)) if not hasattr(x, 'shape') else tuple(x.shape)} "
+            f"and dtype {getattr(x, 'dtype', type(x).__name__)}")
 
 
 def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent"):

@@ -14,7 +14,8 @@ def test_inplace_on_saved_value_raises_with_versions():
     y = x * 2
     z = y * y          # saves y (version 0)
     y.add_(1)          # version 1
-    with pytest.raises(RuntimeError, match=r"modified by an inplace operation.*MulBackward0.*version 1; expected version 0"):
+    with pytest.raises(RuntimeError,
+                       match=r"modified by an inplace operation.*MulBackward0.*version 1; expected version 0"):
         z.sum().backward()
 
 
@@ -275,7 +276,7 @@ class Cube(autograd.Function):
 
 
 def test_function_under_functional_transforms_and_gradcheck():
-    f = lambda x: fnp.sum(Cube.apply(x))
+    f = lambda x: fnp.sum(Cube.apply(x))  # noqa: E731
     x = np.array([1.0, 2.0])
     np.testing.assert_allclose(fgrad.grad(f)(x), 3 * x ** 2)
     np.testing.assert_allclose(fgrad.grad(lambda x: fgrad.grad(f)(x).sum())(x), 6 * x)

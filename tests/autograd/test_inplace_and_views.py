@@ -39,7 +39,7 @@ def test_fill_from_a_tracked_tensor_sends_its_gradient_to_the_source_only():
 
 def test_zero_on_a_leaf_that_requires_grad_raises_outside_no_grad():
     x = _x()
-    with pytest.raises(RuntimeError, match="leaf Variable that requires grad.*zero_"):
+    with pytest.raises(RuntimeError, match=r"leaf Variable that requires grad.*zero_"):
         x.zero_()
     with fgrad.no_grad():
         x.zero_()

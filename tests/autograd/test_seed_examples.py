@@ -211,7 +211,7 @@ def test_gradient_clipping_hook():
             return grad * (max_norm / norm)
         return grad
     model = nn.Linear(10, 5)
-    for name, param in model.named_parameters():
+    for _name, param in model.named_parameters():
         param.register_hook(lambda g, m=1.0: clip_grad_hook(g, m))
     x = fgrad.randn(16, 10) * 10
     model(x).sum().backward()
@@ -299,7 +299,7 @@ def test_training_loop_drives_loss_down_100x():
     criterion = nn.MSELoss()
     data, target = fgrad.tensor(X), fgrad.tensor(Y)
     first = None
-    for epoch in range(500):
+    for _epoch in range(500):
         loss = criterion(model(data), target)
         optimizer.zero_grad()
         loss.backward()

@@ -23,7 +23,7 @@ def test_unknown_device_is_named():
 def test_cuda_without_gpu_says_so():
     if fgrad.backend.cupy_available():
         pytest.skip("a GPU is present")
-    with pytest.raises(RuntimeError, match="cuda:0.*CuPy and a GPU"):
+    with pytest.raises(RuntimeError, match=r"cuda:0.*CuPy and a GPU"):
         fgrad.device("cuda:0")
 
 

@@ -46,7 +46,7 @@ def test_unread_same_shape_inputs_on_a_lean_tape_with_a_retained_graph():
     def f(x):
         return (x + 1.0) - fnp.sin(x) + np.ones(6)
 
-    out, vjp_fun = fgrad.vjp(f, X)
+    _out, vjp_fun = fgrad.vjp(f, X)
     ct = RNG.standard_normal(6)
     for _ in range(2):
         (g,) = vjp_fun(ct)

@@ -73,9 +73,9 @@ def test_einsum_errors_name_einsum():
 # ---- plain arrays in, plain NumPy results out, NumPy's return types -------------------------
 def test_plain_arrays_give_numpy_results():
     assert isinstance(fnp.linalg.inv(A), np.ndarray)
-    sign, logdet = fnp.linalg.slogdet(A)
+    _sign, logdet = fnp.linalg.slogdet(A)
     assert fnp.linalg.slogdet(A).logabsdet == logdet
-    w, v = fnp.linalg.eigh(A)
+    _w, v = fnp.linalg.eigh(A)
     assert fnp.linalg.eigh(A).eigenvectors is not None and isinstance(v, np.ndarray)
     q, r = fnp.linalg.qr(W)
     np.testing.assert_allclose(q @ r, W, atol=1e-12)

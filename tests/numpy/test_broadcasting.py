@@ -73,7 +73,7 @@ def test_grad_of_broadcast_sum(shapes, seed):
 def test_jvp_broadcasts_tangents(shapes, seed):
     a, b = values(shapes.input_shapes, np.float64, seed)
     ta, tb = values(shapes.input_shapes, np.float64, seed + 7)
-    out, t = fgrad.jvp(f, (a, b), (ta, tb))
+    _out, t = fgrad.jvp(f, (a, b), (ta, tb))
     assert np.shape(t) == shapes.result_shape
     np.testing.assert_allclose(t, df_da(a, b) * ta + df_db(a, b) * tb, rtol=1e-12, atol=1e-14)
 

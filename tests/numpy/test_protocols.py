@@ -176,28 +176,28 @@ def test_scipy_ufunc_on_traced_value_is_named_correctly():
 A32 = np.array([[0.5, 1.5, -0.25], [2.0, 0.75, 1.25]], np.float32)
 A64 = A32.astype(np.float64)
 V = np.array([0.3, 0.6, 0.9])
-I = np.array([[3, 1, 2], [0, 5, 4]])
+INTS = np.array([[3, 1, 2], [0, 5, 4]])
 SQ = np.array([[2.0, 0.5], [0.25, 3.0]])
 
 PLAIN_CALLS = [
-    ("sin", (A32,), {}), ("exp", (A64,), {}), ("log1p", (A32,), {}), ("tanh", (I,), {}), ("sqrt", (V,), {}),
-    ("abs", (I,), {}), ("negative", (A32,), {}), ("square", (I,), {}), ("sign", (A64,), {}),
-    ("add", (A32, 1.0), {}), ("multiply", (A32, A64), {}), ("divide", (I, 2), {}), ("power", (A32, 2), {}),
+    ("sin", (A32,), {}), ("exp", (A64,), {}), ("log1p", (A32,), {}), ("tanh", (INTS,), {}), ("sqrt", (V,), {}),
+    ("abs", (INTS,), {}), ("negative", (A32,), {}), ("square", (INTS,), {}), ("sign", (A64,), {}),
+    ("add", (A32, 1.0), {}), ("multiply", (A32, A64), {}), ("divide", (INTS, 2), {}), ("power", (A32, 2), {}),
     ("maximum", (A32, 0.5), {}), ("arctan2", (A32, A32), {}), ("hypot", (V, V), {}),
-    ("sum", (A32,), {}), ("sum", (A32,), {"axis": 0}), ("sum", (I,), {"axis": 1, "keepdims": True}),
-    ("mean", (A32,), {"axis": 1}), ("mean", (I,), {}), ("var", (A64,), {"ddof": 1}), ("std", (A32,), {}),
-    ("prod", (I,), {}), ("max", (A32,), {"axis": 0}), ("min", (A64,), {}), ("cumsum", (A32,), {"axis": 1}),
-    ("cumprod", (I,), {}), ("argmax", (A32,), {}), ("argsort", (A64,), {"axis": 1}), ("sort", (A32,), {}),
-    ("reshape", (A32, (3, 2)), {}), ("transpose", (A64,), {}), ("ravel", (I,), {}), ("squeeze", (A32[None],), {}),
+    ("sum", (A32,), {}), ("sum", (A32,), {"axis": 0}), ("sum", (INTS,), {"axis": 1, "keepdims": True}),
+    ("mean", (A32,), {"axis": 1}), ("mean", (INTS,), {}), ("var", (A64,), {"ddof": 1}), ("std", (A32,), {}),
+    ("prod", (INTS,), {}), ("max", (A32,), {"axis": 0}), ("min", (A64,), {}), ("cumsum", (A32,), {"axis": 1}),
+    ("cumprod", (INTS,), {}), ("argmax", (A32,), {}), ("argsort", (A64,), {"axis": 1}), ("sort", (A32,), {}),
+    ("reshape", (A32, (3, 2)), {}), ("transpose", (A64,), {}), ("ravel", (INTS,), {}), ("squeeze", (A32[None],), {}),
     ("expand_dims", (A32, 0), {}), ("concatenate", ([A32, A32],), {"axis": 1}), ("stack", ([V, V],), {}),
     ("where", (A32 > 1, A32, 0.0), {}), ("where", (A64 > 1,), {}), ("clip", (A32, 0.0, 1.0), {}),
-    ("tile", (V, 2), {}), ("repeat", (I, 2), {"axis": 0}), ("flip", (A32,), {}), ("roll", (V, 1), {}),
+    ("tile", (V, 2), {}), ("repeat", (INTS, 2), {"axis": 0}), ("flip", (A32,), {}), ("roll", (V, 1), {}),
     ("pad", (A32, 1), {}), ("diag", (V,), {}), ("trace", (SQ,), {}), ("triu", (SQ,), {}),
     ("dot", (A32, A32.T), {}), ("matmul", (A64, A64.T), {}), ("tensordot", (A32, A32, 2), {}),
     ("outer", (V, V), {}), ("inner", (V, V), {}), ("vdot", (V, V), {}), ("kron", (SQ, SQ), {}),
     ("take", (A32, [0, 2]), {"axis": 1}), ("split", (V, 3), {}), ("floor", (A32,), {}), ("round", (A64,), {}),
     ("isfinite", (A32,), {}), ("logaddexp", (A32, A32), {}), ("zeros_like", (A32,), {}), ("array", (A32,), {}),
-    ("asarray", (I,), {}), ("swapaxes", (A32, 0, 1), {}), ("broadcast_to", (V, (2, 3)), {}),
+    ("asarray", (INTS,), {}), ("swapaxes", (A32, 0, 1), {}), ("broadcast_to", (V, (2, 3)), {}),
 ]
 
 

@@ -30,13 +30,14 @@ def _partial(op, args, pos):
 
 
 def _close(actual, expected, rtol=1e-12, atol=1e-12):
-    a_leaves, a_tree = trees.flatten(actual)
-    e_leaves, e_tree = trees.flatten(expected if not isinstance(expected, list) else list(expected))
+    a_leaves, _a_tree = trees.flatten(actual)
+    e_leaves, _e_tree = trees.flatten(expected if not isinstance(expected, list) else list(expected))
     assert len(a_leaves) == len(e_leaves)
     for a, e in zip(a_leaves, e_leaves):
         a, e = np.asarray(concrete(a)), np.asarray(e)
         assert a.shape == e.shape, (a.shape, e.shape)
-        assert a.dtype == e.dtype or (np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating)), (a.dtype, e.dtype)
+        assert a.dtype == e.dtype or (np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating)), \
+            (a.dtype, e.dtype)
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 
 
@@ -90,7 +91,8 @@ def test_every_registered_primitive_has_a_row():
             graph = fgrad.make_graph(_partial(op, args, pos))(*[args[i] for i in pos])
             used.update(graph.primitives())
             if op.differentiable:  # the rules' own primitives count too (transposes like scatter_add)
-                def loss(*d, f=_partial(op, args, pos)):
+                # (the default binds this iteration's function, evaluated once when loss is defined)
+                def loss(*d, f=_partial(op, args, pos)):  # noqa: B008
                     return sum(fgrad.numpy.sum(fgrad.numpy.asarray(o) ** 2) for o in trees.flatten(f(*d))[0])
                 used.update(fgrad.make_graph(lambda *d: fgrad.grad(loss, argnums=tuple(range(len(d))))(*d))(
                     *[args[i] for i in pos]).primitives())

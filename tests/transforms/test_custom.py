@@ -262,7 +262,7 @@ def test_checkpoint_does_not_keep_intermediates_alive():
     """Between forward and backward, only the inputs are held: fun's intermediates are freed."""
     body, _, refs = _body_factory()
     remat = checkpoint(body)
-    out, pull = vjp(remat, XC, WC)
+    _out, pull = vjp(remat, XC, WC)
     gc.collect()
     assert refs[0]() is None, "checkpoint kept an intermediate of fun alive until the backward pass"
     gx, gw = pull(1.0)
@@ -274,7 +274,7 @@ def test_checkpoint_does_not_keep_intermediates_alive():
 def test_without_checkpoint_intermediates_are_alive_until_backward():
     """The contrast: a plain vjp saves the intermediate as a residual."""
     body, _, refs = _body_factory()
-    out, pull = vjp(body, XC, WC)
+    _out, pull = vjp(body, XC, WC)
     gc.collect()
     assert refs[0]() is not None
     del pull

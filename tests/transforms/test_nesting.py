@@ -195,7 +195,7 @@ def test_linearize_does_not_rerun_the_function():
 
 def test_linearize_with_several_arguments():
     f = lambda x, y: x * fnp.sin(y)  # noqa: E731
-    y, f_jvp = linearize(f, 2.0, 0.5)
+    _y, f_jvp = linearize(f, 2.0, 0.5)
     _, t = jvp(f, (2.0, 0.5), (0.3, -1.0))
     assert f_jvp(0.3, -1.0) == pytest.approx(t, rel=1e-14)
 

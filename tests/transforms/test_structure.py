@@ -127,7 +127,7 @@ def test_unused_input_in_every_transform():
     x, y = np.array([1.0, 2.0]), np.ones(3, np.float32)
     f = lambda x, y: x * 2.0  # noqa: E731
     _, pull = fgrad.vjp(f, x, y)
-    gx, gy = pull(np.ones(2))
+    _gx, gy = pull(np.ones(2))
     assert gy.shape == (3,) and gy.dtype == np.float32 and not gy.any()
     jf = fgrad.jacfwd(f, argnums=1)(x, y)
     jr = fgrad.jacrev(f, argnums=1)(x, y)
@@ -329,13 +329,13 @@ def test_value_and_grad_has_aux():
 
 
 def test_vjp_has_aux():
-    out, pull, aux = fgrad.vjp(aux_fun, X_AUX, has_aux=True)
+    _out, pull, aux = fgrad.vjp(aux_fun, X_AUX, has_aux=True)
     np.testing.assert_allclose(pull(np.float64(2.0))[0], 2 * np.cos(X_AUX))
     _check_aux(aux, X_AUX)
 
 
 def test_jvp_has_aux():
-    out, t, aux = fgrad.jvp(aux_fun, (X_AUX,), (np.ones(3),), has_aux=True)
+    _out, t, aux = fgrad.jvp(aux_fun, (X_AUX,), (np.ones(3),), has_aux=True)
     assert t == pytest.approx(np.sum(np.cos(X_AUX)))
     _check_aux(aux, X_AUX)
 
