@@ -16,7 +16,7 @@ _state = _State()
 
 # Set once any thread installs a hook pair, never reset: until then the imperative tape's
 # short path skips reading the thread-local (as PyTorch's SavedTensorDefaultHooks keeps an
-# is_initialized flag). A thread-local read costs about 700 instructions per op.
+# is_initialized flag): a thread-local read per op costs (docs/design.md, "Measured").
 ever_used = False
 
 

@@ -7,9 +7,9 @@ outputs or to traced values, so a finished tape is a DAG freed by reference coun
 alone, and an array no rule needs is freed as soon as the user's code drops it.
 
 Note [bare class calls]: classes made once per recorded op (Node, VJPTracer, JVPTracer)
-have no __init__; the hot paths call the bare class and store the slots. On CPython 3.11
-that is about 300 instructions cheaper per object than object.__new__(cls) (whose wrapper
-checks the class and packs an argument tuple first), and an __init__ would cost a frame.
+have no __init__; the hot paths call the bare class and store the slots: cheaper than
+object.__new__(cls), whose wrapper checks the class and packs an argument tuple first
+(docs/design.md, "Measured"), and an __init__ would cost a frame.
 
 Note [edges]: an input edge names (producer node, output index). A single-output node
 is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an output of a

@@ -36,8 +36,7 @@ class Tracer:
     __array_priority__ = 1000  # NumPy defers binary operators to us
 
     # Each level reads the level beneath, in C (attrgetter): no Python frame per read, and the
-    # engine's fit checks and the rules read these many times per op (about 1k instructions
-    # a read, against 1.9k for a Python property).
+    # engine's fit checks and the rules read these many times per op (docs/design.md, "Measured").
     shape = property(attrgetter("primal.shape"), doc="The shape of the value beneath.")
     dtype = property(attrgetter("primal.dtype"), doc="The dtype of the value beneath.")
     ndim = property(attrgetter("primal.ndim"), doc="The number of dimensions of the value beneath.")

@@ -10,13 +10,12 @@ multiplies `partial * g`, not `g * partial`. The partial is computed from residu
 an outer transform traces (hvp, hessian: forward over reverse), while the cotangent or
 tangent it meets is often a plain array. With the traced value on the left, Python calls
 the tracer's own operator; with an ndarray on the left, NumPy first runs its
-__array_ufunc__ override protocol (about 6k instructions more). The product is the same
-either way: elementwise multiplication commutes.
+__array_ufunc__ override protocol first (docs/design.md, "Measured"). The product is the
+same either way: elementwise multiplication commutes.
 
 Note [float constants]: constants in rules are Python floats (`1.0 - ans * ans`), never
 ints. Both are weak scalars to NumPy 2 (a float32 array stays float32), but an int operand
-costs a small-array ufunc call about a third more than a float (`1 - h` 1.05 us against
-`1.0 - h` 0.82 us at 16 elements, by timeit on this project's 2-core machine).
+makes a small-array ufunc call dearer (docs/design.md, "Measured").
 """
 import numpy as np
 

@@ -15,10 +15,9 @@ gets a plain function instead, which does what bind would do in fewer steps:
 Note [the entries' inline steps]: the two steps above are copies, kept on purpose, of
 what their traces own: VJPTrace.record (transforms/reverse.py, the one home of
 reverse-mode recording) and apply_partial (ops/primitive.py) with the dual number
-JVPTrace.process makes. Calling into the trace instead costs one Python call per op,
-which measured (callgrind, commit 7d55485) W1 +4.5% and W5 +6.9% instructions per call,
-and hvp at n = 16 +8.7%. tests/ops/test_entries.py compares each entry with its trace's
-general path: the same node, the same primal and tangent.
+JVPTrace.process makes. Calling into the trace instead costs one Python call per op
+(docs/design.md, "Measured"). tests/ops/test_entries.py compares each entry with its
+trace's general path: the same node, the same primal and tangent.
 """
 from numpy import ndarray
 

@@ -43,10 +43,11 @@ NO_PARAMS = {}  # the params of an op without any: one dict serves every such no
 
 def apply_partial(d, v, i, out, primals):
     """`d`, a partial derivative of Primitive.partials (d out / d argument i), applied to `v`,
-    a cotangent or a tangent (elementwise: the same product either way). The engine and
-    forward mode apply partials here; the engine's tape walk keeps one inline copy, for the
-    ops of one argument (engine/backward.py, `_walk_tape`). The partial goes first: Note
-    [the partial first] in ops/elementwise.py."""
+    a cotangent or a tangent (elementwise: the same product either way). The engine's rules
+    (apply_rule) and forward mode (tangent_of) apply partials here; the backward loop and
+    the entry functions keep inline copies, named and tested (Note [the inline partials]
+    in engine/backward.py, Note [the entries' inline steps] in ops/entries.py). The partial
+    goes first: Note [the partial first] in ops/elementwise.py."""
     if d is ONE:
         return v
     if d is NEG:

@@ -1,4 +1,4 @@
-"""The backward engine's tape walk (fgrad/engine/backward.py, _walk_tape): each of its
+"""The backward engine's loop (fgrad/engine/backward.py): each of its
 branches against finite differences or a closed form."""
 import numpy as np
 import pytest
