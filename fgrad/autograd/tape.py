@@ -298,8 +298,7 @@ def record(prim, args, params):
             primals = (pa, pb)
         else:
             primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
-    name = prim.node_name
-    meta = new_meta(name if name.__class__ is str else name(primals))
+    meta = new_meta(node_name(prim, primals))
     node = Node()
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output else None
@@ -328,8 +327,7 @@ def record_general(prim, args, params):
         out = prim.impl(*primals, **params) if params else prim.impl(*primals)
     if not needs_grad or prim.nondiff or not grad_mode._state.enabled:
         return _outputs(prim, out, None, args, params)
-    name = prim.node_name
-    meta = new_meta(name if name.__class__ is str else name(primals))
+    meta = new_meta(node_name(prim, primals))
     inputs = []
     for a in args:
         inputs.append(edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None)
@@ -364,6 +362,13 @@ def saved_versions(prim, args, inputs, results):
     if prim.saves_output and not prim.multiple_results:
         saved.append((-1, results._version_counter, 0))
     return saved
+
+
+def node_name(prim, primals):
+    """The PyTorch-style name of `prim`'s node (MulBackward0): as its declaration says, a name
+    or a function of the primals (matmul's: Mm, Mv, Dot)."""
+    name = prim.node_name
+    return name if name.__class__ is str else name(primals)
 
 
 def new_meta(name):

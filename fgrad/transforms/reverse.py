@@ -8,10 +8,9 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
-from ..ir.node import Aval, Edge, Leaf, Node, new_node, unread
+from ..ir.node import Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
-from ..ops.entries import UNREAD
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from . import trees
 
@@ -77,8 +76,7 @@ class VJPTrace(Trace):
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
             else:
                 out = self.parent.process(prim, (pa,), params)
-            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else  # (unread(), for one argument)
-                               UNREAD if prim.partials is not None and pa.dtype is out.dtype else (Aval(pa),), out)
+            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else (unread(pa, out, prim),), out)
         b = args[1]
         mine_a = a.__class__ is VJPTracer and a._trace is self
         mine_b = b.__class__ is VJPTracer and b._trace is self

@@ -295,6 +295,14 @@ def unfaced(value):
     return value
 
 
+def _tensor_array(v, callers):
+    """The array of `v`, a traced value, when it is a Tensor and no caller's argument is one
+    (transforms of arrays return arrays), else None."""
+    if v._trace is EVAL and not any(is_tensor(c) for c in callers):
+        return v.primal
+    return None
+
+
 def plain_values(values, callers):
     """`values` with each Tensor replaced by its array when no caller's argument is a Tensor:
     functional transforms of arrays return arrays, also when an nn module (whose parameters
@@ -302,10 +310,8 @@ def plain_values(values, callers):
     i = -1
     for v in values:
         i += 1
-        if isinstance(v, Tracer) and v._trace is EVAL:
-            if any(is_tensor(c) for c in callers):
-                return values
-            values[i] = v.primal
+        if isinstance(v, Tracer) and (a := _tensor_array(v, callers)) is not None:
+            values[i] = a
     return values
 
 
@@ -330,9 +336,10 @@ def own_arrays(values, callers):
             if isinstance(v, _SCALARS):
                 continue
             if isinstance(v, Tracer):  # an outer level's value (its transform owns it), or a Tensor
-                if v._trace is not EVAL or any(is_tensor(c) for c in callers):
+                v = _tensor_array(v, callers)
+                if v is None:
                     continue
-                v = values[i] = v.primal
+                values[i] = v
             if not _is_buffer(v):
                 continue
         if v.base is not None:  # a view: of a caller's array, of another value, or read-only
