@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
+from ..typing import ArrayLike, Sequence
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook
 from .tensor import Tensor
@@ -91,7 +92,10 @@ def _accumulate_grad(tensor, g, create_graph, taken):
     tensor.grad = g if tensor.grad is None else tensor.grad + g
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors: Tensor | Sequence[Tensor],
+             grad_tensors: Tensor | ArrayLike | Sequence[Tensor | ArrayLike | None] | None = None,
+             retain_graph: bool | None = None, create_graph: bool = False,
+             inputs: Tensor | Sequence[Tensor] | None = None) -> None:
     """Compute d(tensors)/d(leaves) and accumulate it into each leaf's .grad; with `inputs`,
     only into theirs (non-leaf tensors included, as in PyTorch)."""
     tensors = _as_tuple(tensors)
@@ -127,8 +131,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 hook((), (tensor.grad,))
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None,
-         materialize_grads=False):
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, allow_unused: bool | None = None,
+         materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """The gradients of `outputs` with respect to `inputs` (a tuple, one per input)."""
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     _check_differentiable(inputs, "grad")

@@ -6,6 +6,8 @@ They govern the imperative face only; the functional transforms always trace.
 import functools
 import threading
 
+from ..typing import Callable, P, R
+
 __all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 
 class _State(threading.local):
@@ -15,7 +17,7 @@ class _State(threading.local):
 _state = _State()
 
 
-def is_grad_enabled():
+def is_grad_enabled() -> bool:
     """True when tensor ops record their backward graph (the default)."""
     return _state.enabled
 
@@ -29,16 +31,16 @@ class _GradModeContext:
 
     mode = True
 
-    def __enter__(self):
+    def __enter__(self) -> "_GradModeContext":
         self.prev = is_grad_enabled()
         _set(self.mode)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         _set(self.prev)
         return False
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[P, R]) -> Callable[P, R]:
         mode = self.mode
 
         @functools.wraps(fn)
@@ -68,14 +70,14 @@ class set_grad_enabled(_GradModeContext):
     """`set_grad_enabled(False)` switches recording off now (and back on leaving a `with`).
     As a decorator it switches nothing until the function runs, and restores the mode after."""
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
         self.prev = is_grad_enabled()
         _set(self.mode)
 
-    def __enter__(self):
+    def __enter__(self) -> "set_grad_enabled":
         return self
 
-    def __call__(self, fn):
+    def __call__(self, fn: Callable[P, R]) -> Callable[P, R]:
         _set(self.prev)  # `@set_grad_enabled(m)` ran __init__: undo that, the wrapper sets m per call
         return _GradModeContext.__call__(self, fn)

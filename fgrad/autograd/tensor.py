@@ -8,12 +8,16 @@ values and indices); the default dtype follows NumPy (float64).
 """
 import collections
 import weakref
+from builtins import bool as _bool  # (in the class body bool, float and int are Tensor's methods)
+from builtins import float as _float
+from builtins import int as _int
 
 import numpy as np
 
 from .. import numpy as fnp
-from ..backend import array_module, device_of
+from ..backend import Device, array_module, device_of
 from ..backend import device as to_device
+from ..ir.node import Node
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
@@ -21,6 +25,7 @@ from ..ops.primitive import EVAL, VIEW
 from ..ops.stop_gradient import stop_gradient
 from ..scipy import special
 from ..transforms import trees
+from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
@@ -29,6 +34,7 @@ __all__ = ["Tensor"]
 
 _new = object.__new__
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
+_Axes = int | tuple[int, ...] | None  # dim= of the reductions
 
 
 class Tensor(Tracer):
@@ -37,7 +43,8 @@ class Tensor(Tracer):
     __slots__ = ("_grad_fn", "index", "_requires_grad", "grad", "_version_counter", "_accumulator",
                  "_leaf_hooks", "_post_acc_hooks", "_view", "_views", "_retains_grad", "__weakref__")
 
-    def __init__(self, data, requires_grad=False, dtype=None, device=None):
+    def __init__(self, data: ArrayLike, requires_grad: _bool = False, dtype: DTypeLike | None = None,
+                 device: str | Device | None = None) -> None:
         if isinstance(data, Tracer):
             data = concrete(data)
         xp = to_device(device).xp if device is not None else array_module(data)
@@ -73,14 +80,14 @@ class Tensor(Tracer):
 
     # ---- autograd state ------------------------------------------------------------------
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> _bool:
         return self._requires_grad
 
     @requires_grad.setter
-    def requires_grad(self, flag):
+    def requires_grad(self, flag: _bool) -> None:
         self.requires_grad_(flag)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: _bool = True) -> "Tensor":
         """Start (or stop) recording operations on this leaf tensor."""
         if self._grad_fn is not None:
             if not requires_grad:
@@ -97,16 +104,16 @@ class Tensor(Tracer):
         return self
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Node | None:
         """The node that created this tensor (None for leaves)."""
         return self._grad_fn
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> _bool:
         return self._grad_fn is None
 
     @property
-    def node(self):
+    def node(self) -> Node | AccumulateGrad | None:
         """Where this tensor's cotangent goes: its grad_fn, or its AccumulateGrad if it is a leaf."""
         if self._grad_fn is not None:
             return self._grad_fn
@@ -121,16 +128,16 @@ class Tensor(Tracer):
         return self._version_counter.value
 
     @property
-    def data(self):
+    def data(self) -> "Tensor":
         """This tensor's values, detached (shares memory and the version counter)."""
         return self.detach()
 
     @data.setter
-    def data(self, value):
+    def data(self, value: "Tensor | ArrayLike") -> None:
         value = concrete(value.primal if isinstance(value, Tensor) else value)
         self.primal = value if hasattr(value, "__setitem__") else np.asarray(value)
 
-    def detach(self):
+    def detach(self) -> "Tensor":
         """A tensor sharing this one's data, cut from the graph (of a traced value, from the
         transform's too: Note [tensors of traced values] in tape.py)."""
         primal = self.primal
@@ -139,13 +146,13 @@ class Tensor(Tracer):
         t._version_counter = self._version_counter
         return t
 
-    def detach_(self):
+    def detach_(self) -> "Tensor":
         if self._view is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self.index, self._requires_grad = None, 0, False
         return self
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Keep .grad for this non-leaf tensor after backward."""
         if self.is_leaf or self._retains_grad:
             return
@@ -162,10 +169,10 @@ class Tensor(Tracer):
         self.register_hook(keep)
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> _bool:
         return self._retains_grad
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: "Callable[[Tensor], Tensor | None]") -> RemovableHandle:
         """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -178,7 +185,7 @@ class Tensor(Tracer):
             meta.tensor_hooks = {}
         return RemovableHandle(meta.tensor_hooks.setdefault(self.index, []), hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(self, hook: "Callable[[Tensor], None]") -> RemovableHandle:
         """hook(tensor) runs after the gradient has been accumulated into this leaf's .grad."""
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
@@ -188,13 +195,14 @@ class Tensor(Tracer):
             self._post_acc_hooks = []
         return RemovableHandle(self._post_acc_hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient: "Tensor | ArrayLike | None" = None, retain_graph: _bool | None = None,
+                 create_graph: _bool = False, inputs: "Tensor | Sequence[Tensor] | None" = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's .grad (see fgrad.autograd.backward)."""
         from .functional import backward  # (imported here: functional.py imports this module)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ---- conversion ------------------------------------------------------------------------
-    def numpy(self, force=False):
+    def numpy(self, force: _bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return array_module(self.primal).asnumpy(self.primal) if array_module(self.primal) is not np else self.primal
@@ -205,7 +213,7 @@ class Tensor(Tracer):
         array = self.numpy(force=True)
         return array if dtype is None else array.astype(dtype)
 
-    def item(self):
+    def item(self) -> _int | _float | complex:
         if self.primal.size != 1:
             raise RuntimeError(f"a Tensor with {self.primal.size} elements cannot be converted to Scalar")
         return self.primal.item()
@@ -218,14 +226,14 @@ class Tensor(Tracer):
     def __complex__(self):
         return complex(self.item())
 
-    def tolist(self):
+    def tolist(self) -> list[Any] | _int | _float | complex:
         return self.primal.tolist()
 
-    def clone(self):
+    def clone(self) -> "Tensor":
         """A copy that stays in the graph (its gradient flows back to self)."""
         return fnp.copy(self)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: str | Device | DTypeLike, **kwargs: str | Device | DTypeLike) -> "Tensor":
         """to(device), to(dtype) or to(device, dtype)."""
         dev, dtype = kwargs.get("device"), kwargs.get("dtype")
         for a in args:
@@ -243,97 +251,101 @@ class Tensor(Tracer):
             out = Tensor._wrap(to_device(dev).send(out.primal), None, 0)
         return out
 
-    def cpu(self):
+    def cpu(self) -> "Tensor":
         return self.to("cpu")
 
-    def cuda(self, device=0):
+    def cuda(self, device: _int = 0) -> "Tensor":
         return self.to(f"cuda:{device}")
 
-    def float(self):
+    def float(self) -> "Tensor":
         return self.to(np.float32)
 
-    def double(self):
+    def double(self) -> "Tensor":
         return self.to(np.float64)
 
-    def long(self):
+    def long(self) -> "Tensor":
         return fnp.astype(self, np.int64)
 
-    def int(self):
+    def int(self) -> "Tensor":
         return fnp.astype(self, np.int32)
 
-    def bool(self):
+    def bool(self) -> "Tensor":
         return fnp.astype(self, bool)
 
     # ---- shape ---------------------------------------------------------------------------
-    def size(self, dim=None):
+    def size(self, dim: _int | None = None) -> tuple[_int, ...] | _int:
         return tuple(self.shape) if dim is None else self.shape[dim]
 
-    def dim(self):
+    def dim(self) -> _int:
         return self.ndim
 
     ndimension = dim
 
-    def numel(self):
+    def numel(self) -> _int:
         return int(self.primal.size)
 
-    def view(self, *shape):
+    def view(self, *shape: _int | Sequence[_int]) -> "Tensor":
         return fnp.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 
     reshape = view
 
-    def view_as(self, other):
+    def view_as(self, other: "Tensor") -> "Tensor":
         return self.view(other.shape)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> "Tensor":
         shape = self.shape
         if not shape:
             return self.view(1)
         s, e = start_dim % len(shape), end_dim % len(shape)
         return self.view(shape[:s] + (-1,) + shape[e + 1:])
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim: _int) -> "Tensor":
         return fnp.expand_dims(self, dim)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim: _int | None = None) -> "Tensor":
         if dim is not None and self.shape[dim] != 1:
             return self
         return fnp.squeeze(self, dim)
 
-    def permute(self, *dims):
+    def permute(self, *dims: _int | Sequence[_int]) -> "Tensor":
         return fnp.transpose(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0: _int, dim1: _int) -> "Tensor":
         return fnp.swapaxes(self, dim0, dim1)
 
-    def t(self):
+    def t(self) -> "Tensor":
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
         return fnp.transpose(self)
 
-    def expand(self, *sizes):
+    def expand(self, *sizes: _int | Sequence[_int]) -> "Tensor":
         sizes = sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
         lead = len(sizes) - self.ndim
         shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         return fnp.broadcast_to(self, shape)
 
-    def repeat(self, *sizes):
+    def repeat(self, *sizes: _int | Sequence[_int]) -> "Tensor":
         return fnp.tile(self, sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes)
 
     # ---- math with PyTorch's names ---------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+    def sum(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
+            keepdims: _bool | None = None) -> "Tensor":
         return fnp.sum(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
-    def mean(self, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+    def mean(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
+             keepdims: _bool | None = None) -> "Tensor":
         return fnp.mean(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
-    def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def var(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
+            correction: _float | None = None) -> "Tensor":
         ddof = (1 if unbiased else 0) if correction is None else correction
         return fnp.var(self, axis=dim, ddof=ddof, keepdims=keepdim)
 
-    def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    def std(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
+            correction: _float | None = None) -> "Tensor":
         return fnp.sqrt(self.var(dim, unbiased, keepdim, correction))
 
-    def prod(self, dim=None, keepdim=False):
+    def prod(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
         return fnp.prod(self, axis=dim, keepdims=keepdim)
 
     def _extremum(self, fn, arg, dim, keepdim, other):
@@ -343,24 +355,26 @@ class Tensor(Tracer):
             return fn(self)
         return MinMax(fn(self, axis=dim, keepdims=keepdim), arg(self, axis=dim, keepdims=keepdim))
 
-    def max(self, dim=None, keepdim=False, other=None):
+    def max(self, dim: "_int | Tensor | None" = None, keepdim: _bool = False,
+            other: "Tensor | None" = None) -> "Tensor | MinMax":
         """max() over all elements, or (values, indices) along `dim`, as PyTorch."""
         if isinstance(dim, Tensor):
             dim, other = None, dim
         return self._extremum(fnp.max, fnp.argmax, dim, keepdim, other)
 
-    def min(self, dim=None, keepdim=False, other=None):
+    def min(self, dim: "_int | Tensor | None" = None, keepdim: _bool = False,
+            other: "Tensor | None" = None) -> "Tensor | MinMax":
         if isinstance(dim, Tensor):
             dim, other = None, dim
         return self._extremum(fnp.min, fnp.argmin, dim, keepdim, other)
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
         return fnp.argmax(self, axis=dim, keepdims=keepdim)
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
         return fnp.argmin(self, axis=dim, keepdims=keepdim)
 
-    def norm(self, p="fro", dim=None, keepdim=False):
+    def norm(self, p: _float | str | None = "fro", dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
         if p in ("fro", 2, None):
             return fnp.sqrt(fnp.sum(self * self, axis=dim, keepdims=keepdim))
         if p == 1:
@@ -369,41 +383,41 @@ class Tensor(Tracer):
             return fnp.max(fnp.abs(self), axis=dim, keepdims=keepdim)
         return fnp.sum(fnp.abs(self) ** p, axis=dim, keepdims=keepdim) ** (1.0 / p)
 
-    def clamp(self, min=None, max=None):
+    def clamp(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         return fnp.clip(self, min, max)
 
     clip = clamp
 
-    def pow(self, exponent):
+    def pow(self, exponent: "Tensor | ArrayLike") -> "Tensor":
         return self ** exponent
 
-    def matmul(self, other):
+    def matmul(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self @ other
 
     mm = matmul
 
-    def dot(self, other):
+    def dot(self, other: "Tensor | ArrayLike") -> "Tensor":
         return fnp.dot(self, other)
 
-    def neg(self):
+    def neg(self) -> "Tensor":
         return -self
 
-    def sigmoid(self):
+    def sigmoid(self) -> "Tensor":
         return special.expit(self)
 
-    def relu(self):
+    def relu(self) -> "Tensor":
         return fnp.where(self > 0, self, 0.0)
 
-    def softmax(self, dim):
+    def softmax(self, dim: _int) -> "Tensor":
         return special.softmax(self, axis=dim)
 
-    def log_softmax(self, dim):
+    def log_softmax(self, dim: _int) -> "Tensor":
         return special.log_softmax(self, axis=dim)
 
-    def all(self):
+    def all(self) -> _bool:
         return bool(np.all(self.primal))
 
-    def any(self):
+    def any(self) -> _bool:
         return bool(np.any(self.primal))
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
@@ -443,37 +457,37 @@ class Tensor(Tracer):
         if tensor._views is not None:
             _refresh_views(tensor, rebased)
 
-    def add_(self, other, alpha=1):
+    def add_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
         return self._inplace(self + (other * alpha if alpha != 1 else other), "add_")
 
-    def sub_(self, other, alpha=1):
+    def sub_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
         return self._inplace(self - (other * alpha if alpha != 1 else other), "sub_")
 
-    def mul_(self, other):
+    def mul_(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self._inplace(self * other, "mul_")
 
-    def div_(self, other):
+    def div_(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self._inplace(self / other, "div_")
 
-    def pow_(self, exponent):
+    def pow_(self, exponent: "Tensor | ArrayLike") -> "Tensor":
         return self._inplace(self ** exponent, "pow_")
 
-    def clamp_(self, min=None, max=None):
+    def clamp_(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         return self._inplace(fnp.clip(self, min, max), "clamp_")
 
-    def neg_(self):
+    def neg_(self) -> "Tensor":
         return self._inplace(-self, "neg_")
 
-    def exp_(self):
+    def exp_(self) -> "Tensor":
         return self._inplace(fnp.exp(self), "exp_")
 
-    def zero_(self):
+    def zero_(self) -> "Tensor":
         return self._overwrite(np.zeros((), self.primal.dtype), "zero_")
 
-    def fill_(self, value):
+    def fill_(self, value: "Tensor | ArrayLike") -> "Tensor":
         return self._overwrite(value, "fill_")
 
-    def copy_(self, src):
+    def copy_(self, src: "Tensor | ArrayLike") -> "Tensor":
         return self._overwrite(src, "copy_")
 
     def _overwrite(self, value, op):

@@ -4,9 +4,16 @@
 to traced values, in execution order. Printing gives one line per node; `to_networkx()`
 and `to_dot()` export it (networkx is imported only there, never on the hot path).
 """
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+from ..typing import Any, Iterator, Sequence
+from .node import Leaf, Node
 from .value import concrete
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["Graph"]
 
@@ -30,7 +37,8 @@ def _param_text(value):
 class Graph:
     """Inputs, nodes in execution order, and outputs of one traced call."""
 
-    def __init__(self, inputs, nodes, outputs, input_labels):
+    def __init__(self, inputs: Sequence[Leaf], nodes: Sequence[Node], outputs: Sequence[tuple[Node, int] | None],
+                 input_labels: Sequence[object]) -> None:
         self.inputs = inputs        # Leaf per differentiated input leaf
         self.nodes = nodes          # Node per recorded primitive application
         self.outputs = outputs      # per output leaf: (node, index) or None for a constant
@@ -44,7 +52,7 @@ class Graph:
                 self._names[(node, j)] = f"%{k}" if len(outs) == 1 else f"%{k}.{j}"
         self._by_value = {id(node.out): self._names[(node, 0)] for node in nodes if not node.prim.multiple_results}
 
-    def name_of(self, tracer_or_value):
+    def name_of(self, tracer_or_value: Any) -> str:
         """The %name of a value on this tape, or a description of a constant."""
         node = getattr(tracer_or_value, "node", None)
         if node is not None and (node, tracer_or_value.index) in self._names:
@@ -63,7 +71,7 @@ class Graph:
         lhs = ", ".join(f"{self._names[(node, j)]}:{_aval(o)}" for j, o in enumerate(outs))
         return f"{lhs} = {node.prim.name}({', '.join(args)}{'; ' + params if params else ''})"
 
-    def __str__(self):
+    def __str__(self) -> str:
         lines = ["graph(" + ", ".join(f"%in{k}:{_aval(leaf_value)} ({label})" for k, (label, leaf_value)
                                        in enumerate(zip(self.input_labels, self._input_values))) + ") {"]
         lines += ["  " + self._node_line(k, node) for k, node in enumerate(self.nodes)]
@@ -74,17 +82,17 @@ class Graph:
 
     __repr__ = __str__
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.nodes)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Node]:
         return iter(self.nodes)
 
-    def primitives(self):
+    def primitives(self) -> list[str]:
         """Names of the primitives on the tape, in order."""
         return [node.prim.name for node in self.nodes]
 
-    def to_networkx(self):
+    def to_networkx(self) -> "nx.DiGraph":
         """A networkx.DiGraph: one vertex per input and node, edges along data flow."""
         import networkx as nx  # (imported here: `import fgrad` need not load networkx)
         g = nx.DiGraph()
@@ -108,7 +116,7 @@ class Graph:
                 g.add_edge(self._names[o].split(".")[0], f"%out{j}", argnum=0, output=o[1])
         return g
 
-    def to_dot(self):
+    def to_dot(self) -> str:
         """Graphviz DOT text of the graph."""
         g = self.to_networkx()
         lines = ["digraph fgrad {", "  rankdir=TB;", '  node [fontname="monospace"];']

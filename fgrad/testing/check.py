@@ -15,6 +15,7 @@ from ..ir.value import concrete
 from ..transforms import trees
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
+from ..typing import Any, ArrayLike, Callable, Iterable, PyTree, Sequence
 from .finite_differences import default_eps, numerical_jvp
 
 __all__ = ["GradcheckError", "check_grads", "gradcheck", "gradgradcheck"]
@@ -88,7 +89,9 @@ def _check_rev(fun, args, order, eps, atol, rtol, rng, modes):
     return ct
 
 
-def check_grads(fun, args, order=2, modes=("fwd", "rev"), eps=None, atol=None, rtol=None, seed=0):
+def check_grads(fun: Callable[..., PyTree], args: Iterable[PyTree], order: int = 2,
+                modes: str | Iterable[str] = ("fwd", "rev"), eps: float | None = None, atol: float | None = None,
+                rtol: float | None = None, seed: int | None = 0) -> None:
     """Check fun's derivatives up to `order` in the given modes; raise AssertionError on mismatch."""
     args = tuple(args)
     modes = (modes,) if isinstance(modes, str) else tuple(modes)
@@ -175,7 +178,8 @@ def _tensor_jacobians(func, inputs, eps):
     return analytic, numeric, outs, wrt
 
 
-def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
+def gradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike], eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, **unused: Any) -> bool:
     """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     jacobians = _tensor_jacobians if any(isinstance(x, Tensor) for x in inputs) else _jacobians
@@ -195,7 +199,9 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
     return True
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **unused):
+def gradgradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike],
+                  grad_outputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike] | None = None, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, **unused: Any) -> bool:
     """As torch.autograd.gradgradcheck: gradcheck of the vjp of `func`."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     if any(isinstance(x, Tensor) for x in inputs):

@@ -13,6 +13,7 @@ from ..ir.value import JVPTracer, Tracer
 from ..ops.broadcasting import fit_tangent
 from ..ops.primitive import Trace, apply_partial, pop_trace, push_trace, set_current, split_owned
 from ..ops.zeros import zeros_like_value
+from ..typing import Callable, PyTree, Sequence
 from . import trees
 from .reverse import VJPTrace, VJPTracer, trace_inputs
 
@@ -175,7 +176,8 @@ def _split_duals(out, trace):
     return trees.unflatten_out(out_tree, primals_out), trees.unflatten_out(out_tree, tangents_out)
 
 
-def jvp(fun, primals, tangents, has_aux=False):
+def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
+        has_aux: bool = False) -> tuple[PyTree, PyTree] | tuple[PyTree, PyTree, PyTree]:
     """`(fun(*primals), J @ tangents)` by dual numbers."""
     return jvp_named(fun, primals, tangents, has_aux, "jvp")
 
@@ -222,7 +224,7 @@ def _finish(primals, tangents, callers):
             trees.unflatten_out(tree, trees.own_arrays(t_leaves, callers)))
 
 
-def linearize(fun, *primals):
+def linearize(fun: Callable[..., PyTree], *primals: PyTree) -> tuple[PyTree, Callable[..., PyTree]]:
     """`(fun(*primals), f_jvp)`: f_jvp(*tangents) applies the Jacobian without re-running fun.
 
     fun is traced once onto a tape; f_jvp pushes tangents through the recorded nodes'

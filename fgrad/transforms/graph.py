@@ -9,13 +9,14 @@ import numpy as np
 from ..ir.graph import Graph
 from ..ir.value import concrete
 from ..ops.primitive import new_trace
+from ..typing import Callable, PyTree
 from . import trees
 from .reverse import VJPTrace, VJPTracer, trace_inputs
 
 __all__ = ["make_graph"]
 
 
-def make_graph(fun):
+def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
     """`make_graph(f)(*args)` -> the Graph of one call of f (every float leaf of args is traced)."""
     def graph_of(*args, **kwargs):
         leaves, treedef = trees.flatten(args)

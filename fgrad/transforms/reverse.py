@@ -12,9 +12,12 @@ from ..ir.node import Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
+from ..typing import Callable, PyTree, Sequence
 from . import trees
 
 __all__ = ["VJPTrace", "VJPTracer", "grad", "value_and_grad", "vjp", "vjp_tracer"]
+
+Pullback = Callable[[PyTree], tuple[PyTree, ...]]  # vjp's vjp_fun: an output cotangent -> one per primal
 
 
 def vjp_tracer(trace, primal, node, index=0):
@@ -150,7 +153,8 @@ def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
     return [leaves.get(t.edge) for t in in_tracers]  # (an input's edge is its Leaf)
 
 
-def vjp(fun, *primals, has_aux=False):
+def vjp(fun: Callable[..., PyTree], *primals: PyTree,
+        has_aux: bool = False) -> tuple[PyTree, Pullback] | tuple[PyTree, Pullback, PyTree]:
     """`(fun(*primals), vjp_fun)`; `vjp_fun(cotangent)` returns one cotangent per primal."""
     return vjp_named(fun, primals, has_aux, "vjp")
 
@@ -182,7 +186,8 @@ def vjp_named(fun, primals, has_aux, transform):
     return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
 
 
-def value_and_grad(fun, argnums=0, has_aux=False):
+def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
+                   has_aux: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
     """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
     return value_and_grad_named(fun, argnums, has_aux, "value_and_grad")
 
@@ -226,7 +231,7 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
 
 
-def grad(fun, argnums=0, has_aux=False):
+def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., PyTree]:
     """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
     checked = trees.ArgnumsCache(argnums, "grad")
 
