@@ -86,6 +86,8 @@ def _autograd_setup(case):
         W, x = d["W"], d["x"]
         j = autograd.jacobian(lambda x: wl.jac_map(x, W, anp))
         return lambda: j(x)
+    if key == "W7":
+        return "no vmap in HIPS autograd"
     raise KeyError(key)
 
 
@@ -104,6 +106,12 @@ class TorchNamespace:
 
     def max(self, x, axis=None, keepdims=False):
         return self.torch.amax(x) if axis is None else self.torch.amax(x, dim=axis, keepdim=keepdims)
+
+    def take(self, x, i):
+        """np.take without an axis: the flat elements of x at the integer indices i. By gather,
+        which torch.func.vmap batches (torch.take has no batching rule in torch 2.13: it warns
+        and falls back to a loop over the examples)."""
+        return self.torch.gather(x.reshape(-1), 0, i.reshape(-1)).reshape(i.shape)
 
 
 def _torch_tensors(d, keys, grad=False):
@@ -156,6 +164,8 @@ def _torch_setup(case):
         if d["mode"] == "fwd":  # torch's forward-mode Jacobian needs vectorize=True
             return lambda: taf.jacobian(f, x, vectorize=True, strategy="forward-mode")
         return lambda: taf.jacobian(f, x)
+    if key == "W7":
+        return "no vmap in eager torch (the torch.func row)"
     raise KeyError(key)
 
 
@@ -189,6 +199,11 @@ def _torch_func_setup(case):
         jac = tf.jacfwd if d["mode"] == "fwd" else tf.jacrev
         j = jac(lambda x: wl.jac_map(x, W, T))
         return lambda: j(x)
+    if key == "W7":
+        g = tf.vmap(tf.grad(lambda p, x, y: wl.per_example_loss(p, x, y, T)), in_dims=(None, 0, 0))
+        params = tuple(_torch_tensors(d, wl.W7_PARAMS))
+        X, y = _torch_tensors(d, ("X", "y"))
+        return lambda: g(params, X, y)
     raise KeyError(key)
 
 
@@ -215,6 +230,9 @@ def _jax_program(case):
     if key == "W6":
         jac = jax.jacfwd if d["mode"] == "fwd" else jax.jacrev
         return jac(lambda x, W: wl.jac_map(x, W, jnp)), (jnp.asarray(d["x"]), jnp.asarray(d["W"]))
+    if key == "W7":
+        g = jax.vmap(jax.grad(lambda p, x, y: wl.per_example_loss(p, x, y, jnp)), in_axes=(None, 0, 0))
+        return g, (tuple(jnp.asarray(d[k]) for k in wl.W7_PARAMS), jnp.asarray(d["X"]), jnp.asarray(d["y"]))
     raise KeyError(key)
 
 
@@ -256,6 +274,8 @@ def _mygrad_setup(case):
         return "no higher-order derivatives in MyGrad"
     if key == "W6":
         return "no Jacobian API in MyGrad"
+    if key == "W7":
+        return "no vmap in MyGrad"
     raise KeyError(key)
 
 

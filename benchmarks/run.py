@@ -31,7 +31,9 @@ IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgr
               "torch.func", "jax", "jax.jit", "mygrad")
 
 # The issue's targets for fgrad (eager), checked against each run.
-TARGETS = {"W1_us_per_op": 2.0, "W2_ratio": 1.08, "W4_ratio": 4.5, "W5_us_per_op": 3.0}
+TARGETS = {"W1_us_per_op": 2.0, "W2_ratio": 1.08, "W4_ratio": 4.5, "W5_us_per_op": 3.0, "W7_ratio": 1.5}
+# fgrad against the peers' transforms (W3, W6, W7): at most torch.func's time, below JAX eager's.
+PEER_TARGETS = (("torch.func", "<="), ("jax", "<"))
 
 
 def parse_args(argv=None):
@@ -236,6 +238,41 @@ def targets(cases):
         out.append(_target("W5", f"{case['name']} complete (fgrad, result verified)",
                            r["median_s"] if ok else None, "s", ok,
                            extra=None if ok or r is None else f"{r['status']}: {r.get('reason', '')}"))
+    w3 = [c for c in cases if c["workload"] == "W3"]
+    for case in w3[-1:]:        # the largest n (256; 64 with --quick)
+        out += _against_peers(case)
+    for case in [c for c in cases if c["workload"] == "W6"]:
+        out += _against_peers(case)
+    case, r = _find(cases, "W7", "fgrad")
+    if case is not None:
+        v = _ratio(r)
+        out.append(_target("W7", f"fgrad <= {TARGETS['W7_ratio']} x hand-written NumPy", v, "x",
+                           v is not None and v <= TARGETS["W7_ratio"]))
+        out += _against_peers(case)
+    return out
+
+
+def _ratio(r):
+    return r.get("ratio_median") if r and r.get("status") == "ok" else None
+
+
+def _against_peers(case):
+    """fgrad against each of PEER_TARGETS on `case`, by the same-round ratios to NumPy (as W1
+    against torch): a slow round slows both, where raw medians can catch different rounds."""
+    ran = {r["impl"]: r for r in case["results"]}
+    fr = _ratio(ran.get("fgrad"))
+    out = []
+    for peer, op in PEER_TARGETS:
+        pr = _ratio(ran.get(peer))
+        met = None if fr is None or pr is None else (fr <= pr if op == "<=" else fr < pr)
+        if pr is not None:
+            extra = f"{peer} {pr:.2f} x NumPy"
+        elif peer in ran:
+            extra = f"{peer}: {ran[peer]['status']}"
+        else:
+            extra = f"{peer} not run"
+        out.append(_target(case["workload"], f"fgrad {op} {peer} ({case['name']}, by same-round ratio to NumPy)",
+                           fr, "x NumPy", met, extra=extra))
     return out
 
 

@@ -1,6 +1,7 @@
 """fgrad: differentiate NumPy and CuPy programs."""
 from . import (
                                  autograd,
+                                 func,
                                  nn,
                                  numpy,  # noqa: F401  (attaches operators to traced values)
                                  optim,
@@ -31,10 +32,11 @@ from .ir.graph import Graph
 from .numpy import allclose
 from .ops.stop_gradient import stop_gradient
 from .testing import gradcheck, gradgradcheck
+from .transforms.batching import vmap
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.forward import jvp, linearize
 from .transforms.graph import make_graph
-from .transforms.jacobians import hessian, hvp, jacfwd, jacrev
+from .transforms.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, value_and_grad, vjp
 
 __version__ = "0.1.0"
@@ -56,6 +58,7 @@ __all__ = [
                                  "from_numpy",
                                  "full",
                                  "full_like",
+                                 "func",
                                  "grad",
                                  "gradcheck",
                                  "gradgradcheck",
@@ -63,6 +66,7 @@ __all__ = [
                                  "hvp",
                                  "is_grad_enabled",
                                  "jacfwd",
+                                 "jacobian",
                                  "jacrev",
                                  "jvp",
                                  "linearize",
@@ -83,6 +87,7 @@ __all__ = [
                                  "tensor",
                                  "value_and_grad",
                                  "vjp",
+                                 "vmap",
                                  "zeros",
                                  "zeros_like",
 ]

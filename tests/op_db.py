@@ -27,6 +27,7 @@ class OpInfo:
     atol: float = 1e-5
     rtol: float = 1e-5
     eps: float = None               # finite-difference step (None: by dtype)
+    batchable: bool = True          # False: the output's shape depends on the values, so vmap raises
 
     def __repr__(self):
         return self.name
@@ -59,6 +60,9 @@ def with_kwargs(name, kwargs_list, shapes=((2, 3, 4),), lo=-2.0, hi=2.0, fn=None
                            lambda rng, shapes=shapes: [(uniform(rng, s, lo, hi),) for s in shapes],
                            kwargs=kwargs, **kw))
     return rows
+
+
+_BATCHED_INDEX = np.array([[0, 2], [3, 3], [1, 0]])  # per example (row), two picks, one repeated
 
 
 def distinct(rng, shape):
@@ -184,7 +188,14 @@ OPS = [
     custom("getitem_two_arrays", lambda rng: [(uniform(rng, (4, 3)),)], fn=lambda x: x[[0, 1, 1], [2, 0, 2]],
            ref=lambda x: x[[0, 1, 1], [2, 0, 2]]),
     custom("getitem_mask", lambda rng: [(np.array([[0.5, -1.0, 2.0], [-0.3, 0.7, 1.1]]),)], fn=lambda x: x[x > 0],
-           ref=lambda x: x[x > 0]),
+           ref=lambda x: x[x > 0], batchable=False),
+    # An index that differs between examples (under vmap): the gather primitive and its transpose.
+    custom("getitem_batched_index", lambda rng: [(uniform(rng, (3, 4)),), (uniform(rng, (3, 4, 2)),)],
+           fn=lambda x: fgrad.vmap(lambda r, i: r[i])(x, _BATCHED_INDEX),
+           ref=lambda x: x[np.arange(3)[:, None], _BATCHED_INDEX]),
+    custom("getitem_batched_index_after_slice", lambda rng: [(uniform(rng, (3, 2, 4)),)],
+           fn=lambda x: fgrad.vmap(lambda r, i: r[:, i], in_axes=(0, 1))(x, _BATCHED_INDEX.T),
+           ref=lambda x: np.stack([x[b][:, _BATCHED_INDEX[b]] for b in range(3)])),
     custom("take", lambda rng: [(uniform(rng, (3, 4)),)], fn=lambda x: fnp.take(x, [3, 0, 3], axis=1),
            ref=lambda x: np.take(x, [3, 0, 3], axis=1)),
     custom("take_flat", lambda rng: [(uniform(rng, (3, 4)),)], fn=lambda x: fnp.take(x, np.array([[1, 5], [11, 1]])),

@@ -368,3 +368,42 @@ def test_edge_points_against_jax(name, f, x):
 def test_edge_points_following_pytorch(name):
     f, x, expected = EDGE_PYTORCH[name]
     np.testing.assert_array_equal(fgrad.grad(lambda x: f(fnp, x))(x), expected)
+
+
+# ---- vmap: per-example derivatives against jax.vmap --------------------------------------
+VMAP_CASES = ["tanh_gauss", "softplus", "sinc_degrees", "clip_square", "sum_axis0", "var_std", "max_min_axes",
+              "row_col_index", "where_branches", "take_axis1", "sort_weighted", "argmax_as_index", "pad_edge",
+              "matrix_cube_trace", "reshape_transpose", "newton_sqrt_loop", "linalg_cholesky", "linalg_eigh_values",
+              "special_gammaln"]
+_VMAP_REFERENCE = {}
+
+
+def _vmap_inputs(case):
+    """Three examples: the case's argument, scaled (scaling keeps it in its domain)."""
+    x = diff_args(case)[0]
+    return np.stack([x * (1.0 + 0.03 * b) for b in range(3)])
+
+
+def _vmap_reference():
+    """jax.vmap of grad and of hessian for every VMAP_CASES function, from one jitted program."""
+    if not _VMAP_REFERENCE:
+        cases = [next(c for c in CASES if c.name == n) for n in VMAP_CASES]
+
+        def program(xs):
+            return [(jax.vmap(jax.grad(partial(c, jnp)))(x), jax.vmap(jax.hessian(partial(c, jnp)))(x))
+                    for c, x in zip(cases, xs)]
+        for n, r in zip(VMAP_CASES, jax.jit(program)([_vmap_inputs(c) for c in cases])):
+            _VMAP_REFERENCE[n] = [np.asarray(v) for v in r]
+    return _VMAP_REFERENCE
+
+
+@pytest.mark.parametrize("name", VMAP_CASES)
+def test_vmap_of_grad_jacfwd_and_hessian_against_jax(name):
+    case = next(c for c in CASES if c.name == name)
+    f, xs = partial(case, fnp), _vmap_inputs(case)
+    grads, hessians = _vmap_reference()[name]
+    for got, want, what in [(fgrad.vmap(fgrad.grad(f))(xs), grads, "vmap(grad)"),
+                            (fgrad.vmap(fgrad.jacfwd(fgrad.grad(f)))(xs), hessians, "vmap(jacfwd(grad))"),
+                            (fgrad.vmap(fgrad.hessian(f))(xs), hessians, "vmap(hessian)")]:
+        assert np.shape(got) == want.shape, what
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10, err_msg=what)

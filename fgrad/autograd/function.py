@@ -13,6 +13,7 @@ from ..ir.value import Tracer, concrete
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
 from ..transforms.custom import custom_vjp
+from ..typing import Any, Iterable
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, new_meta
 from .tensor import Tensor
@@ -23,18 +24,18 @@ __all__ = ["Function", "FunctionCtx"]
 class FunctionCtx:
     """The `ctx` of forward/backward: saved tensors and flags."""
 
-    def __init__(self, needs_input_grad=()):
+    def __init__(self, needs_input_grad: Iterable[bool] = ()) -> None:
         self.needs_input_grad = tuple(needs_input_grad)
         self._saved = ()
         self._non_differentiable = set()
         self.materialize_grads = True
 
-    def save_for_backward(self, *tensors):
+    def save_for_backward(self, *tensors: Any) -> None:
         """Keep tensors for backward; an in-place change to one of them afterwards is an error."""
         self._saved = tuple((t, t._version_counter.value) if isinstance(t, Tensor) else (t, None) for t in tensors)
 
     @property
-    def saved_tensors(self):
+    def saved_tensors(self) -> tuple[Any, ...]:
         out = []
         for i, (t, version) in enumerate(self._saved):
             if version is not None and t._version_counter.value != version:
@@ -44,13 +45,13 @@ class FunctionCtx:
             out.append(t)
         return tuple(out)
 
-    def mark_non_differentiable(self, *outputs):
+    def mark_non_differentiable(self, *outputs: Any) -> None:
         self._non_differentiable.update(id(o) for o in outputs)
 
-    def set_materialize_grads(self, value):
+    def set_materialize_grads(self, value: bool) -> None:
         self.materialize_grads = bool(value)
 
-    def mark_dirty(self, *tensors):
+    def mark_dirty(self, *tensors: Any) -> None:
         pass  # in-place outputs: version counters already record the change
 
 
@@ -62,11 +63,11 @@ class Function:
     """Subclass with static forward(ctx, *args) and backward(ctx, *grad_outputs); call MyOp.apply."""
 
     @staticmethod
-    def forward(ctx, *args):
+    def forward(ctx: FunctionCtx, *args: Any) -> Any:
         raise NotImplementedError("Function subclasses must implement the static method forward(ctx, *args)")
 
     @staticmethod
-    def backward(ctx, *grad_outputs):
+    def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
         raise NotImplementedError("Function subclasses must implement the static method backward(ctx, *grads)")
 
     @classmethod
@@ -80,7 +81,7 @@ class Function:
         return prim
 
     @classmethod
-    def apply(cls, *args):
+    def apply(cls, *args: Any) -> Any:
         if current_trace() is not EVAL or any(isinstance(a, Tracer) and not isinstance(a, Tensor) for a in args):
             return _as_custom_vjp(cls)(*args)
         return _apply_on_tensors(cls, args)
@@ -150,12 +151,13 @@ def _as_custom_vjp(cls):
         return run_forward(*args)[0]
     fun.__name__ = fun.__qualname__ = cls.__name__  # (errors about its rules name the Function)
 
-    def fwd(*args):
+    def fwd(*args):  # (the saved values are residuals of their own, so that vmap batches them)
         out, ctx = run_forward(*args)
-        return out, (ctx, args)
+        return out, (ctx, tuple(_raw(t) for t, _ in ctx._saved), args)
 
     def bwd(res, g):
-        ctx, args = res
+        ctx, saved, args = res
+        ctx._saved = tuple((_tensor_view(s), None) for s in saved)
         gs = g if isinstance(g, tuple) else (g,)
         grads = _as_gradients(cls, cls.backward(ctx, *[_tensor_view(x) for x in gs]), len(args))
         return tuple(np.zeros_like(concrete(a)) if x is None else _raw(x) for x, a in zip(grads, args))

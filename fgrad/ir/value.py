@@ -19,7 +19,8 @@ import numpy as np
 
 from ..backend import device_of
 
-__all__ = ["JVPTracer", "Tracer", "VJPTracer", "concrete", "conversion_error"]
+__all__ = ["BatchTracer", "JVPTracer", "Tracer", "VJPTracer", "concrete", "conversion_error", "decided",
+           "is_batched"]
 
 
 def concrete(x):
@@ -65,16 +66,16 @@ class Tracer:
         raise conversion_error(self, "complex()")
 
     def __int__(self):  # shapes, counts and indices: piecewise constant, no derivative to lose
-        return int(concrete(self))
+        return int(decided(self, "int()"))
 
     def __format__(self, spec):  # f"{loss:.3f}" prints the value; printing feeds nothing back
         return format(concrete(self), spec) if spec else str(self)
 
     def __bool__(self):
-        return bool(concrete(self))
+        return bool(decided(self, "bool()"))
 
     def __index__(self):
-        return concrete(self).__index__()
+        return decided(self, "using it as an index").__index__()
 
     __hash__ = None  # like ndarray: comparison returns arrays
 
@@ -85,9 +86,43 @@ class Tracer:
         return f"Traced<{self._trace.transform}>({concrete(self)!r})"
 
 
+def decided(x, what):
+    """The concrete value beneath `x`, for a Python decision on it or a value that must be the
+    same for every example (`what`: "bool()", "an index", ...); a TypeError when vmap batches it."""
+    v = x
+    while isinstance(v, Tracer):
+        if v.__class__ is BatchTracer:
+            raise _batched_error(v, what)
+        v = v.primal
+    return v
+
+
+def _batched_error(v, what):
+    return TypeError(
+        f"fgrad: {what} needs a value that is the same for every example, but this one is batched by vmap "
+        f"(one example's shape {v.shape}, dtype {v.dtype}) and may differ between examples, so Python "
+        f"control flow, conversions, shapes and indices cannot depend on it. Compute per example with fgrad.numpy "
+        f"(fnp.where(cond, a, b) to select), or pass the value unbatched (in_axes=None)")
+
+
+def is_batched(x):
+    """Is `x` (or a level beneath it) a value batched by vmap?"""
+    while isinstance(x, Tracer):
+        if x.__class__ is BatchTracer:
+            return True
+        x = x.primal
+    return False
+
+
 def conversion_error(value, what, instead=None):
     """The TypeError for a conversion of traced `value` that would drop its derivative
-    (Note [no silent conversions]): `what` names the conversion, `instead` what to write."""
+    (Note [no silent conversions]): `what` names the conversion, `instead` what to write.
+    Under vmap the value differs between examples, which the error says instead."""
+    v = value
+    while isinstance(v, Tracer):
+        if v.__class__ is BatchTracer:
+            return _batched_error(v, what)
+        v = v.primal
     transform = value._trace.transform
     if instead is None:
         instead = ("use fgrad.numpy's functions on it (fnp.sin(x), not math.sin(x)); build arrays with "
@@ -130,3 +165,19 @@ class JVPTracer(Tracer):
     """
 
     __slots__ = ("tangent",)
+
+
+class BatchTracer(Tracer):
+    """A value under vmap: `primal` holds every example, stacked along its axis `bdim`; the
+    shape it shows is one example's (transforms/batching.py)."""
+
+    __slots__ = ("bdim",)
+
+    @property
+    def shape(self):
+        s, d = self.primal.shape, self.bdim
+        return s[:d] + s[d + 1:]
+
+    @property
+    def ndim(self):
+        return self.primal.ndim - 1

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
-from ..ir.value import concrete
+from ..ir.value import concrete, is_batched
 from ..scipy import special
 
 __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
@@ -54,10 +54,15 @@ def mse_loss(input, target, reduction="mean"):
 
 def nll_loss(log_probs, target, reduction="mean"):
     """Negative log-likelihood of integer class targets (shape (N,)) under log_probs (N, C)."""
-    labels = np.asarray(concrete(target.primal if hasattr(target, "primal") else target)).astype(np.int64)
+    labels = target
     n, c = log_probs.shape
-    if labels.shape != (n,) or labels.min(initial=0) < 0 or labels.max(initial=0) >= c:
-        raise ValueError(f"nll_loss: targets must be {n} class indices in [0, {c}), got shape {labels.shape}")
+    if is_batched(labels):  # under vmap: each example picks its own (checked by NumPy's indexing)
+        if tuple(labels.shape) != (n,):
+            raise ValueError(f"nll_loss: targets must be {n} class indices in [0, {c}), got shape {labels.shape}")
+    else:
+        labels = np.asarray(concrete(labels)).astype(np.int64)
+        if labels.shape != (n,) or labels.min(initial=0) < 0 or labels.max(initial=0) >= c:
+            raise ValueError(f"nll_loss: targets must be {n} class indices in [0, {c}), got shape {labels.shape}")
     picked = log_probs[np.arange(n), labels]
     return _reduce(-picked, reduction, "nll_loss")
 

@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, concrete, decided, is_batched
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
@@ -83,7 +83,7 @@ def where(condition, x=None, y=None):
 
 
 def nonzero(a):
-    c = concrete(a)
+    c = decided(a, "fnp.nonzero")
     return array_module(c).nonzero(c)
 
 
@@ -545,8 +545,12 @@ class at:
 
 
 def getitem(a, index):
-    """a[index] with ints, slices, None, Ellipsis, integer arrays and boolean masks."""
-    return ix.getitem(a, index=ix.normalize_index(index))
+    """a[index] with ints, slices, None, Ellipsis, integer arrays and boolean masks (and, under
+    vmap, integer arrays that differ between examples: ops/indexing.py's gather)."""
+    template, operands = ix.split_dynamic(ix.normalize_index(index, dynamic=True))
+    if operands:
+        return ix.gather(a, *operands, template=template)
+    return ix.getitem(a, index=template)
 
 
 def take(a, indices, axis=None, out=None, mode=None):
@@ -554,8 +558,10 @@ def take(a, indices, axis=None, out=None, mode=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
-    indices = np.asarray(concrete(indices))
     axis = axis % a.ndim
+    if is_batched(indices):  # (gathered per example: fnp.getitem)
+        return getitem(a, (slice(None),) * axis + (indices,))
+    indices = np.asarray(concrete(indices))
     n = _shape(a)[axis]
     if indices.size and (indices.max() >= n or indices.min() < -n):
         raise IndexError(f"fgrad.numpy.take: index {int(indices.max())} is out of bounds for axis {axis} with size {n}")
@@ -564,7 +570,7 @@ def take(a, indices, axis=None, out=None, mode=None):
 
 def take_along_axis(arr, indices, axis):
     arr = _as_operand(arr)
-    indices = np.asarray(concrete(indices))
+    indices = indices if is_batched(indices) else np.asarray(concrete(indices))
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = axis % arr.ndim
@@ -650,7 +656,7 @@ def asarray(a, dtype=None):
 
 def zeros_like(a, dtype=None, shape=None):
     c = concrete(a)
-    return array_module(c).zeros(_shape(c) if shape is None else shape, dtype=c.dtype if dtype is None else dtype) \
+    return array_module(c).zeros(_shape(a) if shape is None else shape, dtype=c.dtype if dtype is None else dtype) \
         if hasattr(c, "dtype") else np.zeros_like(c, dtype=dtype, shape=shape)
 
 
@@ -689,23 +695,24 @@ def isscalar(element):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return np.allclose(concrete(a), concrete(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return np.allclose(decided(a, "fnp.allclose"), decided(b, "fnp.allclose"), rtol=rtol, atol=atol,
+                       equal_nan=equal_nan)
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return np.isclose(concrete(a), concrete(b), rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return np.isclose(decided(a, "fnp.isclose"), decided(b, "fnp.isclose"), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def any(a, axis=None, keepdims=False):
-    return np.any(concrete(a), axis=axis, keepdims=keepdims)
+    return np.any(decided(a, "fnp.any"), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, keepdims=False):
-    return np.all(concrete(a), axis=axis, keepdims=keepdims)
+    return np.all(decided(a, "fnp.all"), axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    return np.count_nonzero(concrete(a), axis=axis, keepdims=keepdims)
+    return np.count_nonzero(decided(a, "fnp.count_nonzero"), axis=axis, keepdims=keepdims)
 
 
 def copy(a):

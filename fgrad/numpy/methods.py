@@ -24,6 +24,11 @@ def install(cls=Tracer):
     for name, entry in [("eq", ew.equal), ("ne", ew.not_equal), ("lt", ew.less), ("le", ew.less_equal),
                         ("gt", ew.greater), ("ge", ew.greater_equal)]:
         setattr(cls, f"__{name}__", entry)
+    for name, entry in [("and", ew.logical_and), ("or", ew.logical_or), ("xor", ew.logical_xor)]:
+        op = _boolean(entry, "&|^"["and or xor".split().index(name)])
+        setattr(cls, f"__{name}__", op)
+        setattr(cls, f"__r{name}__", lambda self, other, op=op: op(other, self))
+    cls.__invert__ = _boolean(ew.logical_not, "~")
     cls.__neg__ = ew.negative
     cls.__abs__ = ew.absolute
     cls.__pos__ = lambda self: self
@@ -50,6 +55,18 @@ def install(cls=Tracer):
     cls.fill = lambda self, value: _immutable("fill")
     for name in ("iadd", "isub", "imul", "itruediv", "ipow"):
         setattr(cls, f"__{name}__", _inplace_binary(name))
+
+
+def _boolean(entry, symbol):
+    """`a & b` (| ^ ~) of boolean values: the logical op (masks batched by vmap meet these)."""
+    def op(*args):
+        for a in args:
+            dtype = getattr(a, "dtype", None)
+            if not (isinstance(a, bool) or (dtype is not None and dtype.kind == "b")):
+                raise TypeError(f"fgrad: `{symbol}` of a traced value needs boolean operands (masks); got "
+                                f"{dtype or type(a).__name__}; use fnp.logical_and/or/xor/not for masks")
+        return entry(*args)
+    return op
 
 
 def _complex_error(self, what):

@@ -21,8 +21,8 @@ import math
 import numpy as np
 
 from ..backend import array_module
+from .axes import moveaxis, reshape
 from .primitive import VIEW, Primitive
-from .shape import reshape
 
 __all__ = [
     "broadcast_to",
@@ -34,6 +34,7 @@ __all__ = [
     "real_dtype",
     "reduce_sum",
     "reducer",
+    "reduction_batch",
     "unbroadcast",
 ]
 
@@ -49,7 +50,16 @@ def _broadcast_to(x, shape):
 
 
 _FILL_BELOW = 4096  # elements: below this a copy costs less than broadcast_to's view (benchmarks/README.md)
-broadcast_to = Primitive("broadcast_to", _broadcast_to, saves="nothing", torch_name="Expand", view=VIEW)
+def _broadcast_batch(args, dims, shape):
+    x = moveaxis(args[0], dims[0], 0)
+    lead = len(shape) - (x.ndim - 1)  # per-example axes broadcasting adds in front
+    if lead:
+        x = reshape(x, shape=(x.shape[0],) + (1,) * lead + tuple(x.shape[1:]))
+    return broadcast_to(x, shape=(x.shape[0], *shape)), 0
+
+
+broadcast_to = Primitive("broadcast_to", _broadcast_to, saves="nothing", torch_name="Expand", view=VIEW,
+                         batch=_broadcast_batch)
 broadcast_to.defvjp(lambda g, ans, x, shape: unbroadcast(g, x.shape)).defjvp(
     lambda t, ans, x, shape: broadcast_to(t, shape=shape))
 
@@ -81,7 +91,19 @@ def reducer(ufunc, name):
     return kernel
 
 
-reduce_sum = Primitive("sum", reducer(np.add, "sum"), saves="nothing").defvjp(
+def reduction_batch(prim):
+    """The batching rule of a reduction over `axis` (a tuple of per-example axes, or None for
+    all): the same reduction over those axes of the stacked value; the batch axis stays."""
+    def rule(args, dims, axis, keepdims):
+        x, d = args[0], dims[0]
+        n = x.ndim - 1
+        axes = tuple(a + (a >= d) for a in (range(n) if axis is None else (a % n for a in axis)))
+        return prim(x, axis=axes, keepdims=keepdims), d if keepdims else d - sum(a < d for a in axes)
+    return rule
+
+
+reduce_sum = Primitive("sum", reducer(np.add, "sum"), saves="nothing")
+reduce_sum.defbatch(reduction_batch(reduce_sum)).defvjp(
     lambda g, ans, x, axis, keepdims: _expand(g, x, axis, keepdims)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
 
@@ -109,7 +131,8 @@ def _convert_back(g, x_dtype):
     return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
 
 
-convert = Primitive("convert", cast, saves="nothing", torch_name="ToCopy").defvjp(
+convert = Primitive("convert", cast, saves="nothing", torch_name="ToCopy",
+                    batch=lambda args, dims, dtype: (convert(args[0], dtype=dtype), dims[0])).defvjp(
     lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
     lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
 

@@ -6,11 +6,13 @@ einsum is linear in each operand: the jvp puts the tangent in place of its opera
 and the vjp of operand i is another einsum of the cotangent with the other operands,
 into operand i's subscripts (see `_operand_cotangent` for repeated and summed letters).
 """
+import functools
 import string
 from collections import Counter
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .batching import front
 from .primitive import Primitive
 
 __all__ = ["einsum", "from_sublists", "normalize"]
@@ -83,9 +85,17 @@ def _einsum(*operands, subscripts):
     if xp.__name__ != "numpy":
         return xp.einsum(subscripts, *operands)
     # NumPy contracts two operands in a C loop unless optimize is on; its path search
-    # (which routes through BLAS) pays off only for several or large operands.
-    big = len(operands) > 2 or any(getattr(o, "size", 1) >= 4096 for o in operands)
+    # (which routes through BLAS) pays off only for several or large operands, and only when
+    # something is summed (an outer product has no BLAS form: the C loop is faster).
+    big = len(operands) > 2 or (_contracts(subscripts) and any(getattr(o, "size", 1) >= 4096 for o in operands))
     return xp.einsum(subscripts, *operands, optimize=big)
+
+
+@functools.lru_cache(maxsize=512)
+def _contracts(subscripts):
+    """Does `subscripts` (explicit) sum over a letter of its operands?"""
+    inputs, out = _split(subscripts)
+    return any(c not in out for c in "".join(inputs))
 
 
 def _operand_cotangent(g, operands, i, subscripts):
@@ -131,6 +141,15 @@ def _einsum_jvp(primals, tangents, ans, subscripts):
     return total
 
 
-einsum = Primitive("einsum", _einsum, saves="inputs").defjvp_full(_einsum_jvp).defvjp_all(
+def _einsum_batch(operands, dims, subscripts):
+    """A fresh letter names the batch axis: first in each batched operand and in the output."""
+    z = next(c for c in LETTERS if c not in subscripts)
+    inputs, out = _split(subscripts)
+    terms = [t if d is None else z + t for t, d in zip(inputs, dims)]
+    lined = [o if d is None else front(o, d) for o, d in zip(operands, dims)]
+    return einsum(*lined, subscripts=",".join(terms) + "->" + z + out), 0
+
+
+einsum = Primitive("einsum", _einsum, saves="inputs", batch=_einsum_batch).defjvp_full(_einsum_jvp).defvjp_all(
     lambda g, ans, operands, needs, subscripts: tuple(
         _operand_cotangent(g, operands, i, subscripts) if need else None for i, need in enumerate(needs)))

@@ -20,10 +20,13 @@ makes a small-array ufunc call dearer (docs/design.md, "Measured").
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete
+from ..ir.value import concrete, is_batched
+from .batching import elementwise as broadcasting_rule
+from .batching import first, same_rank
 from .broadcasting import cast, convert
 from .entries import binary, entry_for, unary
-from .primitive import NEG, ONE, OTHER, Primitive
+from .primitive import NEG, ONE, OTHER, Partial, Primitive
+from .stop_gradient import stop_gradient
 
 
 def _rules(partial, arity, i):
@@ -43,7 +46,7 @@ def _rules(partial, arity, i):
     return (lambda g, ans, x, y: partial(ans, x, y) * g), (lambda t, ans, x, y: partial(ans, x, y) * t)
 
 
-def defderiv(prim, *partials):
+def defderiv(prim: Primitive, *partials: Partial | None) -> Primitive:
     """Declare the partial derivative of `prim` with respect to each argument."""
     pairs = [_rules(p, len(partials), i) for i, p in enumerate(partials)]
     prim.defvjp(*(v for v, _ in pairs))
@@ -52,13 +55,18 @@ def defderiv(prim, *partials):
     return prim
 
 
+def broadcasts(prim):
+    """`prim`, batched (vmap) as the broadcasting op it is: ops/batching.py's elementwise rule."""
+    return prim.defbatch(broadcasting_rule(prim))
+
+
 def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, aliases=(), methods=None):
     """The entry function (ops/entries.py) of a primitive backed by a NumPy ufunc (CuPy arrays
     dispatch through __array_ufunc__); without partials it has no derivative. `saves` and
     `torch_name` are the Primitive's; `aliases` are NumPy's other names for it (fgrad.numpy
     exports the entry under its name and these); `methods` names the fgrad.numpy function
     each of the ufunc's methods is ({"reduce": "sum"}: np.add.reduce runs fgrad.numpy.sum)."""
-    prim = Primitive(name, fn, saves=saves, torch_name=torch_name)
+    prim = broadcasts(Primitive(name, fn, saves=saves, torch_name=torch_name))
     if partials:
         defderiv(prim, *partials)
     entry = entry_for(prim, len(partials) if partials else fn.nin, aliases)
@@ -72,9 +80,9 @@ add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", 
 subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub")
 multiply = ufunc("multiply", np.multiply, OTHER, OTHER, saves="inputs", torch_name="Mul",
                  methods={"reduce": "prod", "accumulate": "cumprod"})
-divide = binary(Primitive("divide", np.true_divide, torch_name="Div").defvjp(
+divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div").defvjp(
     lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y).defjvp(
-    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y), aliases=("true_divide",))
+    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)), aliases=("true_divide",))
 
 
 def _pow_dy(ans, x, y):
@@ -98,15 +106,16 @@ square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torc
 reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output")
 absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x), saves="inputs", torch_name="Abs",
                  aliases=("abs", "fabs"))
-sqrt = unary(Primitive("sqrt", np.sqrt, saves="output").defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(
-    lambda t, ans, x: t / (2.0 * ans)))
+sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output").defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(
+    lambda t, ans, x: t / (2.0 * ans))))
 cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output")
 
 # ---- exponentials and logarithms ----------------------------------------------------
 exp = ufunc("exp", np.exp, lambda ans, x: ans, saves="output")
 exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0), saves="output")
 expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0, saves="output")
-log = unary(Primitive("log", np.log, saves="inputs").defvjp(lambda g, ans, x: g / x).defjvp(lambda t, ans, x: t / x))
+log = unary(broadcasts(Primitive("log", np.log, saves="inputs").defvjp(lambda g, ans, x: g / x).defjvp(
+    lambda t, ans, x: t / x)))
 log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)), saves="inputs")
 log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs")
 log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs")
@@ -184,7 +193,7 @@ ceil = ufunc("ceil", np.ceil)
 trunc = ufunc("trunc", np.trunc, aliases=("fix",))
 rint = ufunc("rint", np.rint)
 floor_divide = ufunc("floor_divide", np.floor_divide)
-around = Primitive("round", lambda x, decimals=0: np.round(x, decimals))
+around = broadcasts(Primitive("round", lambda x, decimals=0: np.round(x, decimals)))
 
 # ---- non-differentiable: comparisons and predicates ---------------------------------
 equal = ufunc("equal", np.equal)
@@ -208,7 +217,7 @@ def _select(cond, x, y):
     return array_module(cond, x, y).where(cond, x, y)
 
 
-select = Primitive("where", _select, saves="inputs").defvjp(
+select = broadcasts(Primitive("where", _select, saves="inputs")).defvjp(
     None, lambda g, ans, c, x, y: where(c, g, 0.0), lambda g, ans, c, x, y: where(c, 0.0, g)).defjvp(
     None, lambda t, ans, c, x, y: where(c, t, 0.0), lambda t, ans, c, x, y: where(c, 0.0, t))
 
@@ -227,14 +236,20 @@ def _overwrite(x, value):
 
 def _zeros_of(g):
     """Concrete zeros of g's shape and dtype: the cotangent of what an overwrite discarded."""
-    c = concrete(g)
-    return array_module(c).zeros(c.shape, c.dtype)
+    return array_module(concrete(g)).zeros(g.shape, g.dtype)
 
 
 # `value` written over x: x's old values are gone, so their cotangent is zeros (PyTorch's
 # ZeroBackward and CopyBackwards hand zeros to the old history, so a leaf behind it gets a
 # zero .grad, not none); the value's is g, summed and cast to its shape and dtype by the engine.
-overwrite = Primitive("overwrite", _overwrite, saves="nothing", torch_name="Copy").defvjp(
+def _overwrite_batch(args, dims):
+    """The result has x's shape: x goes first (repeated if unbatched), the value lines up with it."""
+    (x, value), (dx, dv) = args, dims
+    x = first(x, dx, value.shape[dv] if dx is None else x.shape[dx])
+    return overwrite(x, value if dv is None else same_rank(value, dv, x.ndim - 1)), 0
+
+
+overwrite = Primitive("overwrite", _overwrite, saves="nothing", torch_name="Copy", batch=_overwrite_batch).defvjp(
     lambda g, ans, x, value: _zeros_of(g), lambda g, ans, x, value: g).defjvp(
     None, lambda t, ans, x, value: t)
 
@@ -250,6 +265,6 @@ def astype(x, dtype):
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
-    if not np.issubdtype(dtype, np.inexact):
-        return cast(concrete(x), dtype)
+    if not np.issubdtype(dtype, np.inexact):  # (under vmap, each example's cast: batched, with no derivative)
+        return convert(stop_gradient(x), dtype=dtype) if is_batched(x) else cast(concrete(x), dtype)
     return convert(x, dtype=dtype)

@@ -10,7 +10,9 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .batching import front, leading, stacked
 from .broadcasting import reduce_sum
+from .einsum import einsum
 from .elementwise import where
 from .primitive import Primitive
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
@@ -23,8 +25,8 @@ def _mT(x):
 
 
 def _matmul_vjp_a(g, ans, a, b):
-    if b.ndim == 1:
-        return g * b if a.ndim == 1 else expand_dims(g, -1) * b
+    if b.ndim == 1:  # (an outer product by einsum: under vmap, one C loop over the examples)
+        return g * b if a.ndim == 1 else expand_dims(g, -1) * b if a.ndim > 2 else einsum(g, b, subscripts="i,j->ij")
     if a.ndim == 1:
         return matmul(b, g) if b.ndim == 2 else matmul(b, expand_dims(g, -1))[..., 0]
     return matmul(g, _mT(b))
@@ -32,7 +34,8 @@ def _matmul_vjp_a(g, ans, a, b):
 
 def _matmul_vjp_b(g, ans, a, b):
     if a.ndim == 1:
-        return a * g if b.ndim == 1 else expand_dims(a, -1) * expand_dims(g, -2)
+        return a * g if b.ndim == 1 else einsum(a, g, subscripts="i,j->ij") if b.ndim == 2 else \
+            expand_dims(a, -1) * expand_dims(g, -2)
     if b.ndim == 1:
         return matmul(g, a) if a.ndim == 2 else matmul(expand_dims(g, -2), a)[..., 0, :]
     return matmul(_mT(a), g)
@@ -44,8 +47,39 @@ def _matmul_name(primals):
     return {(2, 2): "Mm", (2, 1): "Mv", (1, 1): "Dot"}.get(nd, "Matmul") + "Backward0"
 
 
+def _matmul_batch(args, dims):
+    """One matrix product for every example. Examples times a plain matrix fold into its rows
+    (a batched vector is a row of a matrix; batched matrices are rows of a taller one), so
+    BLAS runs one matrix-matrix product. Otherwise a batched vector becomes a matrix of one
+    row (a) or column (b), removed after, and the stacks line up as for solve."""
+    (a, b), (da, db) = args, dims
+    if db is None and np.ndim(b) == 2 and a.ndim in (2, 3):  # examples @ plain matrix
+        a = front(a, da)
+        if a.ndim == 2:
+            return matmul(a, b), 0
+        n = a.shape[1]
+        out = matmul(reshape(a, shape=(a.shape[0] * n, a.shape[2])), b)
+        return reshape(out, shape=(a.shape[0], n, out.shape[-1])), 0
+    if da is None and np.ndim(a) == 2 and b.ndim == 2:  # plain matrix @ batched vectors: (b_i a^T) rows
+        return matmul(front(b, db), _mT(a)), 0
+    row = da is not None and a.ndim == 2
+    col = db is not None and b.ndim == 2
+    if row:
+        a, da = expand_dims(front(a, da), 1), 0
+    if col:
+        b, db = expand_dims(front(b, db), -1), 0
+    drop = ([-1] if col else []) + ([-2 if np.ndim(b) >= 2 else -1] if row else [])  # (a plain vector b has no column)
+    out, _ = _matmul_stacked((a, b), (da, db))
+    if drop:
+        shape = list(out.shape)
+        for axis in sorted(drop):
+            del shape[axis]
+        out = reshape(out, shape=tuple(shape))
+    return out, 0
+
+
 matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b), saves="inputs",
-                   torch_name=_matmul_name).defvjp(
+                   torch_name=_matmul_name, batch=_matmul_batch).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
 
@@ -74,6 +108,7 @@ def _matmul_pair(primals, tangents, params):
 
 
 matmul.jvp_pair = _matmul_pair
+_matmul_stacked = stacked(matmul, (2, 2))  # (a 1-D operand that is not batched has no stack axes: 2 is safe)
 
 
 # ---- helpers for the rules (all in fgrad ops, so the rules differentiate again) ------
@@ -143,7 +178,8 @@ def _solve_vjp(g, x, primals, needs):
     return (-matmul(gb, _mT(x)) if needs[0] else None), gb
 
 
-solve = Primitive("solve", _named_kernel("solve", _solve)).defvjp_all(_solve_vjp).defjvp(
+solve = Primitive("solve", _named_kernel("solve", _solve))
+solve.defbatch(stacked(solve, (2, 2))).defvjp_all(_solve_vjp).defjvp(
     lambda t, x, a, b: -solve(a, matmul(t, x)),
     lambda t, x, a, b: solve(a, t))
 
@@ -323,3 +359,5 @@ pinv.defjvp_full(lambda primals, tangents, p, rcond, hermitian: _pinv_jvp(primal
 
 for _prim in (cholesky, eigh, qr, svd, pinv):
     vjp_from_jvp(_prim)
+for _prim in (inv, adjugate, det, slogdet, cholesky, eigh, qr, svd, pinv):  # NumPy's stacked forms
+    _prim.defbatch(leading(_prim))

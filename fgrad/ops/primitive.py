@@ -12,6 +12,7 @@ so values of different transform calls can never be confused.
 import threading
 
 from ..ir.value import Tracer
+from ..typing import Any, Callable
 
 __all__ = [
     "NEG",
@@ -40,8 +41,18 @@ ONE, NEG, OTHER = "one", "neg", "other"
 
 NO_PARAMS = {}  # the params of an op without any: one dict serves every such node
 
+# The rule signatures a declaration takes (Primitive's docstring says each one's arguments):
+Kernel = Callable[..., Any]       # impl(*arrays, **params) -> array (a tuple for several results)
+VJPRule = Callable[..., Any]      # rule(g, ans, *primals, **params) -> one argument's cotangent, or None
+VJPAllRule = Callable[..., tuple]  # rule(g, ans, primals, needs, **params) -> a cotangent (or None) per argument
+JVPRule = Callable[..., Any]      # rule(t, ans, *primals, **params) -> one argument's share of the tangent
+JVPFullRule = Callable[..., Any]  # rule(primals, tangents, ans, **params) -> the output's tangent
+Partial = Callable[..., Any] | str  # d(ans, *primals) -> d out / d argument i; or ONE, NEG, OTHER
+BatchRule = Callable[..., tuple]  # rule(args, dims, **params) -> (out, out_dim)
+ViewInverse = Callable[..., Any] | str  # view(base, view_value, **params) -> base; or VIEW
 
-def apply_partial(d, v, i, out, primals):
+
+def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
     """`d`, a partial derivative of Primitive.partials (d out / d argument i), applied to `v`,
     a cotangent or a tangent (elementwise: the same product either way). The engine's rules
     (apply_rule) and forward mode (tangent_of) apply partials here; the backward loop and
@@ -79,14 +90,19 @@ class Primitive:
     (`torch_name`, PyTorch's: "Mul" for MulBackward0, or a function of the primals), and
     whether its output is a view of its first argument (`view`: the inverse,
     `view(base, view_value, **params)` -> base with the viewed part replaced, through which
-    an in-place write to the view goes to its base; or VIEW when there is none).
+    an in-place write to the view goes to its base; or VIEW when there is none), and how vmap
+    batches it (`batch`: `rule(args, dims, **params)` -> (out, out_dim), where dims[i] is the
+    batch axis of args[i] or None when it has none, and out_dim the batch axis of the result,
+    a tuple of them for a multiple-result primitive; the rule runs under vmap's parent trace,
+    in fgrad ops, so outer transforms see it: transforms/batching.py).
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
-                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "__weakref__")
+                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "batch", "__weakref__")
 
-    def __init__(self, name, impl, multiple_results=False, register=True, *, saves="inputs and output",
-                 torch_name=None, view=None):
+    def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
+                 saves: str = "inputs and output", torch_name: str | Callable[[tuple], str] | None = None,
+                 view: ViewInverse | None = None, batch: BatchRule | None = None):
         self.name = name
         self.impl = impl
         self.vjp = ()
@@ -107,28 +123,34 @@ class Primitive:
         # The node's name on the Tensor face: a str, or a function of the primals (matmul's).
         self.node_name = torch_name + "Backward0" if isinstance(torch_name, str) else torch_name
         self.view = view
+        self.batch = batch
         if register:
             REGISTRY[name] = self
 
-    def defvjp(self, *rules):
+    def defvjp(self, *rules: VJPRule | None) -> "Primitive":
         self.vjp = rules
         self.nondiff = False
         self.simple = not self.multiple_results and self.vjp_all is None
         return self
 
-    def defvjp_all(self, rule):
+    def defvjp_all(self, rule: VJPAllRule) -> "Primitive":
         """One rule for all arguments: `rule(g, ans, primals, needs, **params)` -> tuple."""
         self.vjp_all = rule
         self.nondiff = False
         self.simple = False
         return self
 
-    def defjvp(self, *rules):
+    def defjvp(self, *rules: JVPRule | None) -> "Primitive":
         self.jvp = rules
         self.nondiff = False
         return self
 
-    def defjvp_full(self, rule):
+    def defbatch(self, rule: BatchRule) -> "Primitive":
+        """How vmap batches this primitive (see `batch` above)."""
+        self.batch = rule
+        return self
+
+    def defjvp_full(self, rule: JVPFullRule) -> "Primitive":
         self.jvp_full = rule
         self.nondiff = False
         return self

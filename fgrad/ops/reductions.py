@@ -8,8 +8,9 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import concrete
+from .batching import front, logical_axis
 from .broadcasting import keep_axes as _keep
-from .broadcasting import reduce_sum, reducer
+from .broadcasting import reduce_sum, reducer, reduction_batch
 from .elementwise import equal, where
 from .primitive import Primitive
 from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
@@ -25,7 +26,7 @@ def _extremum_share(ans, x, axis, keepdims):
 
 def _reduction_by_share(name, ufunc, torch_name):
     prim = Primitive(name, reducer(ufunc, name), torch_name=torch_name)
-    return prim.defvjp(
+    return prim.defbatch(reduction_batch(prim)).defvjp(
         lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _extremum_share(ans, x, axis, keepdims)).defjvp(
         lambda t, ans, x, axis, keepdims: reduce_sum(t * _extremum_share(ans, x, axis, keepdims), axis=axis,
                                                      keepdims=keepdims))
@@ -59,7 +60,8 @@ def _prod_of_others(x, axis):
 
 
 reduce_prod = Primitive("prod", reducer(np.multiply, "prod"), saves="inputs")
-reduce_prod.defvjp(lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
+reduce_prod.defbatch(reduction_batch(reduce_prod)).defvjp(
+    lambda g, ans, x, axis, keepdims: _keep(g, x, axis, keepdims) * _prod_of_others(x, axis)).defjvp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t * _prod_of_others(x, axis), axis=axis, keepdims=keepdims))
 
 
@@ -67,7 +69,28 @@ def _reverse_cumsum(g, axis):
     return flip(cumsum(flip(g, axis=(axis,)), axis=axis), axis=(axis,))
 
 
-cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis), saves="nothing").defvjp(
+def _scan_batch(prim):
+    """A scan along `axis` (cumsum, cumprod, argsort): the same scan of the stacked value."""
+    def rule(args, dims, axis):
+        x, d = args[0], dims[0]
+        return prim(x, axis=axis % (x.ndim - 1) + (axis % (x.ndim - 1) >= d)), d
+    return rule
+
+
+def _arg_batch(prim):
+    """argmax/argmin of each example: over its axis, or over all of it (flattened) for None."""
+    def rule(args, dims, axis=None, keepdims=False):
+        x = front(args[0], dims[0])
+        n = x.ndim - 1
+        if axis is not None:
+            return prim(x, axis=logical_axis(axis, n), keepdims=keepdims), 0
+        flat = prim(reshape(x, shape=(x.shape[0], -1)), axis=1, keepdims=False)
+        return (reshape(flat, shape=(x.shape[0],) + (1,) * n) if keepdims else flat), 0
+    return rule
+
+
+cumsum = Primitive("cumsum", lambda x, axis: array_module(x).cumsum(x, axis=axis), saves="nothing")
+cumsum.defbatch(_scan_batch(cumsum)).defvjp(
     lambda g, ans, x, axis: _reverse_cumsum(g, axis)).defjvp(
     lambda t, ans, x, axis: cumsum(t, axis=axis))
 
@@ -85,7 +108,8 @@ def _cumprod_vjp(g, ans, x, axis):
     return moveaxis(reduce_sum(where(upper, table, 0.0) * gl, axis=(xl.ndim,), keepdims=False), -1, axis)
 
 
-cumprod = Primitive("cumprod", lambda x, axis: array_module(x).cumprod(x, axis=axis)).defvjp(_cumprod_vjp).defjvp(
+cumprod = Primitive("cumprod", lambda x, axis: array_module(x).cumprod(x, axis=axis))
+cumprod.defbatch(_scan_batch(cumprod)).defvjp(_cumprod_vjp).defjvp(
     lambda t, ans, x, axis: _cumprod_jvp(t, ans, x, axis))
 
 
@@ -106,5 +130,6 @@ argmax = Primitive("argmax",
 argmin = Primitive("argmin",
                    lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
-
-
+argmax.defbatch(_arg_batch(argmax))
+argmin.defbatch(_arg_batch(argmin))
+argsort.defbatch(_scan_batch(argsort))

@@ -1,4 +1,5 @@
-"""Structural primitives: reshape, transpose, concatenate, flip, pad, diagonal.
+"""Structural primitives: concatenate, flip, pad, diagonal (reshape and transpose, with
+moveaxis and expand_dims, live in ops/axes.py; they are re-exported here).
 
 All are linear, so each jvp applies the op to the tangent and each vjp applies the
 transposed op to the cotangent. Composites (squeeze, moveaxis, stack, tile, ...) live
@@ -9,25 +10,21 @@ import numpy as np
 
 from ..backend import array_module
 from . import indexing
+from .axes import expand_dims, moveaxis, reshape, transpose
+from .batching import batch_size, first, front, logical_axis
 from .primitive import VIEW, Primitive
 from .zeros import zeros_like_value
 
-# The array's own methods: np.reshape and np.transpose are Python wrappers around them.
-reshape = Primitive("reshape", lambda x, shape: x.reshape(shape) if hasattr(x, "reshape") else np.reshape(x, shape),
-                    saves="nothing", torch_name="View",
-                    view=lambda base, view_value, shape: reshape(view_value, shape=base.shape))
-reshape.defvjp(lambda g, ans, x, shape: reshape(g, shape=x.shape)).defjvp(
-    lambda t, ans, x, shape: reshape(t, shape=shape))
+__all__ = ["concatenate", "diagonal", "diagonal_scatter", "expand_dims", "flip", "moveaxis", "pad_constant", "reshape",
+           "transpose"]
 
-transpose = Primitive("transpose",
-                      lambda x, axes: x.transpose(axes) if hasattr(x, "transpose") else np.transpose(x, axes),
-                      saves="nothing", torch_name="Permute",
-                      view=lambda base, view_value, axes: transpose(view_value, axes=tuple(np.argsort(axes))))
-transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes)))).defjvp(
-    lambda t, ans, x, axes: transpose(t, axes=axes))
+def _flip_batch(args, dims, axis):
+    x = front(args[0], dims[0])
+    n = x.ndim - 1
+    return flip(x, axis=tuple(range(1, n + 1)) if axis is None else tuple(logical_axis(a, n) for a in axis)), 0
 
 
-flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis), saves="nothing")
+flip = Primitive("flip", lambda x, axis: array_module(x).flip(x, axis), saves="nothing", batch=_flip_batch)
 flip.defvjp(lambda g, ans, x, axis: flip(g, axis=axis)).defjvp(lambda t, ans, x, axis: flip(t, axis=axis))
 
 
@@ -50,7 +47,12 @@ def _concat_jvp(primals, tangents, ans, axis):
     return concatenate(*[zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
 
 
-concatenate = Primitive("concatenate", _concatenate, saves="nothing", torch_name="Cat")
+def _concat_batch(xs, dims, axis):
+    size = batch_size(xs, dims)
+    return concatenate(*[first(x, d, size) for x, d in zip(xs, dims)], axis=axis + 1), 0
+
+
+concatenate = Primitive("concatenate", _concatenate, saves="nothing", torch_name="Cat", batch=_concat_batch)
 concatenate.defvjp_all(_concat_vjp)
 concatenate.defjvp_full(_concat_jvp)
 
@@ -63,7 +65,8 @@ def _unpad(g, x, pad_width):
     return indexing.getitem(g, index=tuple(slice(lo, lo + n) for (lo, _), n in zip(pad_width, x.shape)))
 
 
-pad_constant = Primitive("pad", _pad, saves="nothing")
+pad_constant = Primitive("pad", _pad, saves="nothing", batch=lambda args, dims, pad_width, constant: (
+    pad_constant(front(args[0], dims[0]), pad_width=((0, 0), *pad_width), constant=constant), 0))
 pad_constant.defvjp(lambda g, ans, x, pad_width, constant: _unpad(g, x, pad_width)).defjvp(
     lambda t, ans, x, pad_width, constant: pad_constant(t, pad_width=pad_width, constant=0))
 
@@ -89,8 +92,22 @@ def _diagonal_scatter(g, shape, offset, axis1, axis2):
     return out
 
 
-diagonal = Primitive("diagonal", _diagonal, saves="nothing", view=VIEW)  # (NumPy's is read-only)
-diagonal_scatter = Primitive("diagonal_scatter", _diagonal_scatter, saves="nothing")
+def _diagonal_batch(args, dims, offset, axis1, axis2):
+    x = front(args[0], dims[0])
+    n = x.ndim - 1
+    return diagonal(x, offset=offset, axis1=logical_axis(axis1, n), axis2=logical_axis(axis2, n)), 0
+
+
+def _diagonal_scatter_batch(args, dims, shape, offset, axis1, axis2):
+    g = front(args[0], dims[0])  # (the diagonal's axis is last, before and after)
+    n = len(shape)
+    return diagonal_scatter(g, shape=(g.shape[0], *shape), offset=offset, axis1=logical_axis(axis1, n),
+                            axis2=logical_axis(axis2, n)), 0
+
+
+diagonal = Primitive("diagonal", _diagonal, saves="nothing", view=VIEW,  # (NumPy's is read-only)
+                     batch=_diagonal_batch)
+diagonal_scatter = Primitive("diagonal_scatter", _diagonal_scatter, saves="nothing", batch=_diagonal_scatter_batch)
 diagonal.defvjp(lambda g, ans, x, offset, axis1, axis2: diagonal_scatter(
     g, shape=x.shape, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
     lambda t, ans, x, offset, axis1, axis2: diagonal(t, offset=offset, axis1=axis1, axis2=axis2))
@@ -98,28 +115,3 @@ diagonal_scatter.defvjp(lambda g, ans, x, shape, offset, axis1, axis2: diagonal(
     g, offset=offset, axis1=axis1, axis2=axis2)).defjvp(
     lambda t, ans, x, shape, offset, axis1, axis2: diagonal_scatter(t, shape=shape, offset=offset, axis1=axis1,
                                                                     axis2=axis2))
-
-
-
-
-# ---- composites used by the rules themselves ----------------------------------------
-def moveaxis(x, source, destination):
-    """np.moveaxis via transpose."""
-    ndim = x.ndim
-    src = [a % ndim for a in np.atleast_1d(source)]
-    dst = [a % ndim for a in np.atleast_1d(destination)]
-    order = [a for a in range(ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return transpose(x, axes=tuple(order)) if order != list(range(ndim)) else x
-
-
-def expand_dims(x, axis):
-    """np.expand_dims via reshape."""
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    ndim = x.ndim + len(axes)
-    axes = sorted(a % ndim for a in axes)
-    shape = list(x.shape)
-    for a in axes:
-        shape.insert(a, 1)
-    return reshape(x, shape=tuple(shape))

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.special
 
 from ..backend import array_module
-from .elementwise import defderiv, exp, log
+from .elementwise import broadcasts, defderiv, exp, log
 from .entries import entry_for
 from .primitive import Primitive
 
@@ -41,7 +41,7 @@ def _kernel(name):
 def special(name, *partials, saves="inputs and output"):
     """The entry function of a primitive running scipy.special.<name>, with the given partial
     derivatives (`saves` as for Primitive)."""
-    return entry_for(defderiv(Primitive(name, _kernel(name), saves=saves), *partials), len(partials))
+    return entry_for(defderiv(broadcasts(Primitive(name, _kernel(name), saves=saves)), *partials), len(partials))
 
 
 erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)), saves="inputs")

@@ -20,7 +20,7 @@ def zeros_like_value(value):
     c = concrete(value)
     if isinstance(c, (float, np.generic)):
         return np.asarray(c).dtype.type(0)
-    return array_module(c).zeros(np.shape(c), dtype=getattr(c, "dtype", np.float64))
+    return array_module(c).zeros(np.shape(value), dtype=getattr(value, "dtype", np.float64))  # (vmap: one example's)
 
 
 def materialize(cts, outs):

@@ -7,15 +7,22 @@ differentiate through them. Under the other mode each rule is transposed or
 linearized with fgrad's own transforms:
   - jvp of a custom_vjp function: J t is the vjp of the linear map g -> bwd(res, g);
   - vjp of a custom_jvp function: J^T g is the vjp of the linear map t -> jvp_rule(t).
+Under vmap a custom function becomes another, whose function and rules are the vmapped
+ones (process_batch), so an outer transform still uses the user's rule, batched.
 """
 import functools
 
 import numpy as np
 
-from ..ir.value import Tracer
+from ..ir.value import BatchTracer, Tracer
+from ..ops.axes import moveaxis
+from ..ops.batching import first
+from ..ops.broadcasting import reduce_sum
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from ..ops.zeros import materialize, zeros_like_value
+from ..typing import Callable, Iterable, PyTree
 from . import trees
+from .batching import keeping, leaf_axes, vmap
 from .forward import JVPTracer, dual
 from .reverse import VJPTracer, vjp
 
@@ -90,7 +97,7 @@ class _CustomBase:
     holds, would be a reference cycle, and checkpoint(body)(x) inside a differentiated
     function would leave one to the cyclic collector per call."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
@@ -102,7 +109,7 @@ class _CustomBase:
     def __repr__(self):
         return f"<{type(self).__name__} {getattr(self, '__name__', 'fun')}>"
 
-    def __call__(self, *args):
+    def __call__(self, *args: PyTree) -> PyTree:
         return current_trace().process_custom(self, args)
 
     def process_eval(self, trace, args):
@@ -118,6 +125,21 @@ class _CustomBase:
         leaves, in_tree = trees.flatten(diff)
         mine = _own(leaves, trace, tracer_cls)
         return static, leaves, in_tree, mine, [a.primal if m else a for a, m in zip(leaves, mine)]
+
+    def process_batch(self, trace, args):
+        """Under vmap: call, under the parent trace, a custom function whose function and
+        rules are this one's, vmapped (`_batched`); its outputs are batched along axis 0."""
+        leaves, tree = trees.flatten(args)
+        mine = _own(leaves, trace, BatchTracer)
+        if not any(mine):
+            return self._call_parent(trace, args)
+        self._check_defined()
+        dims = trees.unflatten(tree, [a.bdim if m else None for a, m in zip(leaves, mine)])
+        primals = trees.unflatten(tree, [a.primal if m else a for a, m in zip(leaves, mine)])
+        static_dims, diff_dims = _split_args(tuple(dims), self.nondiff_argnums, type(self).__name__)
+        out = run_under(trace.parent, self._batched(tuple(dims), static_dims, diff_dims, trace.size), *primals)
+        out_leaves, out_tree = trees.flatten(out)
+        return trees.unflatten(out_tree, [trace.wrap(o, 0) for o in out_leaves])
 
     def _call_parent(self, trace, args):
         return run_under(trace.parent, lambda: trace.parent.process_custom(self, args))
@@ -136,13 +158,14 @@ class custom_vjp(_CustomBase):
     (differentiable) argument. With nondiff_argnums those arguments come first in bwd.
     """
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
         self.jvp_through_fun = False   # checkpoint: forward mode simply traces fun
         self.jvp_from_residuals = None  # optional (res, tangents) -> tangent out (autograd.Function.jvp)
 
-    def defvjp(self, fwd, bwd):
+    def defvjp(self, fwd: Callable[..., tuple[PyTree, PyTree]],
+               bwd: Callable[..., tuple[PyTree, ...]]) -> "custom_vjp":
         self.fwd, self.bwd = fwd, bwd
         return self
 
@@ -178,6 +201,39 @@ class custom_vjp(_CustomBase):
         labels = trees.leaf_labels(params["in_tree"], "args")
         return check_rule_results(leaves, primals, lambda i: f"custom_vjp {self.__name__}: the cotangent bwd "
                                                              f"returned for {labels[i]}")
+
+    def _batched(self, dims, static_dims, diff_dims, size):
+        """This function with fun, fwd and bwd vmapped over `dims` (each argument's batch axes).
+        fwd's residuals keep what vmap left unbatched as it is (any Python object may be a
+        residual), and say which are batched for bwd; bwd's cotangent of an argument not
+        batched is summed over the examples."""
+        fwd, bwd = keeping(self.fwd, dims), self.bwd
+
+        def batched_fwd(*a):
+            leaves, leaf_dims, tree = fwd(*a)
+            result = trees.unflatten(tree, leaves)
+            if not (isinstance(result, tuple) and len(result) == 2):
+                return result  # (not a pair: _forward says so, naming the function)
+            out_leaves, out_tree = trees.flatten(result[0])
+            n = len(out_leaves)
+            out = trees.unflatten(out_tree, [first(v, d, size) for v, d in zip(out_leaves, leaf_dims)])
+            res_tree = trees.flatten(result[1])[1]
+            return out, (result[1], trees.unflatten(res_tree, leaf_dims[n:]))
+
+        def batched_bwd(*a):
+            *static, (res, res_dims), g = a
+            cts = vmap(bwd, in_axes=(*static_dims, res_dims, 0))(*static, res, g)
+            if not isinstance(cts, (tuple, list)):  # (bwd's own error, with its name, comes from _bwd_leaves)
+                return cts
+            leaves, tree = trees.flatten(tuple(cts))
+            axes = leaf_axes(tuple(diff_dims), tuple(cts), "in_axes", "cotangents")
+            return trees.unflatten(tree, [reduce_sum(c, axis=(0,), keepdims=False) if d is None else
+                                          moveaxis(c, 0, d) for c, d in zip(leaves, axes)])
+        batched = custom_vjp(vmap(self.fun, in_axes=dims), self.nondiff_argnums)
+        batched.defvjp(batched_fwd, batched_bwd)
+        batched.__name__ = self.__name__
+        batched.jvp_through_fun = self.jvp_through_fun
+        return batched
 
     def vjp_rule(self, g, ans, primals, needs, **params):
         leaves = self._bwd_leaves(params, list(materialize(g, ans)), primals)
@@ -218,11 +274,11 @@ class custom_vjp(_CustomBase):
 class custom_jvp(_CustomBase):
     """A function with a user-defined jvp: `f.defjvp(rule)`, rule(primals, tangents) -> (out, tangent_out)."""
 
-    def __init__(self, fun, nondiff_argnums=()):
+    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
-    def defjvp(self, jvp):
+    def defjvp(self, jvp: Callable[..., tuple[PyTree, PyTree]]) -> Callable[..., tuple[PyTree, PyTree]]:
         self.jvp = jvp
         return jvp
 
@@ -243,6 +299,14 @@ class custom_jvp(_CustomBase):
         t_leaves = check_rule_results(t_leaves, out_leaves, lambda i: f"custom_jvp {self.__name__}: the tangent "
                                                                      f"the jvp rule returned for {labels[i]}")
         return out, trees.unflatten(out_tree, t_leaves)
+
+    def _batched(self, dims, static_dims, diff_dims, size):
+        """This function with fun and the jvp rule vmapped over `dims` (a tangent is batched
+        where its primal is)."""
+        batched = custom_jvp(vmap(self.fun, in_axes=dims), self.nondiff_argnums)
+        batched.defjvp(vmap(self.jvp, in_axes=(*static_dims, tuple(diff_dims), tuple(diff_dims))))
+        batched.__name__ = self.__name__
+        return batched
 
     def jvp_rule(self, primals, tangents, ans, static, in_tree):
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
@@ -279,7 +343,7 @@ class custom_jvp(_CustomBase):
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 
-def checkpoint(fun):
+def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     """`fun`, but its backward pass recomputes fun's intermediates instead of keeping them.
 
     Only the inputs are saved; reverse mode re-runs fun under vjp when the cotangent

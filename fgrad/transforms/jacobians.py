@@ -1,19 +1,24 @@
-"""Jacobians and Hessians: jacfwd, jacrev, hessian (forward over reverse) and hvp.
+"""Jacobians and Hessians on vmap: jacrev, jacfwd, jacobian, hessian, and hvp.
 
-jacrev runs fun forward once and pulls back one basis cotangent per output element;
-jacfwd traces fun once (linearize) and pushes one basis tangent per input element
-through the recorded tape. Shapes follow JAX: out.shape + in.shape.
+jacrev runs fun forward once and pulls back every basis cotangent in one batched pass
+(vmap of the vjp function); jacfwd pushes every basis tangent through one batched jvp, in
+which fun's primal computation runs once, unbatched (vmap of jvp). hessian is
+jacfwd(jacrev). Shapes follow JAX: out.shape + in.shape. `chunk_size` bounds how many basis
+vectors one pass carries (vmap's chunk_size).
 """
+import math
+
 import numpy as np
 
-from ..ir.value import concrete
 from ..ops import shape as sh
-from ..ops.zeros import zeros_like_value
+from ..ops.indexing import getitem
+from ..typing import Callable, PyTree, Sequence
 from . import trees
-from .forward import jvp_named, linearize_named
+from .batching import vmap
+from .forward import jvp_named
 from .reverse import value_and_grad_call, vjp_named
 
-__all__ = ["hessian", "hvp", "jacfwd", "jacrev"]
+__all__ = ["hessian", "hvp", "jacfwd", "jacobian", "jacrev"]
 
 
 def _partial(fun, args, nums, kwargs):
@@ -25,30 +30,56 @@ def _partial(fun, args, nums, kwargs):
     return partial
 
 
-def _basis(value):
-    """One-hot arrays shaped like `value`, one per element."""
-    c = np.asarray(concrete(value))
-    dtype = c.dtype if np.issubdtype(c.dtype, np.inexact) else np.float64
-    for idx in np.ndindex(c.shape):
-        e = np.zeros(c.shape, dtype=dtype)
-        e[idx] = 1
-        yield e
+def _size(x):
+    return math.prod(x.shape) if hasattr(x, "shape") else 1
 
 
-def _stack(pieces, shape):
-    """The pieces (one per basis element) as one array of `shape`; a scalar stays a scalar."""
-    if not pieces:
-        return np.zeros(shape)
-    if shape == () and len(pieces) == 1:
-        return pieces[0]
-    stacked = sh.concatenate(*[sh.reshape(p, shape=(1,) + tuple(np.shape(concrete(p)))) for p in pieces], axis=0)
-    return sh.reshape(stacked, shape=shape)
+def _dtype(x):
+    dtype = np.result_type(x.dtype if hasattr(x, "dtype") else x)
+    return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)
 
 
-def _assemble(out_tree, in_tree, blocks, argnums):
-    """blocks[i][k]: d out_leaf i / d in_leaf k -> out pytree of (argnums-shaped) in pytrees."""
+def _basis(leaves):
+    """The standard basis of the space of `leaves`, stacked: for each leaf, an array of shape
+    (total size,) + its shape; together, row r of them is basis vector r."""
+    total = sum(_size(x) for x in leaves)
+    out, start = [], 0
+    for x in leaves:
+        n = _size(x)
+        eye = np.zeros((total, n), _dtype(x))
+        eye[np.arange(start, start + n), np.arange(n)] = 1
+        out.append(eye.reshape((total, *np.shape(x))))
+        start += n
+    return out
+
+
+def _rows(stacked, leaves):
+    """Split `stacked` (a batched result, one row per basis vector of `leaves`' space) into the
+    rows of each leaf, each shaped (leaf shape) + (the row's shape)."""
+    out, start = [], 0
+    for x in leaves:
+        n = _size(x)
+        rows = getitem(stacked, index=(slice(start, start + n),)) if n != stacked.shape[0] else stacked
+        out.append(sh.reshape(rows, shape=tuple(np.shape(x)) + tuple(stacked.shape[1:])))
+        start += n
+    return out
+
+
+def _to_back(x, lead):
+    """Move the first `lead` axes of `x` to the end."""
+    nd = x.ndim
+    if not lead or lead == nd:
+        return x
+    return sh.transpose(x, axes=tuple(range(lead, nd)) + tuple(range(lead)))
+
+
+def _assemble(out_tree, in_tree, blocks, argnums, in_leaves):
+    """blocks[i][k]: d out_leaf i / d in_leaf k -> out pytree of (argnums-shaped) in pytrees. A
+    0-d block for a scalar input (a Python or NumPy float) is a scalar, as its gradient is."""
     per_out = []
     for row in blocks:
+        row = [b[()] if b.__class__ is np.ndarray and b.ndim == 0 and isinstance(x, (float, np.generic)) else b
+               for b, x in zip(row, in_leaves)]
         tree = trees.unflatten(in_tree, row)
         per_out.append(tree[0] if isinstance(argnums, int) else tuple(tree))
     return trees.unflatten(out_tree, per_out)
@@ -56,83 +87,104 @@ def _assemble(out_tree, in_tree, blocks, argnums):
 
 def _check_float_outputs(out_leaves, transform):
     for i, o in enumerate(out_leaves):
-        dtype = np.asarray(concrete(o)).dtype
+        dtype = np.result_type(o.dtype if hasattr(o, "dtype") else o)
         if not np.issubdtype(dtype, np.inexact):
             raise TypeError(f"{transform} requires floating-point outputs, but output {i} has dtype {dtype} "
-                            f"(shape {np.shape(concrete(o))})")
+                            f"(shape {tuple(np.shape(o)) if not hasattr(o, 'shape') else tuple(o.shape)})")
 
 
-def _trace_once(core, fun, argnums, has_aux, transform, args, kwargs):
-    """Run `core` (vjp_named or linearize_named) on fun's `argnums` arguments once.
-
-    Returns (core's result, output leaves and tree, differentiated input leaves and tree)."""
+def _traced(fun, argnums, has_aux, transform, args, kwargs):
+    """fun run once under vjp, differentiated in `argnums`: (vjp's result, the inputs)."""
     nums = trees.check_argnums(argnums, len(args), transform)
     diff = tuple(args[i] for i in nums)
-    res = core(_partial(fun, args, nums, kwargs), diff, has_aux, transform)
+    return vjp_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform), diff
+
+
+def _pull_basis(res, diff, argnums, has_aux, transform, chunk_size):
+    """The Jacobian from vjp's result `res`: every basis cotangent pulled back in one batched pass."""
     out_leaves, out_tree = trees.flatten(res[0])
     in_leaves, in_tree = trees.flatten(diff)
-    return res, out_leaves, out_tree, in_leaves, in_tree
+    _check_float_outputs(out_leaves, transform)
+    cts = trees.unflatten(out_tree, _basis(out_leaves))
+    pulled = trees.flatten(vmap(res[1], chunk_size=chunk_size)(cts))[0]  # per input leaf: (M,) + its shape
+    per_in = [_rows(p, out_leaves) for p in pulled]  # [k][i]: out_i.shape + in_k.shape
+    blocks = [[per_in[k][i] for k in range(len(in_leaves))] for i in range(len(out_leaves))]
+    jac = _assemble(out_tree, in_tree, blocks, argnums, in_leaves)
+    return (jac, res[2]) if has_aux else jac
 
 
-def _jacrev(fun, argnums, has_aux, transform):
+def _jacrev(fun, argnums, has_aux, transform, chunk_size=None):
     def jacrev_fun(*args, **kwargs):
-        res, out_leaves, out_tree, in_leaves, in_tree = _trace_once(vjp_named, fun, argnums, has_aux, transform,
-                                                                    args, kwargs)
-        f_vjp = res[1]
-        _check_float_outputs(out_leaves, transform)
-        blocks = []
-        for i, o in enumerate(out_leaves):
-            cols = [[] for _ in in_leaves]
-            for e in _basis(o):
-                cts = [e if j == i else zeros_like_value(p) for j, p in enumerate(out_leaves)]
-                for k, g in enumerate(trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]):
-                    cols[k].append(g)
-            blocks.append([_stack(cols[k], np.shape(concrete(o)) + np.shape(concrete(x)))
-                           for k, x in enumerate(in_leaves)])
-        jac = _assemble(out_tree, in_tree, blocks, argnums)
-        return (jac, res[2]) if has_aux else jac
+        res, diff = _traced(fun, argnums, has_aux, transform, args, kwargs)
+        return _pull_basis(res, diff, argnums, has_aux, transform, chunk_size)
     return trees.wraps(jacrev_fun, fun, transform)
 
 
-def _jacfwd(fun, argnums, has_aux, transform):
+def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None):
     def jacfwd_fun(*args, **kwargs):
-        res, out_leaves, out_tree, in_leaves, in_tree = _trace_once(linearize_named, fun, argnums, has_aux,
-                                                                    transform, args, kwargs)
-        f_jvp = res[1]
-        cols = [[[] for _ in in_leaves] for _ in out_leaves]
-        for k, x in enumerate(in_leaves):
-            for e in _basis(x):
-                ts = [e if j == k else zeros_like_value(p) for j, p in enumerate(in_leaves)]
-                for i, t in enumerate(trees.flatten(f_jvp(*trees.unflatten(in_tree, ts)))[0]):
-                    cols[i][k].append(t)
+        nums = trees.check_argnums(argnums, len(args), transform)
+        diff = tuple(args[i] for i in nums)
+        in_leaves, in_tree = trees.flatten(diff)
+        f = _partial(fun, args, nums, kwargs)
+
+        def pushed(*tangents):  # fun's primal runs once, unbatched: only the tangents are batched
+            return jvp_named(f, diff, tangents, has_aux, transform)
+        axes = (None, 0, None) if has_aux else (None, 0)
+        res = vmap(pushed, out_axes=axes, chunk_size=chunk_size)(*trees.unflatten(in_tree, _basis(in_leaves)))
+        out_leaves, out_tree = trees.flatten(res[0])
+        _check_float_outputs(out_leaves, transform)
+        pushed_leaves = trees.flatten(res[1])[0]  # per output leaf: (N,) + its shape
         blocks = []
-        for i, o in enumerate(out_leaves):
-            row = []
-            for k, x in enumerate(in_leaves):
-                so, sx = np.shape(concrete(o)), np.shape(concrete(x))
-                stacked = _stack(cols[i][k], sx + so)  # [in..., out...]: move the input axes last
-                nin = len(sx)
-                row.append(sh.transpose(stacked, axes=tuple(range(nin, nin + len(so))) + tuple(range(nin)))
-                           if nin and so else stacked)
-            blocks.append(row)
-        jac = _assemble(out_tree, in_tree, blocks, argnums)
+        for t in pushed_leaves:
+            rows = _rows(t, in_leaves)  # [k]: in_k.shape + out.shape
+            blocks.append([_to_back(r, len(np.shape(x))) for r, x in zip(rows, in_leaves)])
+        jac = _assemble(out_tree, in_tree, blocks, argnums, in_leaves)
         return (jac, res[2]) if has_aux else jac
     return trees.wraps(jacfwd_fun, fun, transform)
 
 
-def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian by reverse mode: one vjp per output element."""
-    return _jacrev(fun, argnums, has_aux, "jacrev")
+def jacrev(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable[..., PyTree]:
+    """The Jacobian by reverse mode: fun runs once, then every basis cotangent is pulled back
+    in one batched pass (at most `chunk_size` at a time)."""
+    return _jacrev(fun, argnums, has_aux, "jacrev", chunk_size)
 
 
-def jacfwd(fun, argnums=0, has_aux=False):
-    """The Jacobian by forward mode: fun is traced once, then one tangent per input element."""
-    return _jacfwd(fun, argnums, has_aux, "jacfwd")
+def jacfwd(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           chunk_size: int | None = None) -> Callable[..., PyTree]:
+    """The Jacobian by forward mode: every basis tangent is pushed through one batched jvp, in
+    which fun's primal computation runs once (at most `chunk_size` tangents at a time)."""
+    return _jacfwd(fun, argnums, has_aux, "jacfwd", chunk_size)
 
 
-def hessian(fun, argnums=0):
-    """The Hessian, forward over reverse: jacfwd(jacrev(fun))."""
-    return _jacfwd(_jacrev(fun, argnums, False, "hessian"), argnums, False, "hessian")
+def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+             mode: str = "auto", chunk_size: int | None = None) -> Callable[..., PyTree]:
+    """The Jacobian, by forward mode (`mode="forward"`), reverse mode ("reverse"), or the cheaper
+    of the two for the sizes at hand ("auto"): reverse when the outputs have fewer elements than
+    the differentiated inputs, forward otherwise (as one would choose by hand). "auto" runs fun
+    once under vjp to learn the output size; reverse mode goes on from that run, forward mode
+    runs fun once more."""
+    if mode not in ("auto", "forward", "reverse"):
+        raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
+    if mode == "forward":
+        return _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size)
+    if mode == "reverse":
+        return _jacrev(fun, argnums, has_aux, "jacobian", chunk_size)
+    fwd = _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size)
+
+    def jacobian_fun(*args, **kwargs):
+        res, diff = _traced(fun, argnums, has_aux, "jacobian", args, kwargs)
+        n_out = sum(_size(o) for o in trees.flatten(res[0])[0])
+        if n_out < sum(_size(x) for x in trees.flatten(diff)[0]):
+            return _pull_basis(res, diff, argnums, has_aux, "jacobian", chunk_size)
+        return fwd(*args, **kwargs)
+    return trees.wraps(jacobian_fun, fun, "jacobian")
+
+
+def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
+            chunk_size: int | None = None) -> Callable[..., PyTree]:
+    """The Hessian, forward over reverse: jacfwd(jacrev(fun)), each one batched pass."""
+    return _jacfwd(_jacrev(fun, argnums, False, "hessian", chunk_size), argnums, False, "hessian", chunk_size)
 
 
 def hvp(fun, primals, tangents):

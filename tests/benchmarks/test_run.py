@@ -36,3 +36,27 @@ def test_targets_without_a_reference_row_say_nothing_of_it():
     cases = [_case("W1", [_ok("numpy", 100e-6, 1.0), failed, _ok("fgrad", 150e-6, 1.5)], ops=100)]
     (w1,) = [t for t in run.targets(cases) if t["target"] == "fgrad <= 2.0 us/op"]
     assert w1["met"] is True and w1["extra"] is None
+
+
+def test_targets_against_the_peers_on_w3_w6_w7():
+    # By the same-round ratio to NumPy; W3 by its largest n only; a peer that did not run is not a verdict.
+    cases = [
+        _case("W3", [_ok("numpy", 1e-4, 1.0), _ok("fgrad", 9e-4, 9.0), _ok("torch.func", 1e-3, 10.0)]),
+        _case("W3", [_ok("numpy", 1e-4, 1.0), _ok("fgrad", 9e-4, 9.0), _ok("torch.func", 8e-4, 8.0),
+                     _ok("jax", 2e-3, 20.0)]),
+        _case("W6", [_ok("numpy", 1e-4, 1.0), _ok("fgrad", 2e-4, 2.0), _ok("torch.func", 2e-4, 2.0),
+                     {"impl": "jax", "status": "not installed", "reason": "not installed (jax)"}]),
+        _case("W7", [_ok("numpy", 1e-3, 1.0), _ok("fgrad", 1.4e-3, 1.4), _ok("torch.func", 3e-3, 3.0),
+                     _ok("jax", 1.4e-3, 1.4)]),
+    ]
+    rows = [(t["workload"], t["target"], t["met"], t["extra"]) for t in run.targets(cases)]
+    assert rows == [
+        ("W3", "fgrad <= torch.func (case, by same-round ratio to NumPy)", False, "torch.func 8.00 x NumPy"),
+        ("W3", "fgrad < jax (case, by same-round ratio to NumPy)", True, "jax 20.00 x NumPy"),
+        ("W6", "fgrad <= torch.func (case, by same-round ratio to NumPy)", True, "torch.func 2.00 x NumPy"),
+        ("W6", "fgrad < jax (case, by same-round ratio to NumPy)", None, "jax: not installed"),
+        ("W7", "fgrad <= 1.5 x hand-written NumPy", True, None),
+        ("W7", "fgrad <= torch.func (case, by same-round ratio to NumPy)", True, "torch.func 3.00 x NumPy"),
+        ("W7", "fgrad < jax (case, by same-round ratio to NumPy)", False, "jax 1.40 x NumPy"),
+    ]
+    assert "**not measured** — measured 2.00 x NumPy (jax: not installed)" in run.format_targets(run.targets(cases))

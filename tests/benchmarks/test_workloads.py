@@ -3,6 +3,7 @@
 Not a timing. It reuses benchmarks/workloads.py, the definitions that
 `python -m benchmarks` times, and needs none of the peers.
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -125,6 +126,62 @@ def test_mlp_reference_matches_finite_differences():
             minus[i][idx] -= eps
             fd = (wl.mlp_loss(*plus, d["X"], d["Y"], np) - wl.mlp_loss(*minus, d["X"], d["Y"], np)) / (2 * eps)
             np.testing.assert_allclose(ref[idx], fd, rtol=1e-5, atol=1e-9)
+
+
+def test_per_example_reference_matches_finite_differences():
+    # W7's hand-written per-example gradients, entry by entry, against each example's own loss.
+    (case,) = wl.make_cases("W7", "test")
+    d = case.data
+    params = [d[k] for k in wl.W7_PARAMS]
+    eps = 1e-6
+    rng = np.random.default_rng(1)
+    for b in (0, d["X"].shape[0] - 1):
+        loss = lambda ps: wl.per_example_loss(ps, d["X"][b], d["y"][b], np)  # noqa: E731
+        for i, ref in enumerate(case.reference):
+            assert ref.shape == (d["X"].shape[0],) + params[i].shape
+            for _ in range(3):
+                idx = tuple(rng.integers(0, s) for s in params[i].shape)
+                plus, minus = [a.copy() for a in params], [a.copy() for a in params]
+                plus[i][idx] += eps
+                minus[i][idx] -= eps
+                np.testing.assert_allclose(ref[(b,) + idx], (loss(plus) - loss(minus)) / (2 * eps),
+                                           rtol=1e-5, atol=1e-9)
+
+
+_EVERY_IMPL = """
+import sys
+from benchmarks import env as benv
+benv.pin_threads()
+from benchmarks import checked, floor, peers
+from benchmarks import workloads as wl
+(case,) = wl.make_cases(sys.argv[1], "test")
+ran, bad = [], []
+for impl in wl.numpy_impls() + floor.floor_impls() + checked.checked_impls() + wl.fgrad_impls() + peers.peer_impls():
+    module = peers.PEER_MODULES.get(impl.name)
+    if module is not None and peers.import_status(module):
+        continue
+    fn = impl.setup(case)
+    if fn is None or isinstance(fn, str):
+        continue
+    err = wl.check_close(peers.to_numpy(fn()), case.reference, rtol=1e-10, atol=1e-12)
+    (bad if err else ran).append(f"{impl.name}: {err}" if err else impl.name)
+print(",".join(ran))
+assert not bad, bad
+"""
+
+
+def test_every_installed_implementation_matches_numpy_on_w7():
+    # The peers, in a process of their own with the benchmark environment (as the worker runs
+    # them), so this process imports none of them (and JAX's x64 flag stays out of the suite).
+    from benchmarks import env as benv
+    proc = subprocess.run([sys.executable, "-c", _EVERY_IMPL, "W7"], cwd=REPO, env=benv.subprocess_env(REPO),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ran = proc.stdout.strip().splitlines()[-1].split(",")
+    assert {"numpy", "fgrad"} <= set(ran), ran
+    for peer in ("torch.func", "jax", "jax.jit"):
+        module = {"torch.func": "torch"}.get(peer, "jax")
+        assert peer in ran or importlib.util.find_spec(module) is None, ran
 
 
 def test_second_order_references_match_finite_differences():

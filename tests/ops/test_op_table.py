@@ -98,3 +98,81 @@ def test_every_registered_primitive_has_a_row():
                     *[args[i] for i in pos]).primitives())
     missing = sorted(set(REGISTRY) - used)
     assert not missing, f"primitives without a row in tests/op_db.py: {missing}"
+
+
+# ---- vmap: every row batched, against a stack of its slices -----------------------------
+B = 3
+
+
+def _batched(args, pos, rng):
+    """For each float argument, a random batch axis (or None, unmapped) and the stacked value:
+    B scaled copies (scaling keeps a sample in its domain, and its ties and zeros)."""
+    axes = [None] * len(args)
+    for i in pos:
+        if rng.random() < 0.75 or (i == pos[-1] and all(axes[j] is None for j in pos)):
+            axes[i] = int(rng.integers(0, np.ndim(args[i]) + 1))
+    examples = [[a if axes[i] is None else a * (1.0 + 0.03 * b) for i, a in enumerate(args)] for b in range(B)]
+    stacked = [a if axes[i] is None else np.stack([np.asarray(e[i]) for e in examples], axis=axes[i])
+               for i, a in enumerate(args)]
+    return axes, stacked, examples
+
+
+def _out_axis(out_leaves, rng):
+    """A random out_axes int valid for every output (a negative one half the time)."""
+    top = min(np.ndim(o) for o in out_leaves)
+    axis = int(rng.integers(0, top + 1))
+    return axis - (top + 1) if rng.random() < 0.5 else axis
+
+
+def _stack_outputs(results, axis):
+    leaves = [trees.flatten(r)[0] for r in results]
+    return [np.stack([np.asarray(concrete(x[k])) for x in leaves], axis=axis) for k in range(len(leaves[0]))]
+
+
+@pytest.mark.parametrize("op", ROWS)
+def test_vmap_matches_stacked_slices(op):
+    """vmap(op) over random in_axes and out_axes equals op on each example, stacked. (A primitive
+    with no batching rule fails here, naming it.)"""
+    rng = np.random.default_rng(3)
+    for args in op.samples(rng):
+        pos = _split(args)
+        if not pos:
+            continue
+        axes, stacked, examples = _batched(args, pos, rng)
+        f = lambda *a: op.fn(*a, **op.kwargs)  # noqa: E731
+        if not op.batchable:
+            with pytest.raises(TypeError, match="batched by vmap"):
+                fgrad.vmap(f, in_axes=tuple(axes))(*stacked)
+            continue
+        results = [f(*e) for e in examples]
+        out_axis = _out_axis(trees.flatten(results[0])[0], rng)
+        got = fgrad.vmap(f, in_axes=tuple(axes), out_axes=out_axis)(*stacked)
+        _close(got, _stack_outputs(results, out_axis))
+
+
+@pytest.mark.parametrize("op", [r for r in ROWS if r.values[0].differentiable and r.values[0].batchable])
+def test_jvp_and_vjp_under_vmap(op):
+    """vmap of jvp (batched primals and tangents) and of vjp (batched primals and cotangents)
+    equal the per-example results, stacked."""
+    rng = np.random.default_rng(4)
+    for args in op.samples(rng):
+        pos = _split(args)
+        f = _partial(op, args, pos)
+        primals = [np.stack([np.asarray(args[i]) * (1.0 + 0.03 * b) for b in range(B)]) for i in pos]
+        tangents = [rng.standard_normal(p.shape) for p in primals]
+        got = fgrad.vmap(lambda p, t: fgrad.jvp(f, p, t))(primals, tangents)
+        want = [fgrad.jvp(f, [p[b] for p in primals], [t[b] for t in tangents]) for b in range(B)]
+        _close(got, _stack_outputs(want, 0), rtol=1e-10, atol=1e-10)
+        outs = [f(*[p[b] for p in primals]) for b in range(B)]
+        out_leaves, out_tree = trees.flatten(outs[0])
+        cts = [np.stack([np.asarray(rng.standard_normal(np.shape(o)), dtype=np.asarray(o).dtype)
+                         for _ in range(B)]) for o in out_leaves]
+        got = fgrad.vmap(lambda p, c: fgrad.vjp(f, *p)[1](trees.unflatten(out_tree, c)))(primals, cts)
+        want = [fgrad.vjp(f, *[p[b] for p in primals])[1](trees.unflatten(out_tree, [c[b] for c in cts]))
+                for b in range(B)]
+        _close(got, _stack_outputs(want, 0), rtol=1e-10, atol=1e-10)
+
+
+def test_every_primitive_declares_a_batching_rule():
+    missing = sorted(name for name, prim in REGISTRY.items() if prim.batch is None)
+    assert not missing, f"primitives without a batching rule (Primitive(..., batch=)): {missing}"
