@@ -27,9 +27,11 @@ from .autograd.factories import (
                                  zeros,
                                  zeros_like,
 )
-from .backend import Device, device
+from .backend import Device, device, devices
+from .engine.threads import get_num_threads, set_num_threads
 from .ir.graph import Graph
 from .numpy import allclose
+from .ops.devices import device_put
 from .ops.stop_gradient import stop_gradient
 from .testing import gradcheck, gradgradcheck
 from .transforms.batching import vmap
@@ -52,6 +54,8 @@ __all__ = [
                                  "custom_jvp",
                                  "custom_vjp",
                                  "device",
+                                 "device_put",
+                                 "devices",
                                  "empty",
                                  "enable_grad",
                                  "eye",
@@ -59,6 +63,7 @@ __all__ = [
                                  "full",
                                  "full_like",
                                  "func",
+                                 "get_num_threads",
                                  "grad",
                                  "gradcheck",
                                  "gradgradcheck",
@@ -83,6 +88,7 @@ __all__ = [
                                  "randn",
                                  "scipy",
                                  "set_grad_enabled",
+                                 "set_num_threads",
                                  "stop_gradient",
                                  "tensor",
                                  "value_and_grad",

@@ -28,6 +28,8 @@ class OpInfo:
     rtol: float = 1e-5
     eps: float = None               # finite-difference step (None: by dtype)
     batchable: bool = True          # False: the output's shape depends on the values, so vmap raises
+    one_device: bool = True         # False: it makes NumPy (CPU) constants, or moves values itself: not run
+                                    # on another device (test_rows_on_another_device)
 
     def __repr__(self):
         return self.name
@@ -62,6 +64,7 @@ def with_kwargs(name, kwargs_list, shapes=((2, 3, 4),), lo=-2.0, hi=2.0, fn=None
     return rows
 
 
+_CPU1 = fgrad.backend.register_numpy_device(1)  # a second device, for the transfer primitive's row
 _BATCHED_INDEX = np.array([[0, 2], [3, 3], [1, 0]])  # per example (row), two picks, one repeated
 
 
@@ -94,7 +97,8 @@ OPS = [
            ref=lambda x: x.astype(np.float32), atol=1e-4, rtol=1e-4, eps=1e-2),
     custom("power_int_exponent", lambda rng: [(uniform(rng, (3,)), 3)], fn=fnp.power, ref=np.power),
     custom("power_zero_base", lambda rng: [(uniform(rng, (2,), 1.5, 2.5),)],
-           fn=lambda y: fnp.power(np.array([0.0, 1.5]), y), ref=lambda y: np.power(np.array([0.0, 1.5]), y)),
+           fn=lambda y: fnp.power(np.array([0.0, 1.5]), y), ref=lambda y: np.power(np.array([0.0, 1.5]), y),
+           one_device=False),
     custom("maximum_ties", lambda rng: [(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.0, 3.0]))],
            fn=fnp.maximum, ref=np.maximum, differentiable=False),
     # ---- reductions
@@ -196,6 +200,10 @@ OPS = [
     custom("getitem_batched_index_after_slice", lambda rng: [(uniform(rng, (3, 2, 4)),)],
            fn=lambda x: fgrad.vmap(lambda r, i: r[:, i], in_axes=(0, 1))(x, _BATCHED_INDEX.T),
            ref=lambda x: np.stack([x[b][:, _BATCHED_INDEX[b]] for b in range(3)])),
+    # Through a second (NumPy-backed, test-only) device and back: the transfer primitive.
+    custom("device_put", lambda rng: [(uniform(rng, (3, 4)),), (uniform(rng, ()),)],
+           fn=lambda x: fgrad.device_put(fnp.sin(fgrad.device_put(x, _CPU1)) * 2.0, "cpu"),
+           ref=lambda x: np.sin(x) * 2.0, one_device=False),
     custom("take", lambda rng: [(uniform(rng, (3, 4)),)], fn=lambda x: fnp.take(x, [3, 0, 3], axis=1),
            ref=lambda x: np.take(x, [3, 0, 3], axis=1)),
     custom("take_flat", lambda rng: [(uniform(rng, (3, 4)),)], fn=lambda x: fnp.take(x, np.array([[1, 5], [11, 1]])),

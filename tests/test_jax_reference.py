@@ -53,7 +53,7 @@ import jax.numpy as jnp  # noqa: E402
 import fgrad  # noqa: E402
 import fgrad.numpy as fnp  # noqa: E402
 
-from .jax_corpus import CASES, EDGE_CASES  # noqa: E402
+from .jax_corpus import CASES, EDGE_CASES, Case  # noqa: E402
 
 # FGRAD_JAX_DIRECT=1: every reference straight from the matching JAX transform (slower).
 DIRECT = os.environ.get("FGRAD_JAX_DIRECT") == "1"
@@ -407,3 +407,70 @@ def test_vmap_of_grad_jacfwd_and_hessian_against_jax(name):
                             (fgrad.vmap(fgrad.hessian(f))(xs), hessians, "vmap(hessian)")]:
         assert np.shape(got) == want.shape, what
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10, err_msg=what)
+
+
+# ---- on another device: the second NumPy device here, CUDA where a GPU is ---------------------
+def _moved(tree, device):
+    return optree.tree_map(lambda x: device.send(x) if isinstance(x, np.ndarray) else x, tree, none_is_leaf=False)
+
+
+def _on_device_case(case, device):
+    moved = Case.__new__(Case)
+    for slot in Case.__slots__:
+        setattr(moved, slot, getattr(case, slot))
+    moved.args = _moved(case.args, device)
+    return moved
+
+
+def _on_device_inputs(inputs, device):
+    moved = Inputs.__new__(Inputs)
+    moved.diff = _moved(inputs.diff, device)
+    moved.tangents, moved.cotangent = _moved(inputs.tangents, device), _moved(inputs.cotangent, device)
+    moved.weights, moved.scalar = _moved(inputs.weights, device), inputs.scalar
+    return moved
+
+
+# Cases that multiply by NumPy constants of their own (np.arange, np.array): on another device
+# those are an error by design (the constant lives on the CPU), as they would be with CuPy.
+CPU_CONSTANTS = {"broadcast_to_weighted", "integer_array_repeats", "take_along_argsort_vec", "sort_weighted",
+                 "reshape_transpose", "flip_roll", "pad_edge", "linalg_cholesky", "linalg_eigh_values", "linalg_qr",
+                 "linalg_svd_values"}
+
+
+def _device_cases():
+    """float64 cases whose arguments are all arrays (a Python or NumPy scalar lives on the CPU)
+    and that make no NumPy constants."""
+    return [pytest.param(c, id=c.name) for c in CASES if not c.float32 and c.name not in CPU_CONSTANTS
+            and not any(isinstance(x, (float, np.generic)) for x in leaves(c.args))]
+
+
+@pytest.mark.parametrize("device", [pytest.param(fgrad.backend.register_numpy_device(1), id="cpu:1"),
+                                    pytest.param("cuda:0", id="cuda:0", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("case", _device_cases())
+def test_against_jax_on_another_device(case, device):
+    """Every transform of each float64 case on another device: JAX's numbers, and every
+    floating result on that device (the derivatives stay where their inputs live)."""
+    if str(device) == "cuda:0" and not fgrad.backend.cupy_available():
+        pytest.skip("no CUDA device")
+    if missing(case) is not None:
+        pytest.skip("fgrad does not provide it yet")
+    device, cpu = fgrad.device(device), fgrad.device("cpu")
+    inputs = Inputs(case)
+    got = compute_all(_on_device_case(case, device), fnp, fgrad, _on_device_inputs(inputs, device))
+    want = reference(case, inputs)
+    for transform, value in got.items():
+        for leaf in leaves(value):
+            if isinstance(leaf, np.ndarray) or hasattr(leaf, "device"):
+                assert fgrad.backend.device_of(leaf) == device, f"{case.name}: {transform} left {device}"
+        assert_tree_close(optree.tree_map(lambda x: cpu.send(x) if hasattr(x, "shape") else x, value,
+                                          none_is_leaf=False), want[transform], case, transform)
+
+
+@pytest.mark.parametrize("name", sorted(CPU_CONSTANTS))
+def test_cases_with_cpu_constants_raise_on_another_device(name):
+    """The cases left out above fail for their constants alone: the error names both devices."""
+    case = next(c for c in CASES if c.name == name)
+    device = fgrad.backend.register_numpy_device(1)
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match="got arrays on two devices, cp"):
+        compute_all(_on_device_case(case, device), fnp, fgrad, _on_device_inputs(Inputs(case), device),
+                    only="value")

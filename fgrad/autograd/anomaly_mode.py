@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from ..engine.threads import THREAD_STATE
 from ..ir.value import concrete
 
 __all__ = ["detect_anomaly", "is_anomaly_enabled", "set_detect_anomaly"]
@@ -29,6 +30,13 @@ def is_enabled():
 
 
 is_anomaly_enabled = is_enabled
+
+
+def _set_state(state):
+    _state.enabled, _state.check_nan = state
+
+
+THREAD_STATE.append((lambda: (_state.enabled, _state.check_nan), _set_state))  # (as grad mode's)
 
 
 def check_nan_enabled():

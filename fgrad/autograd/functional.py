@@ -4,8 +4,11 @@ Both run the one backward engine (fgrad/engine) over the grad_fn graph. backward
 accumulates into the leaves' .grad (running tensor hooks, then post-accumulate hooks);
 grad() returns the gradients of the given inputs and touches no .grad.
 """
+import threading
+
 import numpy as np
 
+from ..backend import array_module
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
 from ..typing import ArrayLike, Sequence
@@ -34,14 +37,14 @@ def _roots(outputs, grad_outputs, create_graph, where):
             if out.primal.size != 1:
                 raise RuntimeError(f"{where}: grad can be implicitly created only for scalar outputs, but output {i} "
                                    f"has shape {tuple(out.shape)}; pass gradient= (a tensor of that shape)")
-            g = np.ones(out.primal.shape, out.primal.dtype)
+            g = array_module(out.primal).ones(out.primal.shape, out.primal.dtype)  # (on the output's device)
         elif isinstance(g, Tensor):
             if tuple(g.shape) != tuple(out.shape):
                 raise RuntimeError(f"{where}: Mismatch in shape: grad_output[{i}] has a shape of {tuple(g.shape)} and "
                                    f"output[{i}] has a shape of {tuple(out.shape)}")
             g = g if create_graph else g.primal
         else:
-            g = np.asarray(g, dtype=out.primal.dtype)
+            g = array_module(out.primal).asarray(g, dtype=out.primal.dtype)
             if g.shape != out.primal.shape:
                 raise RuntimeError(f"{where}: Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                    f"output[{i}] has a shape of {tuple(out.shape)}")
@@ -74,6 +77,9 @@ def _check_differentiable(inputs, where):
                                f"can be differentiated with respect to)")
 
 
+_grad_lock = threading.Lock()  # .grad += g from several threads' backward passes adds every g
+
+
 def _accumulate_grad(tensor, g, create_graph, taken):
     """tensor.grad += g. Without create_graph a first .grad owns its array: it takes the
     cotangent's own array when nothing else can hold it, else a copy. The engine passes a
@@ -89,7 +95,8 @@ def _accumulate_grad(tensor, g, create_graph, taken):
         g = Tensor._wrap(a, None, 0)
     elif not isinstance(g, Tensor):
         g = Tensor._wrap(g, None, 0)
-    tensor.grad = g if tensor.grad is None else tensor.grad + g
+    with _grad_lock:
+        tensor.grad = g if tensor.grad is None else tensor.grad + g
 
 
 def backward(tensors: Tensor | Sequence[Tensor],

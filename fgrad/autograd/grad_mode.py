@@ -6,6 +6,7 @@ They govern the imperative face only; the functional transforms always trace.
 import functools
 import threading
 
+from ..engine.threads import THREAD_STATE
 from ..typing import Callable, P, R
 
 __all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
@@ -24,6 +25,9 @@ def is_grad_enabled() -> bool:
 
 def _set(mode):
     _state.enabled = bool(mode)
+
+
+THREAD_STATE.append((is_grad_enabled, _set))  # an engine worker runs a node in its driver's grad mode
 
 
 class _GradModeContext:

@@ -21,6 +21,7 @@ from ..ir.node import Node
 from ..ir.value import Tracer, concrete
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
+from ..ops.devices import device_put
 from ..ops.primitive import EVAL, VIEW
 from ..ops.stop_gradient import stop_gradient
 from ..scipy import special
@@ -205,7 +206,7 @@ class Tensor(Tracer):
     def numpy(self, force: _bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return array_module(self.primal).asnumpy(self.primal) if array_module(self.primal) is not np else self.primal
+        return self.primal if self.primal.__class__ is np.ndarray else to_device("cpu").send(self.primal)
 
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad and is_grad_enabled():
@@ -245,10 +246,7 @@ class Tensor(Tracer):
         if dtype is not None and np.dtype(dtype) != self.dtype:
             out = fnp.astype(out, dtype)
         if dev is not None and to_device(dev) != device_of(self.primal):
-            if out._requires_grad:
-                raise NotImplementedError("fgrad: moving a tensor that requires grad across devices "
-                                          "is not supported yet")
-            out = Tensor._wrap(to_device(dev).send(out.primal), None, 0)
+            out = device_put(out, dev)  # (recorded: the gradient goes back to this device)
         return out
 
     def cpu(self) -> "Tensor":

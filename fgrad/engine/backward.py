@@ -12,11 +12,16 @@ Note [cotangents are values of the caller's trace]: the rules run under whatever
 is current when backward is called, so an outer transform traces the backward pass
 itself; that is what makes grad-of-grad work.
 """
+from numpy import ndarray
+
+from ..backend import CPU, device_of
 from ..ir.node import Edge
+from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add
-from ..ops.primitive import NEG, ONE, OTHER, apply_partial
+from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
+from .threads import HEAVY, Offload
 
 __all__ = ["FreedGraphError", "backward"]
 
@@ -119,6 +124,34 @@ def _ready_nodes(queue):
         yield pop()
 
 
+def _scheduled(queue, offload, cts):
+    """_ready_nodes, while workers run some nodes (engine/threads.py): a node a worker finished
+    has its cotangents sent on here, on the driver, and is handed to the loop again, which
+    finds no cotangent for it and only lowers its inputs' counts. When nothing is ready the
+    driver waits for a worker."""
+    pop = queue.pop
+    while True:
+        if offload.running:
+            for node, grads in offload.finished(block=not queue):
+                _send_all(cts, node, grads)
+                yield node
+        if queue:
+            yield pop()
+        elif not offload.running:
+            return
+
+
+def _device(g):
+    """The device of cotangent g when it is not the CPU's (None: the CPU); a multiple-result
+    node's cotangents (a list) are on its device."""
+    if g.__class__ is ndarray:
+        return None
+    if g.__class__ is list:
+        g = next((x for x in g if x is not None), None)
+    d = device_of(g)
+    return None if d is CPU else d
+
+
 def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=None):
     """Propagate cotangents from `roots`, a list of (node, output_index, cotangent).
 
@@ -144,15 +177,32 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     cts = {}
     for node, index, g in roots:
         send(cts, Edge(node, index) if node.prim is not None and node.prim.multiple_results else node, g)
+    offload = queue = None
     if tape is None:
         deps = _count_dependencies([node for node, _, _ in roots])
         queue = ReadyQueue(node for node, count in deps.items() if count == 0)
-        order, push = _ready_nodes(queue), queue.append
+        if not create_graph and capture is None and profiler is None and primitive._state.trace is EVAL:
+            offload = Offload.wanted()  # (workers: engine/threads.py)
+        order = _ready_nodes(queue) if offload is None else _scheduled(queue, offload, cts)
     else:
         deps, order = None, reversed(tape)
+    try:
+        return _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture)
+    except BaseException:
+        if offload is not None:
+            offload.stop()  # (no worker may still be running a node of this graph)
+        raise
+
+
+def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture):
+    """backward's loop (see there); `offload`, when workers may take nodes (graphs only)."""
     take, get = cts.pop, cts.get
+    push = queue.append if queue is not None else None
     leaves = {}
     simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
+    if offload is not None:
+        def run(node, g):
+            return _node_grads(node, g, retain_graph, create_graph)
     for node in order:
         g = take(node, None)
         if g is None:
@@ -160,6 +210,9 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
                 continue
         else:
             prim = node.prim
+            if offload is not None and prim is not None and (g.__class__ is not ndarray or g.size >= HEAVY) \
+                    and offload.takes(node, g, _device(g), bool(queue), run):
+                continue  # (a worker runs it; _scheduled completes it. A small CPU node never leaves.)
             meta = node.meta
             if not simple or prim is None or (meta is not None and (create_graph or not meta.plain(node))):
                 if capture is not None and node in capture:
@@ -226,7 +279,22 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
 def _apply_node(node, g, cts, retain_graph, create_graph):
     """A node with the imperative face's extras (hooks, packed values, anomaly checks, a
     double backward), or any node while a profile records or cotangents are captured: its
-    rules, timed if a profile records, then send."""
+    rules (_node_grads), then send."""
+    _send_all(cts, node, _node_grads(node, g, retain_graph, create_graph))
+
+
+def _send_all(cts, node, grads):
+    """send each of `grads`, the cotangents of node's inputs, to its input."""
+    i = -1
+    for t in node.inputs:
+        i += 1
+        if t is not None and (gi := grads[i]) is not None:
+            send(cts, t, gi)
+
+
+def _node_grads(node, g, retain_graph, create_graph):
+    """The cotangents of `node`'s inputs (through its meta when it has extras), timed if a
+    profile records; what a worker runs (engine/threads.py)."""
     t0 = profiler.clock() if profiler is not None else None
     meta = node.meta
     if meta is not None and (create_graph or not meta.plain(node)):
@@ -239,8 +307,4 @@ def _apply_node(node, g, cts, retain_graph, create_graph):
             node.primals = node.out = None
     if t0 is not None:
         profiler.record_backward(node, t0)
-    i = -1
-    for t in node.inputs:
-        i += 1
-        if t is not None and (gi := grads[i]) is not None:
-            send(cts, t, gi)
+    return grads

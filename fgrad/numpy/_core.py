@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from ..backend import array_module
+from ..backend import CPU, array_module, device_of
 from ..ir.value import Tracer, concrete, decided, is_batched
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
@@ -608,7 +608,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def _tri_mask(a, k, upper):
     m, n = _shape(a)[-2:]
-    lower = np.tri(m, n, k - 1 if upper else k, dtype=bool)
+    lower = array_module(concrete(a)).tri(m, n, k - 1 if upper else k, dtype=bool)  # (on a's device)
     return ~lower if upper else lower
 
 
@@ -623,11 +623,13 @@ def tril(m, k=0):
 
 
 # ---- constructors ------------------------------------------------------------------------
-def _contains_tracer(obj):
+def _to_stack(obj):
+    """Does a nested list hold a traced value, or an array of a device other than the CPU? Then
+    its entries are stacked (NumPy would convert them to one CPU array)."""
     stack = [obj]
     while stack:
         x = stack.pop()
-        if isinstance(x, Tracer):
+        if isinstance(x, Tracer) or (hasattr(x, "shape") and x.__class__ is not np.ndarray and device_of(x) != CPU):
             return True
         if isinstance(x, (list, tuple)):
             stack.extend(x)
@@ -636,7 +638,7 @@ def _contains_tracer(obj):
 
 def array(object, dtype=None, copy=True, ndmin=0):
     """np.array; nested lists may hold traced scalars or arrays (they are stacked)."""
-    if isinstance(object, (list, tuple)) and _contains_tracer(object):
+    if isinstance(object, (list, tuple)) and _to_stack(object):
         out = stack([array(o) for o in object]) if object else asarray(np.array(object))
         if dtype is not None:
             out = astype(out, dtype)
@@ -649,7 +651,7 @@ def array(object, dtype=None, copy=True, ndmin=0):
 
 
 def asarray(a, dtype=None):
-    if isinstance(a, Tracer) or (isinstance(a, (list, tuple)) and _contains_tracer(a)):
+    if isinstance(a, Tracer) or (isinstance(a, (list, tuple)) and _to_stack(a)):
         return array(a, dtype=dtype)
     return array_module(a).asarray(a, dtype=dtype)
 

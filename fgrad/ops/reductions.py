@@ -51,7 +51,7 @@ def _prod_of_others(x, axis):
     shape_t = xt.shape
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     flat = reshape(xt, shape=shape_t[:len(kept)] + (n,))
-    ones = np.ones(shape_t[:len(kept)] + (1,), dtype=x.dtype)
+    ones = array_module(concrete(x)).ones(shape_t[:len(kept)] + (1,), dtype=x.dtype)  # (on x's device)
     last = len(kept)
     left = concatenate(ones, cumprod(flat[..., :-1], axis=last), axis=last)
     right = concatenate(cumprod(flat[..., :0:-1], axis=last)[..., ::-1], ones, axis=last)
@@ -95,15 +95,20 @@ cumsum.defbatch(_scan_batch(cumsum)).defvjp(
     lambda t, ans, x, axis: cumsum(t, axis=axis))
 
 
+def _masks(x, n):
+    """The n-by-n identity and upper-triangle masks of cumprod's table, on x's device."""
+    xp = array_module(concrete(x))
+    return xp.eye(n, dtype=bool), xp.triu(xp.ones((n, n), dtype=bool))
+
+
 def _cumprod_vjp(g, ans, x, axis):
     if not np.any(concrete(x) == 0):
         return _reverse_cumsum(g * ans, axis) / x
     # With zeros: d out_j / d x_k = prod_{i <= j, i != k} x_i, built as an n-by-n table.
     n = x.shape[axis]
     xl = moveaxis(x, axis, -1)
-    eye = np.eye(n, dtype=bool)
+    eye, upper = _masks(x, n)
     table = cumprod(where(eye, 1.0, expand_dims(xl, -2)), axis=-1)  # [..., k, j]
-    upper = np.triu(np.ones((n, n), dtype=bool))
     gl = expand_dims(moveaxis(g, axis, -1), -2)
     return moveaxis(reduce_sum(where(upper, table, 0.0) * gl, axis=(xl.ndim,), keepdims=False), -1, axis)
 
@@ -119,8 +124,8 @@ def _cumprod_jvp(t, ans, x, axis):
         return cumsum(t / x, axis=axis) * ans
     n = x.shape[axis]
     xl = moveaxis(x, axis, -1)
-    table = cumprod(where(np.eye(n, dtype=bool), 1.0, expand_dims(xl, -2)), axis=-1)
-    upper = np.triu(np.ones((n, n), dtype=bool))
+    eye, upper = _masks(x, n)
+    table = cumprod(where(eye, 1.0, expand_dims(xl, -2)), axis=-1)
     tl = expand_dims(moveaxis(t, axis, -1), -1)
     return moveaxis(reduce_sum(where(upper, table, 0.0) * tl, axis=(xl.ndim - 1,), keepdims=False), -1, axis)
 

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ..backend import device_of
+from ..ir.value import concrete
 from ..ops import shape as sh
 from ..ops.indexing import getitem
 from ..typing import Callable, PyTree, Sequence
@@ -41,14 +43,14 @@ def _dtype(x):
 
 def _basis(leaves):
     """The standard basis of the space of `leaves`, stacked: for each leaf, an array of shape
-    (total size,) + its shape; together, row r of them is basis vector r."""
+    (total size,) + its shape, on the leaf's device; together, row r of them is basis vector r."""
     total = sum(_size(x) for x in leaves)
     out, start = [], 0
     for x in leaves:
         n = _size(x)
         eye = np.zeros((total, n), _dtype(x))
         eye[np.arange(start, start + n), np.arange(n)] = 1
-        out.append(eye.reshape((total, *np.shape(x))))
+        out.append(device_of(concrete(x)).send(eye.reshape((total, *np.shape(x)))))
         start += n
     return out
 

@@ -7,7 +7,8 @@ import functools
 import numpy as np
 import optree
 
-from ..ir.value import Tracer
+from ..backend import array_module
+from ..ir.value import Tracer, concrete
 from ..ops.primitive import EVAL
 from ..ops.zeros import zeros_like_value
 
@@ -161,7 +162,10 @@ def scalar_seed(out, transform, fun):
             one = _SEEDS.get(dtype)
             if one is None:
                 one = _SEEDS[dtype] = dtype.type(1)
-            return one
+            value = concrete(out)
+            if value.__class__ is np.ndarray or isinstance(value, np.generic):
+                return one
+            return array_module(value).ones((), dtype)  # (on out's device: a CUDA or a second device)
     name = getattr(fun, "__name__", "the function")
     if isinstance(out, float) and not hasattr(out, "shape"):
         return 1.0  # a constant float: its derivative is zero (as JAX)

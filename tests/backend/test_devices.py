@@ -59,3 +59,84 @@ def test_tensor_backward_on_cuda():
     (x * x).sum().backward()
     assert x.grad.device == "cuda:0"
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+# ---- a second NumPy device: multi-device behaviour without a GPU ---------------------------
+CPU1 = fgrad.backend.register_numpy_device(1)
+
+
+def on(x, dev=CPU1):
+    return dev.send(np.asarray(x))
+
+
+def test_devices_lists_the_cpu_and_the_second_numpy_device():
+    assert fgrad.devices()[0] == "cpu" and CPU1 in fgrad.devices() and str(CPU1) == "cpu:1"
+    assert fgrad.device("cpu:1") == CPU1
+    with pytest.raises(ValueError, match="unknown device 'cpu:7'"):
+        fgrad.device("cpu:7")
+
+
+def test_values_and_derivatives_stay_on_their_device():
+    x = on([0.5, 1.0, 2.0])
+    f = lambda x: fnp.sum(fnp.sin(x) * x ** 2)  # noqa: E731
+    assert device_of(f(x)) == CPU1
+    g = fgrad.grad(f)(x)
+    assert device_of(g) == CPU1
+    np.testing.assert_allclose(np.asarray(g), fgrad.grad(f)(np.asarray(x).view(np.ndarray)))
+    t = on(np.ones(3))
+    _, tangent = fgrad.jvp(f, (x,), (t,))
+    assert device_of(tangent) == CPU1
+    assert device_of(fgrad.hessian(f)(x)) == CPU1
+
+
+def test_an_op_on_two_devices_names_both_and_the_op():
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match=r"add got arrays on two devices, cpu:1 and cpu"):
+        fnp.add(on([1.0, 2.0]), np.array([1.0, 2.0]))
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match=r"matmul got arrays on two devices"):
+        fgrad.grad(lambda w: fnp.sum(w @ np.ones((2, 2))))(on(np.ones((2, 2))))
+
+
+def test_device_put_is_differentiable_and_sends_the_gradient_back():
+    x = np.array([0.5, 1.0, 2.0])
+    g = fgrad.grad(lambda x: fnp.sum(fgrad.device_put(x, "cpu:1") ** 2))(x)
+    assert device_of(g) == fgrad.device("cpu") and np.allclose(g, 2 * x)
+    moved = fgrad.device_put({"a": x, "b": 1.5}, CPU1)
+    assert device_of(moved["a"]) == CPU1 and device_of(moved["b"]) == CPU1
+
+
+def test_tensor_to_records_and_its_gradient_comes_back():
+    x = fgrad.tensor([0.5, 1.0, 2.0], requires_grad=True)
+    y = x.to("cpu:1")
+    assert y.device == CPU1 and y.grad_fn.name() == "ToCopyBackward0"
+    (y.sin() * y).sum().backward()
+    assert x.grad.device == "cpu"
+    np.testing.assert_allclose(x.grad.numpy(), np.sin([0.5, 1.0, 2.0]) + np.array([0.5, 1.0, 2.0]) *
+                               np.cos([0.5, 1.0, 2.0]))
+
+
+def test_nodes_on_the_second_device_run_on_its_worker_thread():
+    import threading
+
+    before = fgrad.get_num_threads()
+    fgrad.set_num_threads(2)
+    seen = []
+
+    class Spy(fgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append((threading.current_thread().name, str(fgrad.backend.device_of(g.primal))))
+            return g
+
+    x = fgrad.tensor(on([1.0, 2.0]), requires_grad=True)
+    z = fgrad.tensor([3.0, 4.0], requires_grad=True)
+    loss = Spy.apply(x * 2.0).sum().to("cpu") + Spy.apply(z).sum()
+    try:
+        loss.backward()
+    finally:
+        fgrad.set_num_threads(before)
+    assert ("fgrad-cpu:1_0", "cpu:1") in seen and any(dev == "cpu" for _, dev in seen)
+    assert x.grad.device == CPU1 and x.grad.tolist() == [2.0, 2.0] and z.grad.tolist() == [1.0, 1.0]

@@ -176,3 +176,49 @@ def test_jvp_and_vjp_under_vmap(op):
 def test_every_primitive_declares_a_batching_rule():
     missing = sorted(name for name, prim in REGISTRY.items() if prim.batch is None)
     assert not missing, f"primitives without a batching rule (Primitive(..., batch=)): {missing}"
+
+
+# ---- another device: values and derivatives stay there -------------------------------------
+SECOND_DEVICES = [pytest.param(fgrad.backend.register_numpy_device(1), id="cpu:1"),
+                  pytest.param("cuda:0", id="cuda:0", marks=pytest.mark.gpu)]
+
+
+def _on_device(value, device):
+    return device.send(value) if isinstance(value, np.ndarray) else value
+
+
+@pytest.mark.parametrize("device", SECOND_DEVICES)
+@pytest.mark.parametrize("op", [r for r in ROWS if r.values[0].differentiable and r.values[0].one_device])
+def test_rows_on_another_device(op, device):
+    """Each row's value, jvp and vjp on another device (the second NumPy device here, CUDA where
+    a GPU is): the same numbers as on the CPU, and every result on that device. (The CPU is
+    where values are made by default, so this finds every constant made on the wrong device.)"""
+    if str(device) == "cuda:0" and not fgrad.backend.cupy_available():
+        pytest.skip("no CUDA device")
+    device = fgrad.device(device)
+    rng = np.random.default_rng(5)
+    for args in op.samples(rng):
+        pos = _split(args)
+        f = _partial(op, args, pos)
+        primals = [args[i] for i in pos]
+        moved = [_on_device(np.asarray(p), device) for p in primals]
+        g = lambda *d: _partial(op, [_on_device(a, device) if i not in pos else a  # noqa: E731
+                                     for i, a in enumerate(args)], pos)(*d)
+        tangents = [rng.standard_normal(np.shape(p)) for p in primals]
+        out, jv = fgrad.jvp(g, moved, [_on_device(t, device) for t in tangents])
+        want_out, want_jv = fgrad.jvp(f, primals, tangents)
+        for got, want in [(out, want_out), (jv, want_jv)]:
+            for a, w in zip(trees.flatten(got)[0], trees.flatten(want)[0]):
+                if np.issubdtype(np.asarray(w).dtype, np.floating):
+                    assert fgrad.backend.device_of(a) == device, op.name
+                np.testing.assert_allclose(fgrad.device("cpu").send(a), fgrad.device("cpu").send(w), rtol=1e-12,
+                                           atol=1e-12)
+        out_leaves, out_tree = trees.flatten(want_out)
+        cts = [np.asarray(rng.standard_normal(np.shape(o)), dtype=np.asarray(o).dtype) for o in out_leaves]
+        got = fgrad.vjp(g, *moved)[1](trees.unflatten(out_tree, [_on_device(c, device) for c in cts]))
+        want = fgrad.vjp(f, *primals)[1](trees.unflatten(out_tree, [fgrad.backend.device_of(o).send(c)
+                                                                     for o, c in zip(out_leaves, cts)]))
+        for a, w in zip(trees.flatten(got)[0], trees.flatten(want)[0]):
+            assert fgrad.backend.device_of(a) == device, op.name
+            np.testing.assert_allclose(fgrad.device("cpu").send(a), fgrad.device("cpu").send(w), rtol=1e-12,
+                                       atol=1e-12)
