@@ -21,7 +21,7 @@ from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add
 from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
-from .threads import HEAVY, Offload
+from .threads import HEAVY, Offload, heavy
 
 __all__ = ["FreedGraphError", "backward"]
 
@@ -129,15 +129,17 @@ def _scheduled(queue, offload, cts):
     has its cotangents sent on here, on the driver, and is handed to the loop again, which
     finds no cotangent for it and only lowers its inputs' counts. When nothing is ready the
     driver waits for a worker."""
-    pop = queue.pop
+    pop, running = queue.pop, offload.running
     while True:
-        if offload.running:
+        while queue and not running:  # (no worker busy: as _ready_nodes)
+            yield pop()
+        if running:
             for node, grads in offload.finished(block=not queue):
                 _send_all(cts, node, grads)
                 yield node
         if queue:
             yield pop()
-        elif not offload.running:
+        elif not running:
             return
 
 
@@ -177,30 +179,44 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     cts = {}
     for node, index, g in roots:
         send(cts, Edge(node, index) if node.prim is not None and node.prim.multiple_results else node, g)
+    # Workers (engine/threads.py), when there are any and no outer transform traces this
+    # backward: a graph's walk gets an Offload; a tape's may turn into a graph (True) and
+    # makes one then.
     offload = queue = None
+    if not create_graph and capture is None and profiler is None and primitive._state.trace is EVAL \
+            and Offload.wanted():
+        offload = True
     if tape is None:
         deps = _count_dependencies([node for node, _, _ in roots])
         queue = ReadyQueue(node for node, count in deps.items() if count == 0)
-        if not create_graph and capture is None and profiler is None and primitive._state.trace is EVAL:
-            offload = Offload.wanted()  # (workers: engine/threads.py)
+        if offload:
+            offload = Offload()
         order = _ready_nodes(queue) if offload is None else _scheduled(queue, offload, cts)
     else:
         deps, order = None, reversed(tape)
+    return _stopping(offload, order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture)
+
+
+def _stopping(offload, *walk):
+    """_walk(*walk); on an error, offload's workers stop first (none may still be running a
+    node of this graph when the caller sees the error)."""
     try:
-        return _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture)
+        return _walk(*walk)
     except BaseException:
-        if offload is not None:
-            offload.stop()  # (no worker may still be running a node of this graph)
+        if offload.__class__ is Offload:
+            offload.stop()
         raise
 
 
 def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture):
-    """backward's loop (see there); `offload`, when workers may take nodes (graphs only)."""
+    """backward's loop (see there). `offload`: an Offload when workers may take nodes (a
+    graph's walk), True when a tape's walk may turn into a graph, else None."""
     take, get = cts.pop, cts.get
     push = queue.append if queue is not None else None
     leaves = {}
     simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
-    if offload is not None:
+    workers = offload if deps is not None else None  # (a tape's walk first turns into a graph's)
+    if workers is not None:
         def run(node, g):
             return _node_grads(node, g, retain_graph, create_graph)
     for node in order:
@@ -210,8 +226,8 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                 continue
         else:
             prim = node.prim
-            if offload is not None and prim is not None and (g.__class__ is not ndarray or g.size >= HEAVY) \
-                    and offload.takes(node, g, _device(g), bool(queue), run):
+            if workers is not None and (g.__class__ is not ndarray or g.size >= HEAVY) and prim is not None \
+                    and workers.takes(node, g, _device(g), bool(queue), run):
                 continue  # (a worker runs it; _scheduled completes it. A small CPU node never leaves.)
             meta = node.meta
             if not simple or prim is None or (meta is not None and (create_graph or not meta.plain(node))):
@@ -256,6 +272,9 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                             prev = get(t)
                             cts[t] = gi if prev is None else prev + gi
                 else:
+                    if offload is not None and workers is None and heavy(g):
+                        cts[node] = g  # (Note [a tape turns into a graph])
+                        return _as_graph(cts, Offload(), retain_graph, create_graph)
                     i = -1
                     for gi in apply_rule(node, g, primals, node.out):
                         i += 1
@@ -274,6 +293,22 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
     if tape is not None:
         leaves.update(cts)  # what is left are the cotangents of the leaves
     return leaves
+
+
+def _as_graph(cts, offload, retain_graph, create_graph):
+    """The rest of a tape's walk by dependency counts, from the nodes whose cotangents wait in
+    `cts`.
+
+    Note [a tape turns into a graph]: a tape's reverse order is one sequence, so its walk
+    cannot run two nodes at once. Once a heavy node (a rule of its own, not an elementwise
+    partial, with a cotangent of HEAVY elements) comes up while workers may help, the walk
+    goes on as the imperative face's does: dependencies counted from the waiting nodes (the
+    nodes already walked are never reached again: inputs point back in time), a ready
+    queue, workers for heavy nodes. A tape of small ops never turns: it costs no count."""
+    deps = _count_dependencies(list(cts))
+    queue = ReadyQueue(node for node, count in deps.items() if count == 0)
+    return _stopping(offload, _scheduled(queue, offload, cts), cts, deps, queue, offload, None, retain_graph,
+                     create_graph, None)
 
 
 def _apply_node(node, g, cts, retain_graph, create_graph):

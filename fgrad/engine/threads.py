@@ -26,7 +26,7 @@ import threading
 
 from ..ops import primitive
 
-__all__ = ["HEAVY", "THREAD_STATE", "Offload", "get_num_threads", "set_num_threads"]
+__all__ = ["HEAVY", "THREAD_STATE", "Offload", "get_num_threads", "heavy", "set_num_threads"]
 
 HEAVY = 1 << 16  # elements of a cotangent: below this a node's rules cost less than a hand-off (docs/design.md)
 
@@ -120,11 +120,16 @@ def _in_state(state, device, fn, *args):
             write(value)
 
 
-def _size(g):
-    """Elements of cotangent g (a list for a multiple-result node: its largest)."""
+def _elements(x):
+    size = getattr(x, "size", 0)
+    return size if size.__class__ is int else 0  # (a Tensor's size is a method: its array is what counts)
+
+
+def heavy(g):
+    """Is cotangent g (a list of them for a multiple-result node) large enough for a worker?"""
     if g.__class__ is list:
-        return max((getattr(x, "size", 0) for x in g if x is not None), default=0)
-    return getattr(g, "size", 0)
+        return max((_elements(x) for x in g if x is not None), default=0) >= HEAVY
+    return _elements(g) >= HEAVY
 
 
 class Offload:
@@ -139,9 +144,9 @@ class Offload:
 
     @staticmethod
     def wanted():
-        """Can a backward pass use workers at all (else: None, and no cost)? Not with one
-        thread: then every node runs on the calling thread, in a fixed order."""
-        return Offload() if _settings.threads > 1 else None
+        """Can a backward pass use workers at all? Not with one thread: then every node runs
+        on the calling thread, in a fixed order."""
+        return _settings.threads > 1
 
     def takes(self, node, g, device, more_ready, run):
         """Hand node (with cotangent g, on `device`, None for the CPU) to a worker if that pays:
@@ -150,7 +155,7 @@ class Offload:
             if _worker.device == device:  # (this thread is that device's worker: a re-entrant backward)
                 return False
             worker = _device_worker(device)
-        elif self.cpu and more_ready and _size(g) >= HEAVY:
+        elif self.cpu and more_ready and heavy(g):
             worker = _cpu_pool()
         else:
             return False

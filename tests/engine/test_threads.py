@@ -194,7 +194,7 @@ def test_offload_is_off_with_one_thread():
     before = fgrad.get_num_threads()
     fgrad.set_num_threads(1)
     try:
-        assert threads.Offload.wanted() is None
+        assert threads.Offload.wanted() is False
     finally:
         fgrad.set_num_threads(before)
 
@@ -209,3 +209,42 @@ def test_fgrad_num_threads_sets_the_default():
     env["FGRAD_NUM_THREADS"] = "0"
     bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert bad.returncode != 0 and "FGRAD_NUM_THREADS must be a positive int" in bad.stderr
+
+
+# ---- the functional transforms: a tape turns into a graph at its first heavy node ----------------
+def _spy_vjp(seen):
+    @fgrad.custom_vjp
+    def spy(x):
+        return x * 1.0
+
+    def bwd(res, g):
+        seen.append(threading.current_thread().name)
+        return (g,)
+    spy.defvjp(lambda x: (x * 1.0, None), bwd)
+    return spy
+
+
+def test_grad_runs_independent_heavy_branches_on_a_worker(two_threads):
+    import fgrad.numpy as fnp
+    seen = []
+    spy = _spy_vjp(seen)
+    x = np.random.default_rng(3).standard_normal(BIG)
+
+    def f(x):
+        return fnp.sum(spy(fnp.tanh(x))) + fnp.sum(spy(fnp.sin(x)))
+    g = fgrad.grad(f)(x)
+    assert len(seen) == 2 and any(name.startswith("fgrad-cpu_") for name in seen), seen
+    np.testing.assert_allclose(g, two_branches_grad(x), rtol=1e-12)
+    fgrad.set_num_threads(1)
+    seen.clear()
+    np.testing.assert_array_equal(fgrad.grad(f)(x), g)
+    assert seen == [threading.current_thread().name] * 2
+
+
+def test_a_tape_of_small_ops_never_counts_dependencies(two_threads, monkeypatch):
+    import fgrad.numpy as fnp
+    from fgrad.engine import backward
+    calls = []
+    monkeypatch.setattr(backward, "_count_dependencies", lambda roots: calls.append(1) or {})
+    g = fgrad.grad(lambda x: fnp.sum(fnp.tanh(x) @ np.ones((4, 4))))(np.ones((3, 4)))
+    assert calls == [] and g.shape == (3, 4)
