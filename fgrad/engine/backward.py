@@ -272,7 +272,8 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                             prev = get(t)
                             cts[t] = gi if prev is None else prev + gi
                 else:
-                    if offload is not None and workers is None and heavy(g):
+                    if offload is not None and workers is None and (
+                            g.size >= HEAVY if g.__class__ is ndarray else g.__class__ is list and heavy(g)):
                         cts[node] = g  # (Note [a tape turns into a graph])
                         return _as_graph(cts, Offload(), retain_graph, create_graph)
                     i = -1
