@@ -140,8 +140,19 @@ def device_of(value):
     if value.__class__ is np.ndarray:
         return CPU
     if _CUPY_ARRAY and isinstance(value, _CUPY_ARRAY):
-        return Device(f"cuda:{value.device.id}")
+        return _cuda_device(value.device.id)
     return getattr(value, "fgrad_device", CPU)
+
+
+def _cuda_device(index):
+    """The Device of CUDA device `index`, made once (the engine asks for it per node)."""
+    d = _CUDA_DEVICES.get(index)
+    if d is None:
+        d = _CUDA_DEVICES[index] = Device(f"cuda:{index}")
+    return d
+
+
+_CUDA_DEVICES = {}
 
 
 def _to_numpy(array):
@@ -174,7 +185,7 @@ def _device_of_array(x):
     if isinstance(x, np.ndarray):
         return getattr(x, "fgrad_device", CPU)
     if _CUPY_ARRAY and isinstance(x, _CUPY_ARRAY):
-        return Device(f"cuda:{x.device.id}")
+        return _cuda_device(x.device.id)
     return None
 
 

@@ -16,9 +16,11 @@ registers how to read and set it) and puts its own back after.
 
 Note [re-entrant backward]: a rule may call backward itself (a custom Function's backward
 calling grad). That inner backward is driven by whichever thread runs the rule, a worker
-too. A driver never waits on a node that has not started: it takes such nodes back and
+too. A driver never waits on a CPU node that has not started: it takes such nodes back and
 runs them itself, so every wait is on a node some thread is running, and a pool whose
-workers are all drivers cannot deadlock.
+workers are all drivers cannot deadlock. A device's worker runs its own device's nodes of
+an inner backward itself. (Two devices' workers each waiting on an inner backward's node
+of the other's device would still wait for each other; nothing here does that.)
 """
 import concurrent.futures as cf
 import os
@@ -106,7 +108,7 @@ _worker = _Worker()
 def _in_state(state, device, fn, *args):
     """fn(*args) with the driver's thread-local `state` set, this thread's own restored after;
     on a device's worker, with that device current (Device.running)."""
-    own = [read() for read, _ in THREAD_STATE]
+    own, own_device = [read() for read, _ in THREAD_STATE], _worker.device
     for (_, write), value in zip(THREAD_STATE, state):
         write(value)
     _worker.device = device
@@ -118,6 +120,7 @@ def _in_state(state, device, fn, *args):
     finally:
         for (_, write), value in zip(THREAD_STATE, own):
             write(value)
+        _worker.device = own_device
 
 
 def _elements(x):
@@ -135,12 +138,11 @@ def heavy(g):
 class Offload:
     """One backward pass's nodes running on workers: which, and what came back."""
 
-    __slots__ = ("state", "running", "cpu")
+    __slots__ = ("state", "running")
 
     def __init__(self):
         self.state = [read() for read, _ in THREAD_STATE]
-        self.running = {}  # future -> node
-        self.cpu = _settings.threads > 1
+        self.running = {}  # future -> (node, its cotangent, what computes it, on the CPU pool?)
 
     @staticmethod
     def wanted():
@@ -155,7 +157,7 @@ class Offload:
             if _worker.device == device:  # (this thread is that device's worker: a re-entrant backward)
                 return False
             worker = _device_worker(device)
-        elif self.cpu and more_ready and heavy(g):
+        elif more_ready and heavy(g):
             worker = _cpu_pool()
         else:
             return False
