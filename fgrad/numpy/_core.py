@@ -706,15 +706,22 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def any(a, axis=None, keepdims=False):
-    return np.any(decided(a, "fnp.any"), axis=axis, keepdims=keepdims)
+    if is_batched(a):  # (under vmap, each example's: a count of its nonzero elements)
+        return ew.greater(count_nonzero(a, axis, keepdims), 0)
+    return np.any(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, keepdims=False):
-    return np.all(decided(a, "fnp.all"), axis=axis, keepdims=keepdims)
+    if is_batched(a):
+        axes = normalize_axis(axis, a.ndim, "all")
+        return ew.equal(count_nonzero(a, axis, keepdims), _count(a, axes))
+    return np.all(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    return np.count_nonzero(decided(a, "fnp.count_nonzero"), axis=axis, keepdims=keepdims)
+    if is_batched(a):
+        return sum(astype(ew.not_equal(a, 0), np.int64), axis=axis, keepdims=keepdims)
+    return np.count_nonzero(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def copy(a):

@@ -297,3 +297,12 @@ def test_vmap_of_tensors_records_on_the_imperative_tape():
     assert isinstance(y, fgrad.Tensor) and y.grad_fn is not None
     y.sum().backward()
     close(x.grad.numpy(), 2 * X)
+
+
+@pytest.mark.parametrize("fn", [fnp.any, fnp.all, fnp.count_nonzero])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_any_all_and_count_nonzero_are_per_example(fn, axis):
+    Z = np.array([[[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [2.0, 3.0]], [[0.0, 0.0], [0.0, 0.0]]])
+    got = fgrad.vmap(lambda z: fn(z, axis=axis))(Z)
+    want = np.stack([fn(z, axis=axis) for z in Z])
+    assert np.array_equal(got, want) and np.asarray(got).dtype == want.dtype
