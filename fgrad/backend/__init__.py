@@ -158,7 +158,7 @@ _CUDA_DEVICES = {}
 def _to_numpy(array):
     if _CUPY_ARRAY and isinstance(array, _CUPY_ARRAY):
         return _cupy.asnumpy(array)
-    return np.asarray(array).view(np.ndarray) if isinstance(array, np.ndarray) else np.asarray(array)
+    return np.asarray(array)  # (a second NumPy device's array comes back as a plain ndarray)
 
 
 @contextlib.contextmanager
@@ -182,11 +182,7 @@ _NUMPY_DEVICES = {}  # index -> _NumpyDevice
 
 def _device_of_array(x):
     """The device of an operand of a NumPy call; None for scalars (they go anywhere)."""
-    if isinstance(x, np.ndarray):
-        return getattr(x, "fgrad_device", CPU)
-    if _CUPY_ARRAY and isinstance(x, _CUPY_ARRAY):
-        return _cuda_device(x.device.id)
-    return None
+    return device_of(x) if isinstance(x, (np.ndarray, _CUPY_ARRAY)) else None
 
 
 def _check_one_device(name, operands):

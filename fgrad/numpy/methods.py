@@ -24,8 +24,9 @@ def install(cls=Tracer):
     for name, entry in [("eq", ew.equal), ("ne", ew.not_equal), ("lt", ew.less), ("le", ew.less_equal),
                         ("gt", ew.greater), ("ge", ew.greater_equal)]:
         setattr(cls, f"__{name}__", entry)
-    for name, entry in [("and", ew.logical_and), ("or", ew.logical_or), ("xor", ew.logical_xor)]:
-        op = _boolean(entry, "&|^"["and or xor".split().index(name)])
+    for name, entry, symbol in [("and", ew.logical_and, "&"), ("or", ew.logical_or, "|"),
+                                ("xor", ew.logical_xor, "^")]:
+        op = _boolean(entry, symbol)
         setattr(cls, f"__{name}__", op)
         setattr(cls, f"__r{name}__", lambda self, other, op=op: op(other, self))
     cls.__invert__ = _boolean(ew.logical_not, "~")

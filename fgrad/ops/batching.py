@@ -30,8 +30,9 @@ def batch_size(args, dims):
 
 def logical_axis(axis, ndim):
     """A per-example axis (negative counts from the end of the example's `ndim` axes) as an
-    axis of the stacked value whose batch axis is first."""
-    return axis % ndim + 1 if ndim else 0
+    axis of the stacked value whose batch axis is first. (An example of no axes has no axis to
+    name: the ops' wrappers reject that before a rule sees it.)"""
+    return axis % ndim + 1
 
 
 def same_rank(x, d, ndim):

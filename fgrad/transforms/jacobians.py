@@ -37,7 +37,12 @@ def _size(x):
 
 
 def _dtype(x):
-    dtype = np.result_type(x.dtype if hasattr(x, "dtype") else x)
+    """The dtype of an array, a traced value or a Python number."""
+    return np.result_type(x.dtype if hasattr(x, "dtype") else x)
+
+
+def _basis_dtype(x):
+    dtype = _dtype(x)
     return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)
 
 
@@ -48,7 +53,7 @@ def _basis(leaves):
     out, start = [], 0
     for x in leaves:
         n = _size(x)
-        eye = np.zeros((total, n), _dtype(x))
+        eye = np.zeros((total, n), _basis_dtype(x))
         eye[np.arange(start, start + n), np.arange(n)] = 1
         out.append(device_of(concrete(x)).send(eye.reshape((total, *np.shape(x)))))
         start += n
@@ -89,7 +94,7 @@ def _assemble(out_tree, in_tree, blocks, argnums, in_leaves):
 
 def _check_float_outputs(out_leaves, transform):
     for i, o in enumerate(out_leaves):
-        dtype = np.result_type(o.dtype if hasattr(o, "dtype") else o)
+        dtype = _dtype(o)
         if not np.issubdtype(dtype, np.inexact):
             raise TypeError(f"{transform} requires floating-point outputs, but output {i} has dtype {dtype} "
                             f"(shape {tuple(np.shape(o)) if not hasattr(o, 'shape') else tuple(o.shape)})")
