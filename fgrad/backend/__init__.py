@@ -20,8 +20,8 @@ except Exception:  # ImportError, or a CuPy without a usable CUDA runtime
     _cupy = None
     _CUPY_ARRAY = ()
 
-__all__ = ["CPU", "Device", "DeviceMismatchError", "array_module", "cupy_available", "device", "device_of", "devices",
-           "register_numpy_device"]
+__all__ = ["CPU", "Device", "DeviceMismatchError", "array_module", "check_one_device", "cupy_available", "device",
+           "device_of", "devices", "register_numpy_device"]
 
 
 def cupy_available():
@@ -176,20 +176,18 @@ def _cuda_running(dev):
 _STREAMS = {}  # CUDA device index -> the stream its engine worker runs nodes on
 
 
-# ---- a second NumPy device, for tests (Note [a second NumPy device]) ------------------------
-_NUMPY_DEVICES = {}  # index -> _NumpyDevice
-
-
 def _device_of_array(x):
     """The device of an operand of a NumPy call; None for scalars (they go anywhere)."""
     return device_of(x) if isinstance(x, (np.ndarray, _CUPY_ARRAY)) else None
 
 
-def _check_one_device(name, operands):
+def check_one_device(name, operands):
+    """Raise DeviceMismatchError, naming op `name` and both devices, when the arrays among
+    `operands` (nested lists and tuples too) live on two devices."""
     seen = None
     for x in operands:
         if isinstance(x, (list, tuple)):
-            _check_one_device(name, x)
+            check_one_device(name, x)
             continue
         d = _device_of_array(x)
         if d is not None:
@@ -198,6 +196,10 @@ def _check_one_device(name, operands):
             elif d != seen:
                 raise DeviceMismatchError(f"fgrad: {name} got arrays on two devices, {seen} and {d}; move one "
                                           f"with fgrad.device_put(x, device) (Tensor.to(device))")
+
+
+# ---- a second NumPy device, for tests (Note [a second NumPy device]) ------------------------
+_NUMPY_DEVICES = {}  # index -> _NumpyDevice
 
 
 class _NumpyDevice:
@@ -236,7 +238,7 @@ class _DeviceArray(np.ndarray):
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if any(_foreign(x) for x in inputs):
             return NotImplemented  # (another type's override, a traced value's, goes first)
-        _check_one_device(ufunc.__name__, inputs + tuple(kwargs.get("out", ())))
+        check_one_device(ufunc.__name__, inputs + tuple(kwargs.get("out", ())))
         plain = [x.view(np.ndarray) if isinstance(x, _DeviceArray) else x for x in inputs]
         if "out" in kwargs:
             kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, _DeviceArray) else x for x in kwargs["out"])
@@ -248,7 +250,7 @@ class _DeviceArray(np.ndarray):
     def __array_function__(self, func, types, args, kwargs):
         if any(not issubclass(t, np.ndarray) for t in types):
             return NotImplemented
-        _check_one_device(func.__name__, list(args) + list(kwargs.values()))
+        check_one_device(func.__name__, list(args) + list(kwargs.values()))
         return _on(type(self), super().__array_function__(func, tuple(np.ndarray if issubclass(t, _DeviceArray)
                                                                             else t for t in types), args, kwargs))
 
@@ -276,7 +278,7 @@ class _DeviceModule:
         cls = self._cls
 
         def on_device(*args, **kwargs):
-            _check_one_device(name, list(args) + list(kwargs.values()))
+            check_one_device(name, list(args) + list(kwargs.values()))
             return _on(cls, fn(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()}))
         return on_device
 

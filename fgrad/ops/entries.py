@@ -24,7 +24,7 @@ from numpy import ndarray
 from ..ir.node import Aval, Node
 from ..ir.value import JVPTracer, Tracer, VJPTracer
 from .broadcasting import fit_tangent
-from .primitive import NEG, NO_PARAMS, ONE, OTHER, _state
+from .primitive import NEG, NO_PARAMS, ONE, OTHER, _state, two_devices_check
 
 __all__ = ["UNREAD", "binary", "entry_for", "unary"]
 
@@ -43,49 +43,57 @@ def unary(prim, aliases=()):
     impl = prim.impl
     if not prim.simple:
         def entry(x):
-            if isinstance(x, Tracer):
-                return _state.trace.process(prim, (x,), _NO_PARAMS)
-            return impl(x)
+            try:
+                if isinstance(x, Tracer):
+                    return _state.trace.process(prim, (x,), _NO_PARAMS)
+                return impl(x)
+            except (TypeError, ValueError) as e:  # (Note [devices named in errors])
+                two_devices_check(prim.name, (x,), e)
+                raise
         return _named(entry, prim, aliases)
 
     def entry(x):
-        if x.__class__ is ndarray:  # nothing traced (rules in the backward pass, mostly)
-            return impl(x)
-        if x.__class__ is VJPTracer:
+        try:
+            if x.__class__ is ndarray:  # nothing traced (rules in the backward pass, mostly)
+                return impl(x)
+            if x.__class__ is VJPTracer:
+                trace = _state.trace
+                if x._trace is not trace or not trace.lean:
+                    return trace.process(prim, (x,), _NO_PARAMS)
+                pa = x.primal
+                out = impl(pa) if trace.direct else trace.parent.process(prim, (pa,), _NO_PARAMS)
+                node = Node()  # (VJPTrace.record's stores, inline: Note [the entries' inline steps])
+                node.prim = prim
+                node.params = _NO_PARAMS
+                node.inputs = (x.edge,)
+                node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
+                node.out = out if prim.saves_output else None
+                node.meta = None
+                trace.tape.append(node)
+                t = VJPTracer()
+                t._trace = trace
+                t.primal = out
+                t.edge = node
+                return t
+            if not isinstance(x, Tracer):  # nothing traced (a Python or NumPy scalar)
+                return impl(x)
             trace = _state.trace
-            if x._trace is not trace or not trace.lean:
+            partials = prim.partials
+            if x.__class__ is not JVPTracer or x._trace is not trace or not trace.direct or partials is None:
                 return trace.process(prim, (x,), _NO_PARAMS)
-            pa = x.primal
-            out = impl(pa) if trace.direct else trace.parent.process(prim, (pa,), _NO_PARAMS)
-            node = Node()  # (VJPTrace.record's stores, inline: Note [the entries' inline steps])
-            node.prim = prim
-            node.params = _NO_PARAMS
-            node.inputs = (x.edge,)
-            node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
-            node.out = out if prim.saves_output else None
-            node.meta = None
-            trace.tape.append(node)
-            t = VJPTracer()
+            pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
+            out = impl(pa)
+            t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
+            if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
+                t_out = fit_tangent(t_out, out)
+            t = JVPTracer()
             t._trace = trace
             t.primal = out
-            t.edge = node
+            t.tangent = t_out
             return t
-        if not isinstance(x, Tracer):  # nothing traced (a Python or NumPy scalar)
-            return impl(x)
-        trace = _state.trace
-        partials = prim.partials
-        if x.__class__ is not JVPTracer or x._trace is not trace or not trace.direct or partials is None:
-            return trace.process(prim, (x,), _NO_PARAMS)
-        pa, ta, d = x.primal, x.tangent, partials[0]  # (tangent_of's sum, for one argument)
-        out = impl(pa)
-        t_out = ta if d is ONE else -ta if d is NEG else d(out, pa) * ta
-        if t_out.dtype is not out.dtype:  # (an op of one argument keeps its shape)
-            t_out = fit_tangent(t_out, out)
-        t = JVPTracer()
-        t._trace = trace
-        t.primal = out
-        t.tangent = t_out
-        return t
+        except (TypeError, ValueError) as e:  # (Note [devices named in errors])
+            two_devices_check(prim.name, (x,), e)
+            raise
     return _named(entry, prim, aliases)
 
 
@@ -94,73 +102,81 @@ def binary(prim, aliases=()):
     impl = prim.impl
     if not prim.simple:
         def entry(a, b):
-            if isinstance(a, Tracer) or isinstance(b, Tracer):
-                return _state.trace.process(prim, (a, b), _NO_PARAMS)
-            return impl(a, b)
+            try:
+                if isinstance(a, Tracer) or isinstance(b, Tracer):
+                    return _state.trace.process(prim, (a, b), _NO_PARAMS)
+                return impl(a, b)
+            except (TypeError, ValueError) as e:  # (Note [devices named in errors])
+                two_devices_check(prim.name, (a, b), e)
+                raise
         return _named(entry, prim, aliases)
 
     def entry(a, b):
-        mine_a = a.__class__ is VJPTracer
-        mine_b = b.__class__ is VJPTracer
-        if mine_a or mine_b:
+        try:
+            mine_a = a.__class__ is VJPTracer
+            mine_b = b.__class__ is VJPTracer
+            if mine_a or mine_b:
+                trace = _state.trace
+                # Each argument this trace's value or a constant (not another trace's value).
+                if not ((a._trace is trace if mine_a else a.__class__ is float or not isinstance(a, Tracer))
+                        and (b._trace is trace if mine_b else b.__class__ is float or not isinstance(b, Tracer))
+                        and trace.lean):
+                    return trace.process(prim, (a, b), _NO_PARAMS)
+                pa = a.primal if mine_a else a
+                pb = b.primal if mine_b else b
+                out = impl(pa, pb) if trace.direct else trace.parent.process(prim, (pa, pb), _NO_PARAMS)
+                node = Node()
+                node.prim = prim
+                node.params = _NO_PARAMS
+                node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
+                if prim.saves_inputs:
+                    node.primals = (pa, pb)
+                else:  # a constant is kept as it is; a traced input not at all, or as its Aval if it broadcasts
+                    node.primals = (
+                        (None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
+                        (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)
+                node.out = out if prim.saves_output else None
+                node.meta = None
+                trace.tape.append(node)
+                t = VJPTracer()
+                t._trace = trace
+                t.primal = out
+                t.edge = node
+                return t
+            if not (isinstance(a, Tracer) or isinstance(b, Tracer)):  # nothing traced
+                return impl(a, b)
+            dual_a = a.__class__ is JVPTracer
+            dual_b = b.__class__ is JVPTracer
             trace = _state.trace
-            # Each argument this trace's value or a constant (not another trace's value).
-            if not ((a._trace is trace if mine_a else a.__class__ is float or not isinstance(a, Tracer))
-                    and (b._trace is trace if mine_b else b.__class__ is float or not isinstance(b, Tracer))
-                    and trace.lean):
+            partials = prim.partials
+            if not ((dual_a or dual_b)
+                    and (a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
+                    and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
+                    and trace.direct and partials is not None):
                 return trace.process(prim, (a, b), _NO_PARAMS)
-            pa = a.primal if mine_a else a
-            pb = b.primal if mine_b else b
-            out = impl(pa, pb) if trace.direct else trace.parent.process(prim, (pa, pb), _NO_PARAMS)
-            node = Node()
-            node.prim = prim
-            node.params = _NO_PARAMS
-            node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-            if prim.saves_inputs:
-                node.primals = (pa, pb)
-            else:  # a constant is kept as it is; a traced input not at all, or as its Aval if it broadcasts
-                node.primals = (
-                    (None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
-                    (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)
-            node.out = out if prim.saves_output else None
-            node.meta = None
-            trace.tape.append(node)
-            t = VJPTracer()
+            pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
+            pb = b.primal if dual_b else b
+            out = impl(pa, pb)
+            t_out = None
+            if dual_a and (d := partials[0]) is not None:
+                ta = a.tangent
+                t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
+            if dual_b and (d := partials[1]) is not None:
+                tb = b.tangent
+                c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
+                t_out = c if t_out is None else t_out + c
+            if t_out is None:
+                return out
+            if t_out.shape != out.shape or t_out.dtype is not out.dtype:
+                t_out = fit_tangent(t_out, out)
+            t = JVPTracer()
             t._trace = trace
             t.primal = out
-            t.edge = node
+            t.tangent = t_out
             return t
-        if not (isinstance(a, Tracer) or isinstance(b, Tracer)):  # nothing traced
-            return impl(a, b)
-        dual_a = a.__class__ is JVPTracer
-        dual_b = b.__class__ is JVPTracer
-        trace = _state.trace
-        partials = prim.partials
-        if not ((dual_a or dual_b)
-                and (a._trace is trace if dual_a else a.__class__ is float or not isinstance(a, Tracer))
-                and (b._trace is trace if dual_b else b.__class__ is float or not isinstance(b, Tracer))
-                and trace.direct and partials is not None):
-            return trace.process(prim, (a, b), _NO_PARAMS)
-        pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
-        pb = b.primal if dual_b else b
-        out = impl(pa, pb)
-        t_out = None
-        if dual_a and (d := partials[0]) is not None:
-            ta = a.tangent
-            t_out = ta if d is ONE else -ta if d is NEG else pb * ta if d is OTHER else d(out, pa, pb) * ta
-        if dual_b and (d := partials[1]) is not None:
-            tb = b.tangent
-            c = tb if d is ONE else -tb if d is NEG else pa * tb if d is OTHER else d(out, pa, pb) * tb
-            t_out = c if t_out is None else t_out + c
-        if t_out is None:
-            return out
-        if t_out.shape != out.shape or t_out.dtype is not out.dtype:
-            t_out = fit_tangent(t_out, out)
-        t = JVPTracer()
-        t._trace = trace
-        t.primal = out
-        t.tangent = t_out
-        return t
+        except (TypeError, ValueError) as e:  # (Note [devices named in errors])
+            two_devices_check(prim.name, (a, b), e)
+            raise
     return _named(entry, prim, aliases)
 
 

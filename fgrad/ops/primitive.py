@@ -11,7 +11,8 @@ so values of different transform calls can never be confused.
 """
 import threading
 
-from ..ir.value import Tracer
+from ..backend import DeviceMismatchError, check_one_device
+from ..ir.value import Tracer, concrete
 from ..typing import Any, Callable
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "new_trace",
     "pop_trace",
     "push_trace",
+    "two_devices_check",
 ]
 
 
@@ -156,12 +158,16 @@ class Primitive:
         return self
 
     def __call__(self, *args, **params):
-        for a in args:
-            if isinstance(a, Tracer):
-                return _state.trace.process(self, args, params)
-        # No traced value: every trace would hand the op down to the bottom one (a trace
-        # treats values it does not own as constants), so run the kernel at once.
-        return self.impl(*args, **params) if params else self.impl(*args)
+        try:
+            for a in args:
+                if isinstance(a, Tracer):
+                    return _state.trace.process(self, args, params)
+            # No traced value: every trace would hand the op down to the bottom one (a trace
+            # treats values it does not own as constants), so run the kernel at once.
+            return self.impl(*args, **params) if params else self.impl(*args)
+        except (TypeError, ValueError) as e:  # (no cost unless raised: Note [devices named in errors])
+            two_devices_check(self.name, args, e)
+            raise
 
     def __repr__(self):
         return f"<primitive {self.name}>"
@@ -228,6 +234,22 @@ class EvalTrace(Trace):
                     return record_tensor_op(prim, args, params)
                 raise escaped_tracer_error(prim, a)
         return prim.impl(*args, **params)
+
+
+def two_devices_check(name, args, error):
+    """Called where `error` was raised while op `name` ran on `args`: when the arrays live on
+    two devices, raise fgrad's DeviceMismatchError (naming the op and both devices) from it;
+    else return, and the caller re-raises `error`.
+
+    Note [devices named in errors]: CuPy refuses a NumPy array with its own TypeError
+    ("Unsupported type"), and arrays of two GPUs with a ValueError, neither naming the op
+    or the devices. The binding points (Primitive.__call__, the entry functions) wrap their
+    bodies in a try, free in Python 3.11 until something is raised, and ask here.
+    """
+    try:
+        check_one_device(name, [concrete(a) for a in args])
+    except DeviceMismatchError as mismatch:
+        raise mismatch from error
 
 
 def record_tensor_op(prim, args, params):

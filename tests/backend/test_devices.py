@@ -96,6 +96,25 @@ def test_an_op_on_two_devices_names_both_and_the_op():
         fgrad.grad(lambda w: fnp.sum(w @ np.ones((2, 2))))(on(np.ones((2, 2))))
 
 
+def test_an_array_librarys_own_refusal_is_named_with_the_devices_and_the_op(monkeypatch):
+    # CuPy refuses a NumPy operand with a TypeError naming neither devices nor op; the second
+    # device made to refuse that way, fgrad's binding points still name both and the op.
+    def refuse_as_cupy_does(name, operands):
+        if len({device_of(x) for x in operands if isinstance(x, np.ndarray)}) > 1:
+            raise TypeError("Unsupported type <class 'numpy.ndarray'>")
+    monkeypatch.setattr(fgrad.backend, "check_one_device", refuse_as_cupy_does)
+    x = on([1.0, 2.0])
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match=r"add got arrays on two devices, cpu:1 and cpu") as e:
+        fnp.add(x, np.array([1.0, 2.0]))
+    assert isinstance(e.value.__cause__, TypeError)  # (the library's own error stays attached)
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match=r"matmul got arrays on two devices"):
+        fgrad.grad(lambda w: fnp.sum(w @ np.ones((2, 2))))(on(np.ones((2, 2))))
+    with pytest.raises(fgrad.backend.DeviceMismatchError, match=r"multiply got arrays on two devices"):
+        fgrad.jvp(lambda w: w * np.ones(2), (x,), (on(np.ones(2)),))
+    with pytest.raises(TypeError):  # one device: the error stays the library's own
+        fnp.add(x, "a")
+
+
 def test_device_put_is_differentiable_and_sends_the_gradient_back():
     x = np.array([0.5, 1.0, 2.0])
     g = fgrad.grad(lambda x: fnp.sum(fgrad.device_put(x, "cpu:1") ** 2))(x)
