@@ -35,6 +35,7 @@ from .ops.devices import device_put
 from .ops.stop_gradient import stop_gradient
 from .testing import gradcheck, gradgradcheck
 from .transforms.batching import vmap
+from .transforms.compiled import compile
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.forward import jvp, linearize
 from .transforms.graph import make_graph
@@ -51,6 +52,7 @@ __all__ = [
                                  "as_tensor",
                                  "autograd",
                                  "checkpoint",
+                                 "compile",
                                  "custom_jvp",
                                  "custom_vjp",
                                  "device",

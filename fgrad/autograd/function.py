@@ -9,7 +9,7 @@ as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode).
 import numpy as np
 
 from ..ir.node import new_node
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
 from ..transforms.custom import custom_vjp
@@ -118,10 +118,10 @@ def _call_backward(cls, ctx, g, primals):
         if gi is None:
             out.append(None)
             continue
-        if np.shape(concrete(gi)) != np.shape(concrete(p)):
+        if np.shape(peek(gi)) != np.shape(peek(p)):
             raise RuntimeError(f"function {name} returned an invalid gradient at index {i} - got "
-                               f"{list(np.shape(concrete(gi)))} but expected shape compatible with "
-                               f"{list(np.shape(concrete(p)))}")
+                               f"{list(np.shape(peek(gi)))} but expected shape compatible with "
+                               f"{list(np.shape(peek(p)))}")
         out.append(gi if tensor_mode or not isinstance(gi, Tensor) else gi.primal)
     return tuple(out)
 
@@ -160,7 +160,7 @@ def _as_custom_vjp(cls):
         ctx._saved = tuple((_tensor_view(s), None) for s in saved)
         gs = g if isinstance(g, tuple) else (g,)
         grads = _as_gradients(cls, cls.backward(ctx, *[_tensor_view(x) for x in gs]), len(args))
-        return tuple(np.zeros_like(concrete(a)) if x is None else _raw(x) for x, a in zip(grads, args))
+        return tuple(np.zeros_like(peek(a)) if x is None else _raw(x) for x, a in zip(grads, args))
 
     custom = custom_vjp(fun)
     custom.defvjp(fwd, bwd)

@@ -18,7 +18,7 @@ from .. import numpy as fnp
 from ..backend import Device, array_module, device_of
 from ..backend import device as to_device
 from ..ir.node import Node
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, concrete, peek
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops.devices import device_put
@@ -523,7 +523,7 @@ class Tensor(Tracer):
         self._inplace(self + ix.scatter_add(new - old, index=index, shape=shape), "__setitem__")
 
     def __repr__(self):
-        body = np.array2string(np.asarray(concrete(self.primal)), separator=", ", prefix="tensor(")
+        body = np.array2string(np.asarray(peek(self.primal)), separator=", ", prefix="tensor(")
         extras = []
         if self.primal.dtype != np.float64 and self.primal.dtype.kind == "f":
             extras.append(f"dtype={self.primal.dtype}")

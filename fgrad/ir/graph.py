@@ -10,7 +10,7 @@ import numpy as np
 
 from ..typing import Any, Iterator, Sequence
 from .node import Leaf, Node
-from .value import concrete
+from .value import peek
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -19,7 +19,7 @@ __all__ = ["Graph"]
 
 
 def _aval(value):
-    c = concrete(value)
+    c = peek(value)
     dtype = getattr(c, "dtype", None)
     if dtype is None:
         return type(c).__name__

@@ -19,12 +19,24 @@ import numpy as np
 
 from ..backend import device_of
 
-__all__ = ["BatchTracer", "JVPTracer", "Tracer", "VJPTracer", "concrete", "conversion_error", "decided",
-           "is_batched"]
+__all__ = ["BatchTracer", "JVPTracer", "StageTracer", "Tracer", "VJPTracer", "concrete", "conversion_error",
+           "decided", "is_batched", "peek"]
 
 
 def concrete(x):
-    """The concrete array beneath any number of traced levels."""
+    """The concrete array beneath any number of traced levels, for its values: a program
+    being compiled is valid only while this value stays the same (Note [reading values while
+    compiling]). For its device, dtype or shape alone, call `peek`."""
+    while isinstance(x, Tracer):
+        if x.__class__ is StageTracer:
+            x._trace.read_value(x)
+        x = x.primal
+    return x
+
+
+def peek(x):
+    """The concrete array beneath any number of traced levels, for its metadata only (device,
+    array module, dtype, shape: what a compiled program is guarded on anyway)."""
     while isinstance(x, Tracer):
         x = x.primal
     return x
@@ -48,7 +60,7 @@ class Tracer:
 
     @property
     def device(self):
-        return device_of(concrete(self))
+        return device_of(peek(self))
 
     def __len__(self):
         shape = self.shape
@@ -69,7 +81,7 @@ class Tracer:
         return int(decided(self, "int()"))
 
     def __format__(self, spec):  # f"{loss:.3f}" prints the value; printing feeds nothing back
-        return format(concrete(self), spec) if spec else str(self)
+        return format(peek(self), spec) if spec else str(self)
 
     def __bool__(self):
         return bool(decided(self, "bool()"))
@@ -83,7 +95,7 @@ class Tracer:
         raise conversion_error(self, "converting it to a NumPy array")
 
     def __repr__(self):
-        return f"Traced<{self._trace.transform}>({concrete(self)!r})"
+        return f"Traced<{self._trace.transform}>({peek(self)!r})"
 
 
 def decided(x, what):
@@ -93,6 +105,8 @@ def decided(x, what):
     while isinstance(v, Tracer):
         if v.__class__ is BatchTracer:
             raise _batched_error(v, what)
+        if v.__class__ is StageTracer:
+            v._trace.read_value(v)
         v = v.primal
     return v
 
@@ -181,3 +195,18 @@ class BatchTracer(Tracer):
     @property
     def ndim(self):
         return self.primal.ndim - 1
+
+
+class StageTracer(Tracer):
+    """A value of a call being compiled (transforms/staging.py): `primal` is its concrete
+    value (staging runs every kernel), `var` its number in the program being recorded.
+
+    Note [reading values while compiling]: a compiled program replays kernels on new inputs,
+    so any Python that read a traced value while it was recorded (`if x > 0`, `int(n)`, a
+    rule's `np.any(x == 0)`) decided for those inputs only. Every such read goes through
+    `concrete` or `decided`, which tell the staging trace (`read_value`): it records a guard,
+    and a replay whose value differs is abandoned and traced again. `peek` reads metadata
+    without a guard; shapes, dtypes and devices are in the program's key already.
+    """
+
+    __slots__ = ("var",)

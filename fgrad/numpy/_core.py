@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from ..backend import CPU, array_module, device_of
-from ..ir.value import Tracer, concrete, decided, is_batched
+from ..ir.value import Tracer, concrete, decided, is_batched, peek
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
@@ -60,7 +60,7 @@ radians, degrees = deg2rad, rad2deg
 
 def float_power(x1, x2):
     """np.float_power: power computed in float64 (complex128 for complex inputs)."""
-    dtype = np.complex128 if np.result_type(concrete(x1), concrete(x2)).kind == "c" else np.float64
+    dtype = np.complex128 if np.result_type(peek(x1), peek(x2)).kind == "c" else np.float64
     return ew.power(asarray(x1, dtype=dtype), asarray(x2, dtype=dtype))
 
 
@@ -608,7 +608,7 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 def _tri_mask(a, k, upper):
     m, n = _shape(a)[-2:]
-    lower = array_module(concrete(a)).tri(m, n, k - 1 if upper else k, dtype=bool)  # (on a's device)
+    lower = array_module(peek(a)).tri(m, n, k - 1 if upper else k, dtype=bool)  # (on a's device)
     return ~lower if upper else lower
 
 
@@ -657,7 +657,7 @@ def asarray(a, dtype=None):
 
 
 def zeros_like(a, dtype=None, shape=None):
-    c = concrete(a)
+    c = peek(a)
     return array_module(c).zeros(_shape(a) if shape is None else shape, dtype=c.dtype if dtype is None else dtype) \
         if hasattr(c, "dtype") else np.zeros_like(c, dtype=dtype, shape=shape)
 
@@ -689,11 +689,11 @@ def size(a, axis=None):
 
 
 def result_type(*arrays_and_dtypes):
-    return np.result_type(*[concrete(a) for a in arrays_and_dtypes])
+    return np.result_type(*[peek(a) for a in arrays_and_dtypes])
 
 
 def isscalar(element):
-    return np.isscalar(concrete(element))
+    return np.isscalar(peek(element))
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

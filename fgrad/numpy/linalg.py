@@ -10,7 +10,7 @@ from collections import namedtuple as _namedtuple
 import numpy as np
 
 from ..backend import array_module as _array_module
-from ..ir.value import concrete as _concrete
+from ..ir.value import peek as _peek
 from ..ops import einsum as _es
 from ..ops import linalg as la
 from . import _core as fnp
@@ -241,7 +241,7 @@ def matrix_power(a, n):
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n!r}")
     if n == 0:  # a constant, on a's device
-        xp = _array_module(_concrete(a))
+        xp = _array_module(_peek(a))
         return xp.broadcast_to(xp.eye(fnp._shape(a)[-1], dtype=a.dtype), fnp._shape(a)).copy()
     if n < 0:
         a, n = inv(a), -n

@@ -8,7 +8,7 @@ import optree
 
 from ..backend import device as to_device
 from ..backend import device_of
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, peek
 from ..typing import Any, PyTree
 from .primitive import Primitive
 
@@ -25,7 +25,7 @@ transfer.defvjp(lambda g, ans, x, device, source: transfer(g, device=source, sou
 def _put(x, device):
     if not (isinstance(x, Tracer) or hasattr(x, "shape")):
         x = np.asarray(x)
-    source = device_of(concrete(x))
+    source = device_of(peek(x))
     return x if source == device else transfer(x, device=device, source=source)
 
 

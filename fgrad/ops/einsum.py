@@ -11,7 +11,7 @@ import string
 from collections import Counter
 
 from ..backend import array_module
-from ..ir.value import concrete
+from ..ir.value import peek
 from .batching import front
 from .primitive import Primitive
 
@@ -114,7 +114,7 @@ def _operand_cotangent(g, operands, i, subscripts):
         for c, n in zip(t, o.shape):
             sizes[c] = max(sizes.get(c, 1), n)
     fresh = (c for c in LETTERS if c not in subscripts)
-    xp = array_module(concrete(g))
+    xp = array_module(peek(g))
     target, extra_terms, extra_ops = [], [], []
     for c, size in zip(term, operands[i].shape):
         if c in target:

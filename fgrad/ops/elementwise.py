@@ -20,7 +20,7 @@ makes a small-array ufunc call dearer (docs/design.md, "Measured").
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete, is_batched
+from ..ir.value import concrete, is_batched, peek
 from .batching import elementwise as broadcasting_rule
 from .batching import first, same_rank
 from .broadcasting import cast, convert
@@ -236,7 +236,7 @@ def _overwrite(x, value):
 
 def _zeros_of(g):
     """Concrete zeros of g's shape and dtype: the cotangent of what an overwrite discarded."""
-    return array_module(concrete(g)).zeros(g.shape, g.dtype)
+    return array_module(peek(g)).zeros(g.shape, g.dtype)
 
 
 # `value` written over x: x's old values are gone, so their cotangent is zeros (PyTorch's

@@ -12,7 +12,7 @@ so values of different transform calls can never be confused.
 import threading
 
 from ..backend import DeviceMismatchError, check_one_device
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, peek
 from ..typing import Any, Callable
 
 __all__ = [
@@ -247,7 +247,7 @@ def two_devices_check(name, args, error):
     bodies in a try, free in Python 3.11 until something is raised, and ask here.
     """
     try:
-        check_one_device(name, [concrete(a) for a in args])
+        check_one_device(name, [peek(a) for a in args])
     except DeviceMismatchError as mismatch:
         raise mismatch from error
 

@@ -7,12 +7,12 @@ NumPy-facing wrappers in fgrad.numpy normalize it.
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete
+from ..ir.value import StageTracer, Tracer, peek
 from .batching import front, logical_axis
 from .broadcasting import keep_axes as _keep
 from .broadcasting import reduce_sum, reducer, reduction_batch
 from .elementwise import equal, where
-from .primitive import Primitive
+from .primitive import NO_PARAMS, Primitive
 from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
 
 _sum = reducer(np.add, "sum")
@@ -36,6 +36,22 @@ reduce_max = _reduction_by_share("max", np.maximum, "Amax")
 reduce_min = _reduction_by_share("min", np.minimum, "Amin")
 
 
+_any_zero = Primitive("any_zero", lambda x: array_module(x).any(x == 0), register=False)
+
+
+def any_zero(x):
+    """Does x hold a zero anywhere (in any example, under vmap)? For a rule that picks a
+    formula by it: under fgrad.compile the answer is guarded, not all of x's values
+    (Note [reading values while compiling] in ir/value.py), so a replay with other values
+    and the same answer goes on."""
+    v = x
+    while isinstance(v, Tracer):
+        if v.__class__ is StageTracer:  # (the bottom value: the test is a step, its answer a guard)
+            return bool(v._trace.process(_any_zero, (v,), NO_PARAMS))
+        v = v.primal
+    return bool(_any_zero.impl(v))
+
+
 def _prod_of_others(x, axis):
     """For each element, the product of the other elements of its reduction group.
 
@@ -43,7 +59,7 @@ def _prod_of_others(x, axis):
     """
     ndim = x.ndim
     axes = tuple(range(ndim)) if axis is None else axis
-    if not np.any(concrete(x) == 0):
+    if not any_zero(x):
         return _keep(reduce_prod(x, axis=axes, keepdims=True), x, axes, True) / x
     kept = tuple(a for a in range(ndim) if a not in axes)
     perm = kept + tuple(axes)
@@ -51,7 +67,7 @@ def _prod_of_others(x, axis):
     shape_t = xt.shape
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     flat = reshape(xt, shape=shape_t[:len(kept)] + (n,))
-    ones = array_module(concrete(x)).ones(shape_t[:len(kept)] + (1,), dtype=x.dtype)  # (on x's device)
+    ones = array_module(peek(x)).ones(shape_t[:len(kept)] + (1,), dtype=x.dtype)  # (on x's device)
     last = len(kept)
     left = concatenate(ones, cumprod(flat[..., :-1], axis=last), axis=last)
     right = concatenate(cumprod(flat[..., :0:-1], axis=last)[..., ::-1], ones, axis=last)
@@ -97,12 +113,12 @@ cumsum.defbatch(_scan_batch(cumsum)).defvjp(
 
 def _masks(x, n):
     """The n-by-n identity and upper-triangle masks of cumprod's table, on x's device."""
-    xp = array_module(concrete(x))
+    xp = array_module(peek(x))
     return xp.eye(n, dtype=bool), xp.triu(xp.ones((n, n), dtype=bool))
 
 
 def _cumprod_vjp(g, ans, x, axis):
-    if not np.any(concrete(x) == 0):
+    if not any_zero(x):
         return _reverse_cumsum(g * ans, axis) / x
     # With zeros: d out_j / d x_k = prod_{i <= j, i != k} x_i, built as an n-by-n table.
     n = x.shape[axis]
@@ -120,7 +136,7 @@ cumprod.defbatch(_scan_batch(cumprod)).defvjp(_cumprod_vjp).defjvp(
 
 def _cumprod_jvp(t, ans, x, axis):
     # d out_j = sum_{k <= j} t_k * prod_{i <= j, i != k} x_i; the vjp's table transposed.
-    if not np.any(concrete(x) == 0):
+    if not any_zero(x):
         return cumsum(t / x, axis=axis) * ans
     n = x.shape[axis]
     xl = moveaxis(x, axis, -1)

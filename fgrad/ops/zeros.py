@@ -9,7 +9,7 @@ in engine/backward.py).
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete
+from ..ir.value import peek
 
 __all__ = ["materialize", "zeros_like_value"]
 
@@ -17,7 +17,7 @@ __all__ = ["materialize", "zeros_like_value"]
 def zeros_like_value(value):
     """A concrete zero of `value`'s shape and dtype: a scalar for a scalar (a Python float's
     gradient is a float), an array for an array."""
-    c = concrete(value)
+    c = peek(value)
     if isinstance(c, (float, np.generic)):
         return np.asarray(c).dtype.type(0)
     return array_module(c).zeros(np.shape(value), dtype=getattr(value, "dtype", np.float64))  # (vmap: one example's)

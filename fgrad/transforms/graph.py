@@ -7,7 +7,7 @@ node and residual (lean off), so nothing the graph shows is dropped.
 import numpy as np
 
 from ..ir.graph import Graph
-from ..ir.value import concrete
+from ..ir.value import peek
 from ..ops.primitive import new_trace
 from ..typing import Callable, PyTree
 from . import trees
@@ -21,7 +21,7 @@ def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
     def graph_of(*args, **kwargs):
         leaves, treedef = trees.flatten(args)
         labels = trees.leaf_labels(treedef, "args")
-        floating = [(hasattr(x, "dtype") and np.issubdtype(np.asarray(concrete(x)).dtype, np.floating))
+        floating = [(hasattr(x, "dtype") and np.issubdtype(np.asarray(peek(x)).dtype, np.floating))
                     or isinstance(x, float) for x in leaves]
         ctx = new_trace(VJPTrace, "make_graph")
         with ctx as trace:

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..backend import device_of
-from ..ir.value import concrete
+from ..ir.value import peek
 from ..ops import shape as sh
 from ..ops.indexing import getitem
 from ..typing import Callable, PyTree, Sequence
@@ -55,7 +55,7 @@ def _basis(leaves):
         n = _size(x)
         eye = np.zeros((total, n), _basis_dtype(x))
         eye[np.arange(start, start + n), np.arange(n)] = 1
-        out.append(device_of(concrete(x)).send(eye.reshape((total, *np.shape(x)))))
+        out.append(device_of(peek(x)).send(eye.reshape((total, *np.shape(x)))))
         start += n
     return out
 

@@ -8,7 +8,7 @@ import numpy as np
 import optree
 
 from ..backend import array_module
-from ..ir.value import Tracer, concrete
+from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL
 from ..ops.zeros import zeros_like_value
 
@@ -162,7 +162,7 @@ def scalar_seed(out, transform, fun):
             one = _SEEDS.get(dtype)
             if one is None:
                 one = _SEEDS[dtype] = dtype.type(1)
-            value = concrete(out)
+            value = peek(out)
             if value.__class__ is np.ndarray or isinstance(value, np.generic):
                 return one
             return array_module(value).ones((), dtype)  # (on out's device: a CUDA or a second device)

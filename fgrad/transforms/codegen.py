@@ -1,0 +1,241 @@
+"""From a Program to a Python function: straight-line source calling the kernels.
+
+A program of up to `CHUNK` steps becomes one function whose locals are the values; a
+longer one becomes functions of `CHUNK` steps each, handing values that cross a boundary
+through a list; beyond `LOOP_LIMIT` steps Python's compiler would take long and much
+memory for little gain, so the program runs as a tight loop over (kernel, operands)
+instead (docs/compile.md has the measurements).
+
+Liveness decides two things. A value is deleted after its last use (a local would keep it
+to the end of the function, where eager code frees it at once). And a ufunc writes into
+the buffer of an operand that dies at that step (`out=`), when that buffer is one no other
+value can see (Note [reusing buffers]).
+"""
+import numpy as np
+
+from ..ir.program import Eqn, Guard, Literal, Program
+
+__all__ = ["CHUNK", "LOOP_LIMIT", "Retrace", "generate"]
+
+CHUNK = 2000          # steps per generated function
+LOOP_LIMIT = 100_000  # beyond this many steps, interpret instead of generating code
+POISON = False        # debug: fill each buffer free for reuse with NaN when it dies (tests)
+
+
+class Retrace(Exception):
+    """A guard failed on replay: the program does not hold for these inputs."""
+
+    def __init__(self, index):
+        Exception.__init__(self, index)
+        self.index = index
+
+
+def _same(a, b):
+    """Do the guarded value `a` and the traced value `b` agree (NaN agreeing with NaN)?"""
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _inline(value):
+    """Python source for `value` if it round-trips through repr, else None."""
+    if value is None or value.__class__ in (bool, str):
+        return repr(value)
+    if value.__class__ is int:
+        return repr(value)
+    if value.__class__ is float:
+        return repr(value) if np.isfinite(value) else None
+    if value.__class__ is tuple:
+        items = [_inline(v) for v in value]
+        return None if None in items else "(" + "".join(i + ", " for i in items) + ")"
+    return None
+
+
+def _fresh(prim):
+    """Does `prim`'s kernel return a new array every call (a ufunc), never a view?"""
+    return isinstance(prim.impl, np.ufunc) and prim.impl.nout == 1
+
+
+def reusable_buffers(p):
+    """Note [reusing buffers]: the vars whose buffer a later ufunc may write into once they die.
+    A buffer qualifies when a ufunc made it (a new array, not a view, not a NumPy scalar: it
+    has at least one dimension), every step that reads it is a ufunc (so no view of it
+    exists anywhere), and it is neither an input, a constant nor an output."""
+    made_fresh = set()
+    for s in p.body:
+        if s.__class__ is Eqn and _fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0:
+            made_fresh.add(s.outs[0])
+    for s in p.body:
+        if s.__class__ is Guard or not _fresh(s.prim):
+            made_fresh.difference_update(s.vars_read())
+    made_fresh.difference_update(v for v in p.outvars if v.__class__ is int)
+    return made_fresh
+
+
+def _last_uses(p):
+    """var -> the index of the last step that reads it (outputs: past the end)."""
+    last = {}
+    for i, s in enumerate(p.body):
+        for v in s.vars_read():
+            last[v] = i
+    for v in p.outvars:
+        if v.__class__ is int:
+            last[v] = len(p.body)
+    return last
+
+
+class _Namer:
+    """The namespace of generated code: kernels, constants, guard values, parameters."""
+
+    def __init__(self, p):
+        self.ns = {"Retrace": Retrace, "_same": _same, "_poison": _poison, "errstate": np.errstate}
+        self._kernels = {}
+        for v, c in p.consts.items():
+            self.ns[f"c{v}"] = c
+        self.consts = p.consts
+
+    def var(self, v):
+        if v.__class__ is Literal:
+            return self.value(v.value)
+        return f"c{v}" if v in self.consts else f"v{v}"
+
+    def value(self, value):
+        text = _inline(value)
+        if text is None:
+            text = f"k{len(self.ns)}"
+            self.ns[text] = value
+        return text
+
+    def kernel(self, prim):
+        name = self._kernels.get(id(prim.impl))
+        if name is None:
+            base = "".join(ch if ch.isalnum() else "_" for ch in prim.name)
+            name = self._kernels[id(prim.impl)] = f"{base}_{len(self._kernels)}"
+            self.ns[name] = prim.impl
+        return name
+
+
+def _poison(buffer):
+    buffer.fill(np.nan if buffer.dtype.kind in "fc" else 0)
+
+
+def _lines(p, names, steps, start, last, reusable):
+    """Source lines for `steps` (p.body[start:...]), with deletions and buffer reuse."""
+    out = []
+    for i, s in enumerate(steps, start):
+        if s.__class__ is Guard:
+            g = names.value(s.value)
+            v = names.var(s.var)
+            if s.value.ndim == 0 and s.value.dtype.kind in "biu":
+                out.append(f"if {v} != {g}: raise Retrace({i})")
+            else:
+                out.append(f"if not _same({v}, {g}): raise Retrace({i})")
+        else:
+            args = [names.var(a) for a in s.ins]
+            dying = [a for a in dict.fromkeys(s.ins) if a.__class__ is int and last.get(a) == i
+                     and a not in names.consts]
+            into = None
+            if s.outs[0] in reusable or (_fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0):
+                into = next((a for a in dying if a in reusable and p.avals[a] == p.avals[s.outs[0]]), None)
+            if into is not None and not POISON:
+                args.append(f"out={names.var(into)}")  # (Note [reusing buffers])
+            args += [f"{k}={names.value(v)}" for k, v in s.params.items()]
+            lhs = ", ".join(f"v{o}" for o in s.outs) + ("," if len(s.outs) == 1 and s.prim.multiple_results else "")
+            call = f"{lhs} = {names.kernel(s.prim)}({', '.join(args)})"
+            if s.errstate is not None:
+                call = f"with errstate(**{names.value(s.errstate)}): {call}"
+            out.append(call)
+            for a in dying:
+                if POISON and a in reusable:
+                    out.append(f"_poison(v{a})")
+                out.append(f"del v{a}")
+        for o in (s.outs if s.__class__ is Eqn else ()):
+            if o not in last:  # (a result nothing reads: one of several outputs of a step)
+                out.append(f"del v{o}")
+    return out
+
+
+def generate(p: Program, name: str = "program"):
+    """(a function of the program's inputs returning its outputs as a tuple, its source)."""
+    if len(p.body) > LOOP_LIMIT:
+        return _loop(p), f"# {len(p.body)} steps: run as a loop over kernels (more than LOOP_LIMIT)\n"
+    names = _Namer(p)
+    last = _last_uses(p)
+    reusable = reusable_buffers(p)
+    params = ", ".join(f"v{v}" for v in p.invars)
+    results = "(" + "".join(names.var(v) + ", " for v in p.outvars) + ")"
+    if len(p.body) <= CHUNK:
+        body = _lines(p, names, p.body, 0, last, reusable)
+        source = f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in body) + f"    return {results}\n"
+    else:
+        source = _chunked(p, names, last, reusable, name, params, results)
+    code = compile(source, f"<fgrad.compile {name}>", "exec")
+    exec(code, names.ns)
+    return names.ns[name], source
+
+
+def _chunked(p, names, last, reusable, name, params, results):
+    """Source of a long program: one function per CHUNK steps, values crossing chunks in V."""
+    defined_in = {v: -1 for v in p.invars}
+    for i, s in enumerate(p.body):
+        for o in (s.outs if s.__class__ is Eqn else ()):
+            defined_in[o] = i // CHUNK
+    parts, calls = [], []
+    n = len(p.body)
+    for c, start in enumerate(range(0, n, CHUNK)):
+        steps = p.body[start:start + CHUNK]
+        reads = dict.fromkeys(v for s in steps for v in s.vars_read() if v not in names.consts)
+        loads = [v for v in reads if defined_in[v] < c]
+        made = [o for s in steps if s.__class__ is Eqn for o in s.outs]
+        stores = [o for o in made if last.get(o, -1) >= start + CHUNK]
+        lines = [f"v{v} = V[{v}]" for v in loads]
+        lines += [f"V[{v}] = None" for v in loads if last[v] < start + CHUNK]  # (its last reader is here)
+        lines += _lines(p, names, steps, start, last, reusable)
+        lines += [f"V[{v}] = v{v}" for v in stores]
+        parts.append(f"def {name}_{c}(V):\n" + "".join(f"    {line}\n" for line in lines) + "    pass\n")
+        calls.append(f"    {name}_{c}(V)\n")
+    size = max(p.avals) + 1
+    head = f"def {name}({params}):\n    V = [None] * {size}\n" + "".join(f"    V[{v}] = v{v}\n" for v in p.invars)
+    results = "(" + "".join((f"V[{v}]" if v.__class__ is int and v not in names.consts else names.var(v)) + ", "
+                            for v in p.outvars) + ")"
+    return "".join(parts) + head + "".join(calls) + f"    return {results}\n"
+
+
+def _under(kernel, errstate):
+    def run(*args, **params):
+        with np.errstate(**errstate):
+            return kernel(*args, **params)
+    return run
+
+
+def _loop(p):
+    """A program too long to compile, as a loop over its steps (values in a list)."""
+    size = max(p.avals) + 1
+    steps = []
+    for i, s in enumerate(p.body):
+        if s.__class__ is Guard:
+            steps.append((None, s.var, s.value, i))
+        else:
+            ins = tuple((a, None) if a.__class__ is int and a not in p.consts else
+                        (None, a.value if a.__class__ is Literal else p.consts[a]) for a in s.ins)
+            kernel = s.prim.impl if s.errstate is None else _under(s.prim.impl, s.errstate)
+            steps.append((kernel, ins, s.params, s.outs if s.prim.multiple_results else s.outs[0]))
+    invars, consts = p.invars, p.consts
+    outs = [(v, None) if v.__class__ is int and v not in consts else
+            (None, v.value if v.__class__ is Literal else consts[v]) for v in p.outvars]
+
+    def program(*inputs):
+        V = [None] * size
+        for v, x in zip(invars, inputs):
+            V[v] = x
+        for kernel, ins, params, out in steps:
+            if kernel is None:
+                if not _same(np.asarray(V[ins]), np.asarray(params)):
+                    raise Retrace(out)
+                continue
+            r = kernel(*[V[a] if a is not None else c for a, c in ins], **params)
+            if out.__class__ is int:
+                V[out] = r
+            else:
+                for o, x in zip(out, r):
+                    V[o] = x
+        return tuple(V[v] if v is not None else c for v, c in outs)
+    return program

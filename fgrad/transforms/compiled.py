@@ -1,0 +1,309 @@
+"""fgrad.compile: trace a composition once into a flat program, replay it on later calls.
+
+The first call for some inputs runs `fun` under a staging trace (transforms/staging.py):
+every kernel that fun and the transforms inside it call, forward and backward, becomes a
+step of a Program, and every value Python read becomes a guard. The program is optimized
+(transforms/optimize.py) and turned into straight-line Python (transforms/codegen.py).
+Later calls with inputs of the same avals (shape, dtype, device), the same pytree
+structure and the same static arguments replay it; a replay whose guard fails is abandoned
+(a program writes nothing outside itself until it returns) and the call is traced again.
+
+Note [a kernel that raises on replay]: Python may also decide by catching an exception
+(det's derivative takes the adjugate where inv raises LinAlgError), and no guard records
+that. So a replay in which any kernel raises is abandoned like a failed guard: the call is
+traced again, eagerly, and either takes the other path or raises the error itself.
+"""
+import builtins
+import collections
+import functools
+import warnings
+
+import numpy as np
+
+from ..ir.value import StageTracer, Tracer
+from ..ops.primitive import EVAL, _state, pop_trace, push_trace
+from ..typing import Callable, PyTree, Sequence
+from . import trees
+from .codegen import Retrace, generate
+from .optimize import optimize
+from .staging import StageTrace
+
+__all__ = ["CacheInfo", "Compiled", "Lowered", "compile"]
+
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace")
+
+
+class SideEffectWarning(UserWarning):
+    """A compiled function did something while traced that replay will not do again."""
+
+
+class Lowered:
+    """One traced program of a compiled function: `print(lowered)` shows its steps,
+    `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it."""
+
+    def __init__(self, program, traced, source, run, out_tree):
+        self.program = program    # the optimized Program
+        self.traced = traced      # the Program as traced, before optimize
+        self.source = source
+        self.run = run            # inputs -> the output leaves (a tuple); raises Retrace
+        self.out_tree = out_tree
+
+    def as_text(self) -> str:
+        """The generated Python source of the replay."""
+        return self.source
+
+    def __str__(self):
+        return str(self.program)
+
+    __repr__ = __str__
+
+    def to_networkx(self):
+        return self.program.to_networkx()
+
+    def to_dot(self) -> str:
+        return self.program.to_dot()
+
+
+def _hashable(value, what):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"fgrad.compile: {what} is static, so it must be hashable (it keys the cache of "
+                        f"programs), but it is a {type(value).__name__}: {value!r:.80}; pass a tuple instead of "
+                        f"a list, or pass arrays as ordinary (traced) arguments") from None
+    return value
+
+
+def _leaf_key(x, label):
+    """How a leaf keys the cache: an array by its aval, a float as a float64 scalar, anything
+    else (ints, bools, strings) by its value."""
+    if isinstance(x, Tracer):
+        raise AssertionError("traced leaves are handled by the caller")
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return (x.__class__, x.shape, x.dtype, getattr(getattr(x, "device", None), "id", None))
+    if x.__class__ is float or x.__class__ is complex:
+        return x.__class__
+    return ("static", x.__class__, _hashable(x, f"the non-array argument {label} ({type(x).__name__})"))
+
+
+def _is_traced_leaf(x):
+    return (hasattr(x, "shape") and hasattr(x, "dtype")) or x.__class__ is float or x.__class__ is complex
+
+
+class Compiled:
+    """A function compiled by `fgrad.compile`: call it as the function; `lower(*args)` gives
+    the program for those arguments; `cache_info()` shows how the cache is doing."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), maxsize=64):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+        self.static_argnums = tuple(sorted(nums))
+        self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        self.maxsize = maxsize
+        self._cache = collections.OrderedDict()  # key -> [Lowered, ...] (differing in guard outcomes)
+        self._hits = self._misses = self._retraces = 0
+        self._last_retrace = None
+        self._warned = set()
+
+    # ---- the call ----------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if _state.trace is not EVAL:  # under another transform: run eagerly, in its trace
+            return self.fun(*args, **kwargs)
+        key, leaves, treedef = self._key(args, kwargs)
+        if key is None:
+            return self.fun(*args, **kwargs)  # (a traced value or a Tensor among the arguments)
+        dynamic = [x if x.__class__ is not float else np.float64(x) for x in leaves if _is_traced_leaf(x)]
+        programs = self._cache.get(key)
+        if programs is not None:
+            self._cache.move_to_end(key)
+            failed = None
+            for lowered in programs:
+                try:
+                    outs = lowered.run(*dynamic)
+                except Retrace as r:
+                    failed = _guard_reason(lowered, r.index)
+                    continue
+                except Exception as e:  # (Note [a kernel that raises on replay])
+                    failed = f"a kernel raised on replay ({type(e).__name__}: {e})"
+                    continue
+                self._hits += 1
+                return trees.unflatten(lowered.out_tree, outs)
+            self._retraces += 1
+            self._last_retrace = failed
+        else:
+            self._misses += 1
+            if self._cache:
+                self._last_retrace = self._new_key_reason(key)
+        lowered, out = self._stage(args, kwargs, leaves, treedef)
+        programs = self._cache.setdefault(key, [])
+        programs.insert(0, lowered)
+        del programs[8:]  # (a key whose guards flip among many outcomes keeps the 8 latest)
+        while len(self._cache) > self.maxsize:
+            self._cache.popitem(last=False)
+        return out
+
+    def _key(self, args, kwargs):
+        """(the cache key, the leaves, their structure); key None when an argument is traced."""
+        static = tuple(_hashable(args[i], f"static argument {i}") if i < len(args) else None
+                       for i in self.static_argnums)
+        static_kw = tuple(_hashable(kwargs.get(n), f"static argument {n!r}") for n in self.static_argnames)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        leaves, treedef = trees.flatten((dyn_args, dyn_kwargs))
+        if any(isinstance(x, Tracer) for x in leaves):
+            return None, leaves, treedef
+        labels = trees.leaf_labels(treedef, "args")
+        return (treedef, tuple(_leaf_key(x, lbl) for x, lbl in zip(leaves, labels)), static, static_kw), \
+            leaves, treedef
+
+    def _new_key_reason(self, key):
+        treedef, leaf_keys = key[:2]
+        for old in reversed(self._cache):
+            if old[0] != treedef:
+                return f"the arguments' structure changed: {old[0]} -> {treedef}"
+            if old[2:] != key[2:]:
+                return f"a static argument changed: {old[2:]} -> {key[2:]}"
+            for i, (a, b) in enumerate(zip(old[1], leaf_keys)):
+                if a != b:
+                    return f"leaf {i} changed: {_describe(a)} -> {_describe(b)}"
+        return "new arguments"
+
+    # ---- tracing -----------------------------------------------------------------------
+    def _stage(self, args, kwargs, leaves, treedef):
+        """Trace one call into a Lowered program; returns it and the call's result."""
+        trace = push_trace(StageTrace, "compile")
+        try:
+            with _SideEffects(self):
+                traced, labels = [], []
+                all_labels = trees.leaf_labels(treedef, "args")
+                staged = []
+                for x, lbl in zip(leaves, all_labels):
+                    if _is_traced_leaf(x):
+                        t = trace.new_value(np.float64(x) if x.__class__ is float else x)
+                        traced.append(t)
+                        labels.append(str(lbl))
+                        staged.append(t)
+                    else:
+                        staged.append(x)
+                dyn_args, dyn_kwargs = trees.unflatten(treedef, staged)
+                full_args, it = list(args), iter(dyn_args)
+                for i in range(len(args)):
+                    if i not in self.static_argnums:
+                        full_args[i] = next(it)
+                full_kwargs = {**kwargs, **dyn_kwargs}
+                out = self.fun(*full_args, **full_kwargs)
+            out_leaves, out_tree = trees.flatten(out)
+            for j, o in enumerate(out_leaves):
+                _check_output(o, trace, j, out_tree, self.__name__)
+            program = trace.program(traced, out_leaves, labels)
+        finally:
+            pop_trace(trace)
+        optimized = optimize(program)
+        run, source = generate(optimized)
+        values = [o.primal if o.__class__ is StageTracer else o for o in out_leaves]
+        return Lowered(optimized, program, source, run, out_tree), trees.unflatten(out_tree, values)
+
+    # ---- inspection --------------------------------------------------------------------
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The program these arguments replay (traced now if the cache has none that holds)."""
+        key, leaves, treedef = self._key(args, kwargs)
+        if key is None:
+            raise TypeError("fgrad.compile(...).lower: the arguments include traced values; lower with arrays")
+        dynamic = [x if x.__class__ is not float else np.float64(x) for x in leaves if _is_traced_leaf(x)]
+        for lowered in self._cache.get(key, ()):
+            try:
+                lowered.run(*dynamic)
+            except Retrace:
+                continue
+            return lowered
+        lowered, _ = self._stage(args, kwargs, leaves, treedef)
+        self._cache.setdefault(key, []).insert(0, lowered)
+        return lowered
+
+    def cache_info(self) -> CacheInfo:
+        """Hits, misses (first traces for new avals or static values), retraces (a guard
+        failed), programs held, the bound, and the reason of the last retrace."""
+        size = sum(len(v) for v in self._cache.values())
+        return CacheInfo(self._hits, self._misses, self._retraces, size, self.maxsize, self._last_retrace)
+
+    def cache_clear(self) -> None:
+        self._cache.clear()
+        self._hits = self._misses = self._retraces = 0
+        self._last_retrace = None
+
+
+def _describe(leaf_key):
+    if isinstance(leaf_key, tuple) and leaf_key and leaf_key[0] == "static":
+        return f"the value {leaf_key[2]!r}"
+    if isinstance(leaf_key, tuple):
+        cls, shape, dtype = leaf_key[:3]
+        return f"{cls.__name__} {dtype}{list(shape)}"
+    return leaf_key.__name__
+
+
+def _guard_reason(lowered, index):
+    step = lowered.program.body[index] if index < len(lowered.program.body) else None
+    text = lowered.program._line(step) if step is not None else f"guard {index}"
+    return f"a value Python read while tracing changed ({text})"
+
+
+def _check_output(o, trace, j, out_tree, name):
+    if o.__class__ is StageTracer and o._trace is trace:
+        return
+    if isinstance(o, Tracer):
+        raise TypeError(f"fgrad.compile: {name} returned a traced value of {o._trace.transform} at output "
+                        f"{out_tree.paths()[j] if out_tree.num_leaves > 1 else ''} (shape {o.shape}); a traced "
+                        f"value must not escape the transform that made it")
+    if not (hasattr(o, "shape") and hasattr(o, "dtype")) and o.__class__ not in (int, float, complex, bool):
+        raise TypeError(f"fgrad.compile: {name} returned a {type(o).__name__} ({o!r:.60}) at output "
+                        f"{list(out_tree.paths()[j])}; a compiled function returns arrays, numbers, or pytrees "
+                        f"of them (return other things from a function that calls the compiled one)")
+
+
+class _SideEffects:
+    """While tracing: warn once per function when it prints or draws from NumPy's global
+    random state, since replay will not do either again."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+
+    def __enter__(self):
+        self.print = builtins.print
+        self.random_pos = np.random.get_state(legacy=False)["state"]["pos"], \
+            int(np.random.get_state(legacy=False)["state"]["key"][0])
+        compiled = self.compiled
+
+        def traced_print(*args, **kwargs):
+            _warn_once(compiled, "print", "printed while being traced; print runs only when fgrad.compile "
+                                          "traces, not on replay (return the value instead)")
+            return self.print(*args, **kwargs)
+        builtins.print = traced_print
+
+    def __exit__(self, *exc):
+        builtins.print = self.print
+        state = np.random.get_state(legacy=False)["state"]
+        if (state["pos"], int(state["key"][0])) != self.random_pos:
+            _warn_once(self.compiled, "random", "drew from np.random while being traced; the draws are "
+                                                "constants of the compiled program, the same on every replay "
+                                                "(pass random numbers in as arguments)")
+        return False
+
+
+def _warn_once(compiled, what, message):
+    if what not in compiled._warned:
+        compiled._warned.add(what)
+        warnings.warn(f"fgrad.compile: {compiled.__name__} {message}", SideEffectWarning, stacklevel=4)
+
+
+def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Sequence[str] = ()) -> Compiled:
+    """Trace `fun` once per input avals into a flat, optimized program, and replay it.
+
+    `fun` may be any composition (grad, value_and_grad, jvp, vmap, hessian, custom rules,
+    checkpoint). Arrays (and Python floats) are traced; ints, bools and other non-array
+    arguments are static, as are the arguments named by static_argnums/static_argnames:
+    each value gets its own program. Python decisions on traced values are guarded.
+    See docs/compile.md.
+    """
+    return Compiled(fun, static_argnums, static_argnames)

@@ -1,0 +1,145 @@
+"""Passes over a staged Program, before it is turned into code (transforms/codegen.py).
+
+In order: scalar literals become 0-d arrays of their operand's dtype (NumPy's weak-scalar
+path costs more per call); multiplications by one and additions of zero fold away; equal
+equations are computed once (common subexpressions); what neither an output nor a guard
+reads is dropped (dead code). Each pass keeps the program's meaning exactly: a fold
+happens only where the kernel would have returned its operand's values unchanged.
+"""
+import numpy as np
+
+from ..backend import CPU
+from ..ir.program import Eqn, Guard, Literal, Program
+
+__all__ = ["optimize"]
+
+
+def optimize(program: Program) -> Program:
+    """The program, simplified (a new Program; `program` is left as it is)."""
+    body = [Guard(s.var, s.value) if s.__class__ is Guard else Eqn(s.prim, s.params, s.ins, s.outs, s.errstate)
+            for s in program.body]
+    p = Program(program.invars, program.consts, body, program.outvars, dict(program.avals), program.input_labels)
+    _literals_as_arrays(p)
+    _fold_and_share(p)
+    _drop_dead(p)
+    return p
+
+
+def _is_ufunc(prim):
+    return isinstance(prim.impl, np.ufunc)
+
+
+_CPU_CLASSES = (np.ndarray, np.float64, np.float32, np.float16, np.longdouble)
+
+
+def _literals_as_arrays(p):
+    """A Python scalar operand of a ufunc becomes a 0-d array of the result's dtype, where
+    that changes neither the dtype nor the value (a float in a float op). On the CPU only:
+    elsewhere the constant would have to be made on the op's device."""
+    for step in p.body:
+        if step.__class__ is not Eqn or not _is_ufunc(step.prim) or len(step.outs) != 1:
+            continue
+        _, dtype, (cls, _) = p.avals[step.outs[0]]
+        if dtype.kind != "f" or cls not in _CPU_CLASSES or not any(a.__class__ is Literal for a in step.ins):
+            continue
+        ins = []
+        for a in step.ins:
+            if a.__class__ is Literal and ((type(a.value) in (float, int) and dtype.type(a.value) == a.value)
+                                           or (isinstance(a.value, np.generic) and a.value.dtype == dtype)):
+                v = _new_var(p, ((), dtype, (np.ndarray, CPU)))
+                p.consts[v] = np.asarray(a.value, dtype=dtype)
+                a = v
+            ins.append(a)
+        if any(a.__class__ is int and a not in p.consts and p.avals[a][1] != dtype for a in ins):
+            continue  # (a mixed-dtype op: NumPy's promotion decides, leave the literal to it)
+        step.ins = tuple(ins)
+
+
+def _new_var(p, aval):
+    v = max(p.avals) + 1
+    p.avals[v] = aval
+    return v
+
+
+# op -> its neutral right operand, where x op n is x bit for bit (not x + 0: -0.0 + 0.0 is +0.0)
+_IDENTITY = {"multiply": 1, "subtract": 0, "divide": 1}
+
+
+def _neutral(p, a, value):
+    """Is operand `a` the constant `value` everywhere (a literal, or a small constant array)?
+    A zero must be +0.0 (x - -0.0 is x + 0.0, which turns -0.0 into +0.0)."""
+    if a.__class__ is Literal:
+        c = a.value
+        if type(c) not in (float, int, bool):
+            return False
+    else:
+        c = p.consts.get(a)
+        if c is None or c.size > 64:
+            return False
+    return bool(np.all((c == value) & ~np.signbit(c)))
+
+
+def _fold_and_share(p):
+    """x * 1 (either side), x - 0 and x / 1 become x where the
+    result has x's shape and dtype; equal equations (same primitive, operands, parameters)
+    are computed once."""
+    alias = {}
+    seen = {}
+    body = []
+    for step in p.body:
+        if step.__class__ is Guard:
+            step.var = alias.get(step.var, step.var)
+            body.append(step)
+            continue
+        step.ins = tuple(alias.get(a, a) if a.__class__ is int else a for a in step.ins)
+        same = _folded(p, step)
+        if same is not None:
+            alias[step.outs[0]] = same
+            continue
+        key = _key(step)
+        if key is not None:
+            prev = seen.get(key)
+            if prev is not None:
+                alias.update(zip(step.outs, prev.outs))
+                continue
+            seen[key] = step
+        body.append(step)
+    p.body = body
+    p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
+
+
+def _folded(p, step):
+    """The operand `step` returns unchanged, or None."""
+    name = step.prim.name
+    if name not in _IDENTITY or len(step.ins) != 2 or not _is_ufunc(step.prim):
+        return None
+    out_aval = p.avals[step.outs[0]]
+    a, b = step.ins
+    candidates = [(a, b)] + ([(b, a)] if name == "multiply" else [])
+    for x, c in candidates:
+        if x.__class__ is int and p.avals[x] == out_aval and _neutral(p, c, _IDENTITY[name]):
+            return x
+    return None
+
+
+def _key(step):
+    try:
+        key = (step.prim, step.ins, tuple(sorted(step.params.items())))
+        hash(key)
+    except TypeError:  # (a parameter that is an array, a list: such steps are not shared)
+        return None
+    return key
+
+
+def _drop_dead(p):
+    """Keep only the steps whose results an output or a guard reads (guards always stay)."""
+    live = {v for v in p.outvars if v.__class__ is int}
+    kept = []
+    for step in reversed(p.body):
+        if step.__class__ is Eqn and not any(v in live for v in step.outs):
+            continue
+        live.update(step.vars_read())
+        kept.append(step)
+    kept.reverse()
+    p.body = kept
+    p.consts = {v: c for v, c in p.consts.items() if v in live}
