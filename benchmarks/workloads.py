@@ -413,7 +413,7 @@ def make_cases(key, scale="full"):
         cases = [Case(key, f"{n_small} ops", {"x": W5_X0, "n_ops": n_small}, w5_numpy_grad(W5_X0, n_small),
                       ops=n_small)]
         cases.append(Case(key, f"{n_big} ops", {"x": W5_X0, "n_ops": n_big}, w5_numpy_grad(W5_X0, n_big),
-                          ops=n_big, single_run=True, only=("numpy", "fgrad"), rtol=1e-5))
+                          ops=n_big, single_run=True, only=("numpy", "fgrad", "fgrad.compile"), rtol=1e-5))
         return cases
     if key == "W6":
         n = size
@@ -469,38 +469,42 @@ def numpy_impls():
 
 
 # ---- fgrad -------------------------------------------------------------------------------------
-def _fgrad_setup(case):
+def _fgrad_setup(case, compiled=False):
+    """fgrad's functional transforms on the workload; with `compiled`, the same composition
+    under fgrad.compile (its first call, timed as the check, traces; the rounds replay)."""
     import fgrad
     import fgrad.numpy as fnp
+    jit = fgrad.compile if compiled else (lambda f: f)
     d, key = case.data, case.workload
     if key == "W1":
-        g = fgrad.grad(lambda x: w1_loss(x, fnp))
+        g = jit(fgrad.grad(lambda x: w1_loss(x, fnp)))
         x = d["x"]
         return lambda: g(x)
     if key == "W2":
-        g = fgrad.grad(lambda W1, b1, W2, b2, X, Y: mlp_loss(W1, b1, W2, b2, X, Y, fnp), argnums=(0, 1, 2, 3))
+        g = jit(fgrad.grad(lambda W1, b1, W2, b2, X, Y: mlp_loss(W1, b1, W2, b2, X, Y, fnp), argnums=(0, 1, 2, 3)))
         args = tuple(d[k] for k in ("W1", "b1", "W2", "b2", "X", "Y"))
         return lambda: g(*args)
     if key == "W3":
-        h = fgrad.hessian(lambda x: rosenbrock(x, fnp))
+        h = jit(fgrad.hessian(lambda x: rosenbrock(x, fnp)))
         x = d["x"]
         return lambda: h(x)
     if key == "W4":
         A, x, v = d["A"], d["x"], d["v"]
         f = lambda x: hvp_objective(x, A, fnp)  # noqa: E731
-        return lambda: fgrad.hvp(f, (x,), (v,))[1]
+        hvp = jit(lambda x, v: fgrad.hvp(f, (x,), (v,))[1])
+        return lambda: hvp(x, v)
     if key == "W5":
         n = d["n_ops"]
-        g = fgrad.grad(lambda x: w5_chain(x, fnp, n))
+        g = jit(fgrad.grad(lambda x: w5_chain(x, fnp, n)))
         x = d["x"]
         return lambda: g(x)
     if key == "W6":
         W, x = d["W"], d["x"]
         jac = fgrad.jacfwd if d["mode"] == "fwd" else fgrad.jacrev
-        j = jac(lambda x: jac_map(x, W, fnp))
+        j = jit(jac(lambda x: jac_map(x, W, fnp)))
         return lambda: j(x)
     if key == "W7":
-        g = fgrad.vmap(fgrad.grad(lambda p, x, y: per_example_loss(p, x, y, fnp)), in_axes=(None, 0, 0))
+        g = jit(fgrad.vmap(fgrad.grad(lambda p, x, y: per_example_loss(p, x, y, fnp)), in_axes=(None, 0, 0)))
         params = tuple(d[k] for k in W7_PARAMS)
         X, y = d["X"], d["y"]
         return lambda: g(params, X, y)
@@ -553,4 +557,6 @@ def _fgrad_tensor_setup(case):
 
 def fgrad_impls():
     return [Impl("fgrad", _fgrad_setup, "eager"),
+            Impl("fgrad.compile", lambda case: _fgrad_setup(case, compiled=True),
+                 "trace once, replay (the first call, which traces, is the check)"),
             Impl("fgrad.Tensor", _fgrad_tensor_setup, "imperative face: .backward(), autograd.grad double backward")]

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..engine.gc_pause import paused
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..typing import Callable, PyTree, Sequence
@@ -41,9 +42,8 @@ class Lowered:
     """One traced program of a compiled function: `print(lowered)` shows its steps,
     `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it."""
 
-    def __init__(self, program, traced, source, run, out_tree):
-        self.program = program    # the optimized Program
-        self.traced = traced      # the Program as traced, before optimize
+    def __init__(self, program, source, run, out_tree):
+        self.program = program    # the optimized Program (the traced one is not kept: long ones are large)
         self.source = source
         self.run = run            # inputs -> the output leaves (a tuple); raises Retrace
         self.out_tree = out_tree
@@ -170,6 +170,7 @@ class Compiled:
         return "new arguments"
 
     # ---- tracing -----------------------------------------------------------------------
+    @paused  # (millions of small objects, none in a cycle: Note [no cycles, so no collector])
     def _stage(self, args, kwargs, leaves, treedef):
         """Trace one call into a Lowered program; returns it and the call's result."""
         trace = push_trace(StageTrace, "compile")
@@ -202,7 +203,7 @@ class Compiled:
         optimized = optimize(program)
         run, source = generate(optimized)
         values = [o.primal if o.__class__ is StageTracer else o for o in out_leaves]
-        return Lowered(optimized, program, source, run, out_tree), trees.unflatten(out_tree, values)
+        return Lowered(optimized, source, run, out_tree), trees.unflatten(out_tree, values)
 
     # ---- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs) -> Lowered:

@@ -6,6 +6,8 @@ equations are computed once (common subexpressions); what neither an output nor 
 reads is dropped (dead code). Each pass keeps the program's meaning exactly: a fold
 happens only where the kernel would have returned its operand's values unchanged.
 """
+import math
+
 import numpy as np
 
 from ..backend import CPU
@@ -15,12 +17,37 @@ __all__ = ["optimize"]
 
 
 def optimize(program: Program) -> Program:
-    """The program, simplified (a new Program; `program` is left as it is)."""
-    body = [Guard(s.var, s.value) if s.__class__ is Guard else Eqn(s.prim, s.params, s.ins, s.outs, s.errstate)
-            for s in program.body]
-    p = Program(program.invars, program.consts, body, program.outvars, dict(program.avals), program.input_labels)
-    _literals_as_arrays(p)
-    _fold_and_share(p)
+    """The program, simplified (a new Program; `program` and its steps are left as they are:
+    a step that changes is a new one)."""
+    p = Program(program.invars, program.consts, (), program.outvars, dict(program.avals), program.input_labels)
+    p.next_var = max(p.avals) + 1
+    alias, seen, body = {}, {}, []
+    for step in program.body:
+        if step.__class__ is Guard:
+            v = alias.get(step.var, step.var)
+            body.append(step if v == step.var else Guard(v, step.value))
+            continue
+        ins = step.ins
+        if alias:
+            ins = tuple(alias.get(a, a) if a.__class__ is int else a for a in ins)
+        if len(step.outs) == 1 and _is_ufunc(step.prim):
+            ins = _literals_as_arrays(p, step, ins)
+            same = _folded(p, step, ins)
+            if same is not None:
+                alias[step.outs[0]] = same
+                continue
+        if ins != step.ins:
+            step = Eqn(step.prim, step.params, ins, step.outs, step.errstate)
+        key = _key(step)
+        if key is not None:
+            prev = seen.get(key)
+            if prev is not None:
+                alias.update(zip(step.outs, prev.outs))
+                continue
+            seen[key] = step
+        body.append(step)
+    p.body = body
+    p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
     _drop_dead(p)
     return p
 
@@ -29,36 +56,27 @@ def _is_ufunc(prim):
     return isinstance(prim.impl, np.ufunc)
 
 
-_CPU_CLASSES = (np.ndarray, np.float64, np.float32, np.float16, np.longdouble)
-
-
-def _literals_as_arrays(p):
+def _literals_as_arrays(p, step, ins):
     """A Python scalar operand of a ufunc becomes a 0-d array of the result's dtype, where
-    that changes neither the dtype nor the value (a float in a float op). On the CPU only:
-    elsewhere the constant would have to be made on the op's device."""
-    for step in p.body:
-        if step.__class__ is not Eqn or not _is_ufunc(step.prim) or len(step.outs) != 1:
-            continue
-        _, dtype, (cls, _) = p.avals[step.outs[0]]
-        if dtype.kind != "f" or cls not in _CPU_CLASSES or not any(a.__class__ is Literal for a in step.ins):
-            continue
-        ins = []
-        for a in step.ins:
-            if a.__class__ is Literal and ((type(a.value) in (float, int) and dtype.type(a.value) == a.value)
-                                           or (isinstance(a.value, np.generic) and a.value.dtype == dtype)):
-                v = _new_var(p, ((), dtype, (np.ndarray, CPU)))
-                p.consts[v] = np.asarray(a.value, dtype=dtype)
-                a = v
-            ins.append(a)
-        if any(a.__class__ is int and a not in p.consts and p.avals[a][1] != dtype for a in ins):
-            continue  # (a mixed-dtype op: NumPy's promotion decides, leave the literal to it)
-        step.ins = tuple(ins)
-
-
-def _new_var(p, aval):
-    v = max(p.avals) + 1
-    p.avals[v] = aval
-    return v
+    that changes neither the dtype nor the value (a float in a float op). For NumPy arrays
+    only: elsewhere the constant would have to be made on the op's device, and a NumPy
+    scalar's own operators take a float faster (transforms/codegen.py writes those)."""
+    _, dtype, (cls, _) = p.avals[step.outs[0]]
+    if dtype.kind != "f" or cls is not np.ndarray or not any(a.__class__ is Literal for a in ins):
+        return ins
+    if any(a.__class__ is int and p.avals[a][1] != dtype for a in ins):
+        return ins  # (a mixed-dtype op: NumPy's promotion decides, leave the literal to it)
+    out = []
+    for a in ins:
+        if a.__class__ is Literal and ((type(a.value) in (float, int) and dtype.type(a.value) == a.value)
+                                       or (isinstance(a.value, np.generic) and a.value.dtype == dtype)):
+            v = p.next_var
+            p.next_var += 1
+            p.avals[v] = ((), dtype, (np.ndarray, CPU))
+            p.consts[v] = np.asarray(a.value, dtype=dtype)
+            a = v
+        out.append(a)
+    return tuple(out)
 
 
 # op -> its neutral right operand, where x op n is x bit for bit (not x + 0: -0.0 + 0.0 is +0.0)
@@ -70,53 +88,24 @@ def _neutral(p, a, value):
     A zero must be +0.0 (x - -0.0 is x + 0.0, which turns -0.0 into +0.0)."""
     if a.__class__ is Literal:
         c = a.value
-        if type(c) not in (float, int, bool):
+        if type(c) is not float and type(c) is not int:
             return False
-    else:
-        c = p.consts.get(a)
-        if c is None or c.size > 64:
-            return False
+        return c == value and math.copysign(1.0, c) > 0
+    c = p.consts.get(a)
+    if c is None or c.size > 64:
+        return False
     return bool(np.all((c == value) & ~np.signbit(c)))
 
 
-def _fold_and_share(p):
-    """x * 1 (either side), x - 0 and x / 1 become x where the
-    result has x's shape and dtype; equal equations (same primitive, operands, parameters)
-    are computed once."""
-    alias = {}
-    seen = {}
-    body = []
-    for step in p.body:
-        if step.__class__ is Guard:
-            step.var = alias.get(step.var, step.var)
-            body.append(step)
-            continue
-        step.ins = tuple(alias.get(a, a) if a.__class__ is int else a for a in step.ins)
-        same = _folded(p, step)
-        if same is not None:
-            alias[step.outs[0]] = same
-            continue
-        key = _key(step)
-        if key is not None:
-            prev = seen.get(key)
-            if prev is not None:
-                alias.update(zip(step.outs, prev.outs))
-                continue
-            seen[key] = step
-        body.append(step)
-    p.body = body
-    p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
-
-
-def _folded(p, step):
-    """The operand `step` returns unchanged, or None."""
+def _folded(p, step, ins):
+    """x * 1 (either side), x - 0 and x / 1: the operand x the step returns unchanged, where
+    the result has x's shape, dtype and kind; else None."""
     name = step.prim.name
-    if name not in _IDENTITY or len(step.ins) != 2 or not _is_ufunc(step.prim):
+    if name not in _IDENTITY or len(ins) != 2:
         return None
     out_aval = p.avals[step.outs[0]]
-    a, b = step.ins
-    candidates = [(a, b)] + ([(b, a)] if name == "multiply" else [])
-    for x, c in candidates:
+    a, b = ins
+    for x, c in ((a, b), (b, a)) if name == "multiply" else ((a, b),):
         if x.__class__ is int and p.avals[x] == out_aval and _neutral(p, c, _IDENTITY[name]):
             return x
     return None
@@ -124,7 +113,7 @@ def _folded(p, step):
 
 def _key(step):
     try:
-        key = (step.prim, step.ins, tuple(sorted(step.params.items())))
+        key = (step.prim, step.ins, tuple(sorted(step.params.items())) if step.params else ())
         hash(key)
     except TypeError:  # (a parameter that is an array, a list: such steps are not shared)
         return None

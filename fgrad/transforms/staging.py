@@ -10,7 +10,7 @@ import itertools
 
 import numpy as np
 
-from ..backend import device_of
+from ..backend import CPU, device_of
 from ..ir.program import Eqn, Guard, Literal, Program
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import Trace, escaped_tracer_error
@@ -18,10 +18,20 @@ from ..ops.primitive import Trace, escaped_tracer_error
 __all__ = ["StageTrace"]
 
 
+_AVALS = {}  # (class, shape, dtype) -> the aval of a CPU value: one tuple for all values alike
+
+
 def _aval(value):
     """(shape, dtype, where): where is the array's class and device, so that a buffer is
     reused only for a value of the same kind (transforms/codegen.py)."""
-    return np.shape(value), getattr(value, "dtype", None) or np.result_type(value), (value.__class__, device_of(value))
+    cls = value.__class__
+    if cls is np.ndarray or isinstance(value, np.generic):
+        key = (cls, value.shape, value.dtype)
+        aval = _AVALS.get(key)
+        if aval is None:
+            aval = _AVALS[key] = (value.shape, value.dtype, (cls, CPU))
+        return aval
+    return np.shape(value), getattr(value, "dtype", None) or np.result_type(value), (cls, device_of(value))
 
 
 class StageTrace(Trace):

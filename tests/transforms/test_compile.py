@@ -1,0 +1,286 @@
+"""fgrad.compile: guards, the cache, the program's passes, long programs, errors, devices."""
+import warnings
+
+import numpy as np
+import pytest
+
+import fgrad
+import fgrad.numpy as fnp
+from fgrad.transforms import codegen
+from fgrad.transforms.compiled import SideEffectWarning
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal(6)
+A = RNG.standard_normal((4, 6))
+
+
+def loss(x):
+    return fnp.sum(fnp.tanh(A @ x) ** 2)
+
+
+def test_grad_replays_and_equals_eager():
+    g = fgrad.compile(fgrad.grad(loss))
+    for k in range(4):
+        np.testing.assert_allclose(g(X + k), fgrad.grad(loss)(X + k), rtol=1e-13)
+    info = g.cache_info()
+    assert (info.hits, info.misses, info.retraces, info.size) == (3, 1, 0, 1)
+
+
+# ---- guards: every Python decision on a traced value ---------------------------------------
+def test_while_on_a_traced_value_retraces_when_the_trip_count_changes():
+    def doubling(x):
+        while fnp.sum(x) < 10.0:
+            x = x * 2.0
+        return x
+    c = fgrad.compile(doubling)
+    for start in (1.0, 1.5, 0.3, 1.1, 0.31):  # trip counts 2, 2, 4, 2, 4
+        x = np.full(3, start)
+        np.testing.assert_array_equal(c(x), doubling(x))
+    info = c.cache_info()
+    assert info.hits >= 2 and info.retraces >= 1 and "changed" in info.last_retrace
+
+
+def test_if_whose_branch_flips_retraces_and_both_programs_are_kept():
+    def branch(x):
+        return fnp.sin(x) if fnp.sum(x) > 0 else fnp.cos(x) * 3.0
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sum(branch(x))))
+    e = fgrad.grad(lambda x: fnp.sum(branch(x)))
+    for x in (X, -X - 5, X + 1, -X - 6):
+        np.testing.assert_allclose(c(x), e(x), rtol=1e-13)
+    info = c.cache_info()
+    assert info.retraces == 1 and info.hits == 2 and info.size == 2  # (two programs for one key)
+
+
+def test_int_and_index_of_a_traced_value_are_guarded():
+    def pick(x, i):
+        return x[int(i)] * fnp.ones(int(i) + 1)
+    c = fgrad.compile(pick)
+    for i in (np.array(2), np.array(2), np.array(4)):
+        np.testing.assert_array_equal(c(X, i), pick(X, i))
+    assert c.cache_info().retraces == 1
+
+
+def test_a_kernel_that_raises_on_replay_sends_the_call_back_to_tracing():
+    # det's derivative uses inv, and the adjugate where inv raises: a decision no guard holds.
+    c = fgrad.compile(fgrad.grad(fnp.linalg.det))
+    good, singular = np.eye(3) * 2.0, np.ones((3, 3))
+    c(good)
+    np.testing.assert_allclose(c(singular), fgrad.grad(fnp.linalg.det)(singular), atol=1e-12)
+    assert "raised on replay" in c.cache_info().last_retrace
+
+
+def test_shape_dtype_and_structure_changes_trace_anew():
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sum(x ** 3)))
+    c(np.ones(3))
+    c(np.ones(4))
+    assert "float64[3] -> ndarray float64[4]" in c.cache_info().last_retrace
+    out = c(np.ones(4, np.float32))
+    assert out.dtype == np.float32
+    assert "float32" in c.cache_info().last_retrace
+    d = fgrad.compile(lambda t: t["a"] * 2.0)
+    d({"a": np.ones(2)})
+    d({"a": np.ones(2) + 1})
+    d({"b": np.ones(2), "a": np.ones(2)})
+    assert "structure changed" in d.cache_info().last_retrace
+    assert d.cache_info().misses == 2
+
+
+def test_static_arguments_are_part_of_the_key():
+    def power_sum(x, n, *, mode):
+        return fnp.sum(x ** n) if mode == "sum" else fnp.max(x ** n)
+    c = fgrad.compile(power_sum, static_argnums=1, static_argnames="mode")
+    assert c(X, 2, mode="sum") == pytest.approx(float(np.sum(X ** 2)))
+    assert c(X, 3, mode="sum") == pytest.approx(float(np.sum(X ** 3)))
+    assert c(X, 3, mode="max") == pytest.approx(float(np.max(X ** 3)))
+    assert c(X + 1, 3, mode="max") == pytest.approx(float(np.max((X + 1) ** 3)))
+    info = c.cache_info()
+    assert (info.misses, info.hits) == (3, 1) and "static argument changed" in info.last_retrace
+
+
+def test_python_floats_are_traced_and_ints_are_static():
+    c = fgrad.compile(lambda x, lr, n: x * lr + n)
+    c(X, 0.1, 1)
+    np.testing.assert_allclose(c(X, 0.2, 1), X * 0.2 + 1)
+    assert c.cache_info().hits == 1
+    np.testing.assert_allclose(c(X, 0.2, 2), X * 0.2 + 2)
+    assert c.cache_info().misses == 2
+
+
+def test_the_cache_stays_bounded_over_ten_thousand_calls_of_varying_shapes():
+    c = fgrad.compile(lambda x: x * 2.0 + 1.0)
+    for k in range(10_000):
+        n = 1 + k % 97
+        out = c(np.ones(n))
+        assert out.shape == (n,)
+    info = c.cache_info()
+    assert info.size <= info.maxsize == 64
+    assert info.hits + info.misses == 10_000
+
+
+# ---- the program: what the passes do, and what they must never do --------------------------
+def test_lower_prints_exports_and_shows_the_generated_source():
+    lowered = fgrad.compile(fgrad.value_and_grad(loss)).lower(X)
+    text = str(lowered)
+    assert text.startswith("program(%0:float64[6] (args[0][0]))") and "tanh" in text and "matmul" in text
+    source = lowered.as_text()
+    assert source.startswith("def program(v0):") and "return (" in source
+    g = lowered.to_networkx()
+    assert any(d["kind"] == "input" for _, d in g.nodes(data=True))
+    assert any(d.get("prim") == "matmul" for _, d in g.nodes(data=True))
+    assert lowered.to_dot().startswith("digraph fgrad {")
+
+
+def test_dead_code_is_dropped_and_common_subexpressions_computed_once():
+    def f(x):
+        unused = fnp.exp(x) * 3.0  # noqa: F841  (its value feeds nothing)
+        return fnp.sin(x) + fnp.sin(x)
+    lowered = fgrad.compile(f).lower(X)
+    assert lowered.program.primitives() == ["sin", "add"]  # (traced: exp, multiply, sin, sin, add)
+
+
+def test_multiplying_by_one_folds_away_but_adding_zero_does_not():
+    lowered = fgrad.compile(lambda x: (x * 1.0) * fnp.ones(6) + 0.0).lower(X)
+    assert lowered.program.primitives() == ["add"]  # (-0.0 + 0.0 is +0.0: kept)
+    np.testing.assert_array_equal(fgrad.compile(lambda x: x + 0.0)(np.array([-0.0]))[0], 0.0)
+    assert not np.signbit(fgrad.compile(lambda x: x + 0.0)(np.array([-0.0]))[0])
+
+
+def test_float_literals_become_zero_d_arrays_of_the_operand_dtype():
+    for dtype in (np.float64, np.float32):
+        lowered = fgrad.compile(lambda x: x * 2.5 + 1.0).lower(X.astype(dtype))
+        consts = list(lowered.program.consts.values())
+        assert len(consts) == 2 and all(c.shape == () and c.dtype == dtype for c in consts)
+
+
+def test_buffers_are_reused_only_where_no_other_value_can_see_them(monkeypatch):
+    def f(x):
+        y = fnp.exp(x)
+        v = fnp.reshape(y, (2, 3))  # a view of y: y's buffer must not be reused while v lives
+        z = fnp.sin(y) * 2.0
+        return fnp.sum(z) + fnp.sum(v * 3.0)
+    src = fgrad.compile(fgrad.grad(f)).lower(X).as_text()
+    assert "out=" in src
+    for poison in (False, True):  # poisoned: every buffer free for reuse is filled with NaN as it dies
+        monkeypatch.setattr(codegen, "POISON", poison)
+        for fn in (f, fgrad.value_and_grad(f), fgrad.hessian(f)):
+            c = fgrad.compile(fn)
+            c(X + 1)
+            for got, want in zip(fgrad.transforms.trees.flatten(c(X))[0], fgrad.transforms.trees.flatten(fn(X))[0]):
+                np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+def test_inputs_and_closed_over_constants_are_never_written():
+    x, const = X.copy(), A.copy()
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sum(fnp.sin(const @ x) * 2.0)))
+    c(x)
+    c(x)
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_array_equal(const, A)
+
+
+@pytest.mark.parametrize("limit", ["chunks", "loop"])
+def test_long_programs_compile_in_chunks_or_run_as_a_loop(monkeypatch, limit):
+    monkeypatch.setattr(codegen, "CHUNK", 50)
+    if limit == "loop":
+        monkeypatch.setattr(codegen, "LOOP_LIMIT", 100)
+
+    def chain(x):
+        for _ in range(60):
+            x = fnp.sin(x) * 1.01 + 0.1
+        return fnp.sum(x)
+    c = fgrad.compile(fgrad.value_and_grad(chain))
+    c(X + 1)
+    got = c(X)
+    want = fgrad.value_and_grad(chain)(X)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-13)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-13)
+    source = c.lower(X).as_text()
+    assert ("def program_3(V):" in source) if limit == "chunks" else source.startswith("# ")
+
+
+# ---- errors -------------------------------------------------------------------------------
+def test_an_escaped_traced_value_is_an_error_naming_it():
+    leaked = []
+
+    def leak(x):
+        leaked.append(x * 2.0)
+        return fnp.sum(x)
+    fgrad.compile(leak)(X)
+    with pytest.raises(TypeError, match="traced value of compile.*has already returned"):
+        fnp.sin(leaked[0])
+
+
+def test_an_unhashable_static_argument_is_named():
+    c = fgrad.compile(lambda x, opts: x * opts[0], static_argnums=1)
+    with pytest.raises(TypeError, match=r"static argument 1 is static, so it must be hashable.*list"):
+        c(X, [2.0])
+
+
+def test_a_non_array_output_is_named():
+    with pytest.raises(TypeError, match=r"returned a str \('done'\) at output \[1\]"):
+        fgrad.compile(lambda x: (x * 2.0, "done"))(X)
+
+
+def test_a_traced_value_of_an_inner_transform_returned_is_an_error():
+    inner = []
+
+    def f(x):
+        fgrad.grad(lambda y: inner.append(y) or fnp.sum(y))(x)
+        return inner[0]
+    with pytest.raises(TypeError, match="traced value of grad"):
+        fgrad.compile(f)(X)
+
+
+# ---- side effects -------------------------------------------------------------------------
+def test_print_and_np_random_warn_once_while_traced():
+    def noisy(x):
+        print("tracing")
+        return x + np.random.normal()
+    c = fgrad.compile(noisy)
+    with pytest.warns(SideEffectWarning) as record:
+        first = c(X)
+    assert {str(w.message).split(" ", 2)[2][:7] for w in record} == {"printed", "drew fr"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        second = c(X)  # (replay: neither prints nor draws, and warns nothing)
+    np.testing.assert_array_equal(first, second)
+
+
+# ---- composition --------------------------------------------------------------------------
+def test_a_compiled_function_inside_grad_runs_eagerly_under_it():
+    c = fgrad.compile(loss)
+    np.testing.assert_allclose(fgrad.grad(c)(X), fgrad.grad(loss)(X), rtol=1e-13)
+    np.testing.assert_allclose(fgrad.vmap(c)(np.stack([X, X + 1])), [loss(X), loss(X + 1)], rtol=1e-13)
+    assert c.cache_info().misses == 0
+
+
+def test_tensors_run_eagerly():
+    c = fgrad.compile(lambda t: (t * 2.0).sum())
+    t = fgrad.tensor(X, requires_grad=True)
+    c(t).backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.full(6, 2.0))
+
+
+def test_a_program_traced_on_another_device_replays_there():
+    dev = fgrad.backend.register_numpy_device(1)
+    x = dev.send(X)
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sum(fnp.sin(x) * x * 3.0)))
+    c(dev.send(X + 1))
+    g = c(x)
+    assert fgrad.backend.device_of(g) == dev
+    np.testing.assert_allclose(np.asarray(g), fgrad.grad(lambda x: fnp.sum(fnp.sin(x) * x * 3.0))(X), rtol=1e-13)
+    assert c.cache_info().hits == 1
+    c(X)  # (the CPU: another key)
+    assert c.cache_info().misses == 2
+
+
+@pytest.mark.gpu
+def test_a_program_traced_on_cupy_replays_on_cupy():
+    if not fgrad.backend.cupy_available():
+        pytest.skip("no CUDA device")
+    import cupy as cp
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2 * 3.0)))
+    c(cp.asarray(X + 1))
+    g = c(cp.asarray(X))
+    assert isinstance(g, cp.ndarray) and c.cache_info().hits == 1
+    np.testing.assert_allclose(g.get(), fgrad.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2 * 3.0))(X), rtol=1e-12)
