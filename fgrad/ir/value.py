@@ -20,7 +20,7 @@ import numpy as np
 from ..backend import device_of
 
 __all__ = ["BatchTracer", "JVPTracer", "StageTracer", "Tracer", "VJPTracer", "concrete", "conversion_error",
-           "decided", "is_batched", "peek"]
+           "decided", "is_batched", "is_staged", "peek"]
 
 
 def concrete(x):
@@ -128,6 +128,15 @@ def is_batched(x):
     return False
 
 
+def is_staged(x):
+    """Is `x` (or a level beneath it) a value of a call fgrad.compile is tracing?"""
+    while isinstance(x, Tracer):
+        if x.__class__ is StageTracer:
+            return True
+        x = x.primal
+    return False
+
+
 def conversion_error(value, what, instead=None):
     """The TypeError for a conversion of traced `value` that would drop its derivative
     (Note [no silent conversions]): `what` names the conversion, `instead` what to write.
@@ -210,3 +219,19 @@ class StageTracer(Tracer):
     """
 
     __slots__ = ("var",)
+
+    # Conversions: under compile alone no derivative is dropped, so they read the value (a guard).
+    def __float__(self):
+        return float(decided(self, "float()"))
+
+    def __complex__(self):
+        return complex(decided(self, "complex()"))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(decided(self, "converting it to a NumPy array"), dtype=dtype)
+
+    def item(self, *args):
+        return decided(self, ".item()").item(*args)
+
+    def tolist(self):
+        return decided(self, ".tolist()").tolist()

@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from ..backend import CPU, array_module, device_of
-from ..ir.value import Tracer, concrete, decided, is_batched, peek
+from ..ir.value import Tracer, concrete, decided, is_batched, is_staged, peek
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
@@ -559,7 +559,7 @@ def take(a, indices, axis=None, out=None, mode=None):
     if axis is None:
         a, axis = ravel(a), 0
     axis = axis % a.ndim
-    if is_batched(indices):  # (gathered per example: fnp.getitem)
+    if is_batched(indices) or is_staged(indices):  # (gathered per example, or as a step: fnp.getitem)
         return getitem(a, (slice(None),) * axis + (indices,))
     indices = np.asarray(concrete(indices))
     n = _shape(a)[axis]
@@ -570,7 +570,7 @@ def take(a, indices, axis=None, out=None, mode=None):
 
 def take_along_axis(arr, indices, axis):
     arr = _as_operand(arr)
-    indices = indices if is_batched(indices) else np.asarray(concrete(indices))
+    indices = indices if is_batched(indices) or is_staged(indices) else np.asarray(concrete(indices))
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = axis % arr.ndim
@@ -706,20 +706,22 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def any(a, axis=None, keepdims=False):
-    if is_batched(a):  # (under vmap, each example's: a count of its nonzero elements)
+    # Under vmap, each example's: a count of its nonzero elements. Under compile the same, as
+    # steps of the program, so a decision on it is guarded, not all of a's values.
+    if is_batched(a) or is_staged(a):
         return ew.greater(count_nonzero(a, axis, keepdims), 0)
     return np.any(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, keepdims=False):
-    if is_batched(a):
+    if is_batched(a) or is_staged(a):
         axes = normalize_axis(axis, a.ndim, "all")
         return ew.equal(count_nonzero(a, axis, keepdims), _count(a, axes))
     return np.all(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    if is_batched(a):
+    if is_batched(a) or is_staged(a):
         return sum(astype(ew.not_equal(a, 0), np.int64), axis=axis, keepdims=keepdims)
     return np.count_nonzero(concrete(a), axis=axis, keepdims=keepdims)
 

@@ -20,7 +20,7 @@ makes a small-array ufunc call dearer (docs/design.md, "Measured").
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import concrete, is_batched, peek
+from ..ir.value import concrete, is_batched, is_staged, peek
 from .batching import elementwise as broadcasting_rule
 from .batching import first, same_rank
 from .broadcasting import cast, convert
@@ -265,6 +265,6 @@ def astype(x, dtype):
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
-    if not np.issubdtype(dtype, np.inexact):  # (under vmap, each example's cast: batched, with no derivative)
-        return convert(stop_gradient(x), dtype=dtype) if is_batched(x) else cast(concrete(x), dtype)
+    if not np.issubdtype(dtype, np.inexact):  # (under vmap each example's cast, under compile a step: no derivative)
+        return convert(stop_gradient(x), dtype=dtype) if is_batched(x) or is_staged(x) else cast(concrete(x), dtype)
     return convert(x, dtype=dtype)

@@ -11,7 +11,7 @@ parameter: `gather` and `scatter_add_at` take such index arrays as operands, and
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import Tracer, decided, is_batched
+from ..ir.value import Tracer, decided, is_batched, is_staged
 from .axes import moveaxis, transpose
 from .batching import batch_size, first, front, same_rank
 from .primitive import Primitive
@@ -21,13 +21,14 @@ __all__ = ["Slot", "gather", "getitem", "normalize_index", "scatter_add", "scatt
 
 def normalize_index(index, dynamic=False):
     """A canonical tuple index; traced or list entries become concrete arrays. With `dynamic`,
-    an integer array batched by vmap stays as it is (for gather); otherwise it is an error."""
+    an integer array batched by vmap, or one fgrad.compile traces (whose values the program
+    must not fix), stays as it is (for gather); otherwise it is an error."""
     if not isinstance(index, tuple):
         index = (index,)
     out = []
     for item in index:
         if isinstance(item, Tracer):
-            if dynamic and is_batched(item) and item.dtype.kind in "iu":
+            if dynamic and item.dtype.kind in "iu" and (is_batched(item) or is_staged(item)):
                 out.append(item)
                 continue
             item = decided(item, "an index")

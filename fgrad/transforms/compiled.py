@@ -16,6 +16,7 @@ traced again, eagerly, and either takes the other path or raises the error itsel
 import builtins
 import collections
 import functools
+import threading
 import warnings
 
 import numpy as np
@@ -74,16 +75,19 @@ def _hashable(value, what):
     return value
 
 
-def _leaf_key(x, label):
-    """How a leaf keys the cache: an array by its aval, a float as a float64 scalar, anything
+def _leaf_key(x, treedef, i):
+    """How leaf i keys the cache: an array by its aval, a float as a float64 scalar, anything
     else (ints, bools, strings) by its value."""
-    if isinstance(x, Tracer):
-        raise AssertionError("traced leaves are handled by the caller")
     if hasattr(x, "shape") and hasattr(x, "dtype"):
         return (x.__class__, x.shape, x.dtype, getattr(getattr(x, "device", None), "id", None))
     if x.__class__ is float or x.__class__ is complex:
         return x.__class__
-    return ("static", x.__class__, _hashable(x, f"the non-array argument {label} ({type(x).__name__})"))
+    try:
+        hash(x)
+    except TypeError:
+        label = trees.leaf_labels(treedef, "args")[i]
+        _hashable(x, f"the non-array argument {label} ({type(x).__name__})")
+    return ("static", x.__class__, x)
 
 
 def _is_traced_leaf(x):
@@ -105,6 +109,7 @@ class Compiled:
         self._hits = self._misses = self._retraces = 0
         self._last_retrace = None
         self._warned = set()
+        self._lock = threading.Lock()  # (the cache's bookkeeping; replays and traces run outside it)
 
     # ---- the call ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -114,9 +119,12 @@ class Compiled:
         if key is None:
             return self.fun(*args, **kwargs)  # (a traced value or a Tensor among the arguments)
         dynamic = [x if x.__class__ is not float else np.float64(x) for x in leaves if _is_traced_leaf(x)]
-        programs = self._cache.get(key)
+        with self._lock:
+            programs = self._cache.get(key)
+            if programs is not None:
+                self._cache.move_to_end(key)
+                programs = list(programs)
         if programs is not None:
-            self._cache.move_to_end(key)
             failed = None
             for lowered in programs:
                 try:
@@ -136,12 +144,16 @@ class Compiled:
             if self._cache:
                 self._last_retrace = self._new_key_reason(key)
         lowered, out = self._stage(args, kwargs, leaves, treedef)
-        programs = self._cache.setdefault(key, [])
-        programs.insert(0, lowered)
-        del programs[8:]  # (a key whose guards flip among many outcomes keeps the 8 latest)
-        while len(self._cache) > self.maxsize:
-            self._cache.popitem(last=False)
+        self._keep(key, lowered)
         return out
+
+    def _keep(self, key, lowered):
+        with self._lock:
+            programs = self._cache.setdefault(key, [])
+            programs.insert(0, lowered)
+            del programs[8:]  # (a key whose guards flip among many outcomes keeps the 8 latest)
+            while len(self._cache) > self.maxsize:
+                self._cache.popitem(last=False)
 
     def _key(self, args, kwargs):
         """(the cache key, the leaves, their structure); key None when an argument is traced."""
@@ -153,8 +165,7 @@ class Compiled:
         leaves, treedef = trees.flatten((dyn_args, dyn_kwargs))
         if any(isinstance(x, Tracer) for x in leaves):
             return None, leaves, treedef
-        labels = trees.leaf_labels(treedef, "args")
-        return (treedef, tuple(_leaf_key(x, lbl) for x, lbl in zip(leaves, labels)), static, static_kw), \
+        return (treedef, tuple(_leaf_key(x, treedef, i) for i, x in enumerate(leaves)), static, static_kw), \
             leaves, treedef
 
     def _new_key_reason(self, key):
@@ -219,7 +230,7 @@ class Compiled:
                 continue
             return lowered
         lowered, _ = self._stage(args, kwargs, leaves, treedef)
-        self._cache.setdefault(key, []).insert(0, lowered)
+        self._keep(key, lowered)
         return lowered
 
     def cache_info(self) -> CacheInfo:

@@ -206,7 +206,7 @@ def test_an_escaped_traced_value_is_an_error_naming_it():
         leaked.append(x * 2.0)
         return fnp.sum(x)
     fgrad.compile(leak)(X)
-    with pytest.raises(TypeError, match="traced value of compile.*has already returned"):
+    with pytest.raises(TypeError, match=r"traced value of compile.*has already returned"):
         fnp.sin(leaked[0])
 
 
@@ -284,3 +284,42 @@ def test_a_program_traced_on_cupy_replays_on_cupy():
     g = c(cp.asarray(X))
     assert isinstance(g, cp.ndarray) and c.cache_info().hits == 1
     np.testing.assert_allclose(g.get(), fgrad.grad(lambda x: fnp.sum(fnp.tanh(x) ** 2 * 3.0))(X), rtol=1e-12)
+
+
+def test_conversions_of_a_value_under_compile_alone_are_guarded_reads():
+    def f(x, s):
+        scale = float(s) + s.item() + np.asarray(s)[()]   # (no derivative to drop: reads, guarded)
+        return x * scale
+    c = fgrad.compile(f)
+    for s in (np.array(1.0), np.array(1.0), np.array(2.0)):
+        np.testing.assert_allclose(c(X, s), X * 3 * float(s))
+    assert c.cache_info().retraces == 1
+    with pytest.raises(TypeError, match="would drop the derivative"):  # (under grad: as eagerly)
+        fgrad.compile(fgrad.grad(lambda x: float(fnp.sum(x)) * fnp.sum(x)))(X)
+
+
+def test_an_unhashable_non_array_leaf_is_named_with_its_path():
+    c = fgrad.compile(lambda x, cfg: x * len(cfg["names"]))
+    with pytest.raises(TypeError, match=r"the non-array argument args\[0\]\[1\]\['names'\] \(set\) is static"):
+        c(X, {"names": {"a", "b"}})
+
+
+def test_a_decision_on_fnp_any_is_guarded_on_its_answer_not_on_the_values():
+    def relu_if_any_negative(x):
+        return fnp.maximum(x, 0.0) if fnp.any(x < 0) else x * 2.0
+    c = fgrad.compile(relu_if_any_negative)
+    for x in (X, X + 0.5, X * 2, np.abs(X), np.abs(X) + 1):  # (the answer flips once, at the fourth)
+        np.testing.assert_array_equal(c(x), relu_if_any_negative(x))
+    info = c.cache_info()
+    assert (info.hits, info.retraces) == (3, 1)
+
+
+def test_integer_index_arrays_are_operands_of_the_program_not_guards():
+    def pick(x, idx):
+        return fgrad.grad(lambda x: fnp.sum(fnp.take(x, idx) * x[idx] ** 2))(x)
+    c = fgrad.compile(pick)
+    for idx in (np.array([0, 2, 2]), np.array([5, 1, 0]), np.array([3, 3, 3])):
+        np.testing.assert_allclose(c(X, idx), pick(X, idx), rtol=1e-13)
+    assert c.cache_info().hits == 2 and not c.lower(X, np.array([0, 1, 2])).program.guards
+    with pytest.raises(IndexError):  # out of bounds: the replay's kernel raises, and so does the trace
+        c(X, np.array([0, 9, 1]))
