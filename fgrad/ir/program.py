@@ -79,10 +79,11 @@ class Program:
 
     def __init__(self, invars: Sequence[int], consts: dict, body: Sequence[Eqn | Guard],
                  outvars: Sequence[int | Literal], avals: dict, input_labels: Sequence[str]) -> None:
-        self.invars = list(invars)      # the var of each array input leaf, in order
-        self.consts = dict(consts)      # var -> constant array (closed over by the traced function)
-        self.body = list(body)
-        self.outvars = list(outvars)    # per output leaf: a var, or a Literal for a scalar constant
+        # (The containers are the program's own, not copies: long programs hold millions of steps.)
+        self.invars = invars            # the var of each array input leaf, in order
+        self.consts = consts            # var -> constant array (closed over by the traced function)
+        self.body = body
+        self.outvars = outvars          # per output leaf: a var, or a Literal for a scalar constant
         self.avals = avals              # var -> (shape, dtype, (array class, device))
         self.input_labels = list(input_labels)
 

@@ -227,21 +227,30 @@ def _under(kernel, errstate):
     return run
 
 
+def _frees(p):
+    """For each step, the vars it reads for the last time (a tuple), in one backward pass
+    (outputs and constants are never freed)."""
+    read_later = {v for v in p.outvars if v.__class__ is int} | set(p.consts)
+    frees = [()] * len(p.body)
+    for i in range(len(p.body) - 1, -1, -1):
+        dying = [v for v in dict.fromkeys(p.body[i].vars_read()) if v not in read_later]
+        if dying:
+            frees[i] = tuple(dying)
+            read_later.update(dying)
+    return frees
+
+
 def _loop(p):
     """A program too long to compile, as a loop over its steps, values in a list V (freed
     after their last use). Each step is (kind, kernel, out, a, b, frees); the common kinds,
     one or two operands without parameters, index V directly."""
     size = max(p.avals) + 1
-    last = _last_uses(p)
-    frees_at = {}
-    for v, i in last.items():
-        if i < len(p.body) and v not in p.consts:
-            frees_at.setdefault(i, []).append(v)
+    frees_at = _frees(p)
     ops = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
            np.true_divide: operator.truediv, np.power: operator.pow, np.negative: operator.neg}
     steps = []
     for i, s in enumerate(p.body):
-        frees = tuple(frees_at.get(i, ()))
+        frees = frees_at[i]
         if s.__class__ is Guard:
             steps.append((0, None, i, s.var, s.value, frees))
             continue

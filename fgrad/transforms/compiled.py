@@ -111,6 +111,10 @@ class Compiled:
         self._warned = set()
         self._lock = threading.Lock()  # (the cache's bookkeeping; replays and traces run outside it)
 
+    def __get__(self, obj, objtype=None):
+        """As a method: the instance is the first argument (static: keyed by the object)."""
+        return self if obj is None else functools.partial(self, obj)
+
     # ---- the call ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if _state.trace is not EVAL:  # under another transform: run eagerly, in its trace
@@ -212,6 +216,7 @@ class Compiled:
         finally:
             pop_trace(trace)
         optimized = optimize(program)
+        del program  # (a long one is large: generate needs only the optimized one)
         run, source = generate(optimized)
         values = [o.primal if o.__class__ is StageTracer else o for o in out_leaves]
         return Lowered(optimized, source, run, out_tree), trees.unflatten(out_tree, values)
@@ -275,37 +280,66 @@ def _check_output(o, trace, j, out_tree, name):
 
 class _SideEffects:
     """While tracing: warn once per function when it prints or draws from NumPy's global
-    random state, since replay will not do either again."""
+    random state, since replay will not do either again.
+
+    print is watched by one wrapper, installed while any thread traces (a count under a
+    lock) and asking which function this thread traces, so concurrent traces cannot leave
+    a stale wrapper behind. The random state is compared before and after: a draw by
+    another thread meanwhile would warn too (docs/compile.md says what is detected)."""
+
+    _lock = threading.Lock()
+    _users = 0
+    _print = None  # builtins.print as it was before the first trace installed the wrapper
+    _tracing = threading.local()  # .compiled: the Compiled this thread traces now
 
     def __init__(self, compiled):
         self.compiled = compiled
 
     def __enter__(self):
-        self.print = builtins.print
-        self.random_pos = np.random.get_state(legacy=False)["state"]["pos"], \
-            int(np.random.get_state(legacy=False)["state"]["key"][0])
-        compiled = self.compiled
-
-        def traced_print(*args, **kwargs):
-            _warn_once(compiled, "print", "printed while being traced; print runs only when fgrad.compile "
-                                          "traces, not on replay (return the value instead)")
-            return self.print(*args, **kwargs)
-        builtins.print = traced_print
+        cls = _SideEffects
+        with cls._lock:
+            if cls._users == 0:
+                cls._print = builtins.print
+                builtins.print = _watching_print
+            cls._users += 1
+        self.outer = getattr(cls._tracing, "compiled", None)
+        cls._tracing.compiled = self.compiled
+        self.random_state = _random_position()
 
     def __exit__(self, *exc):
-        builtins.print = self.print
-        state = np.random.get_state(legacy=False)["state"]
-        if (state["pos"], int(state["key"][0])) != self.random_pos:
-            _warn_once(self.compiled, "random", "drew from np.random while being traced; the draws are "
-                                                "constants of the compiled program, the same on every replay "
-                                                "(pass random numbers in as arguments)")
+        cls = _SideEffects
+        cls._tracing.compiled = self.outer
+        with cls._lock:
+            cls._users -= 1
+            if cls._users == 0:
+                builtins.print = cls._print
+        if _random_position() != self.random_state:
+            _warn_once(self.compiled, "random", "drew from np.random while being traced; the draws are constants "
+                                                "of the compiled program, the same on every replay (pass random "
+                                                "numbers in as arguments)", stacklevel=5)
         return False
 
 
-def _warn_once(compiled, what, message):
+def _watching_print(*args, **kwargs):
+    compiled = getattr(_SideEffects._tracing, "compiled", None)
+    if compiled is not None:
+        _warn_once(compiled, "print", "printed while being traced; print runs only when fgrad.compile traces, "
+                                      "not on replay (return the value instead)", stacklevel=2)
+    return _SideEffects._print(*args, **kwargs)
+
+
+def _random_position():
+    """Where NumPy's global random state is (it moves with every draw)."""
+    state = np.random.get_state(legacy=False)["state"]
+    return state["pos"], int(state["key"][0])
+
+
+def _warn_once(compiled, what, message, stacklevel):
+    """Warn of `what` once per compiled function; stacklevel points at the user's line (the
+    print, or the call of the compiled function)."""
     if what not in compiled._warned:
         compiled._warned.add(what)
-        warnings.warn(f"fgrad.compile: {compiled.__name__} {message}", SideEffectWarning, stacklevel=4)
+        warnings.warn(f"fgrad.compile: {compiled.__name__} {message}", SideEffectWarning, stacklevel=stacklevel + 1)
 
 
 def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = (),

@@ -17,9 +17,9 @@ __all__ = ["optimize"]
 
 
 def optimize(program: Program) -> Program:
-    """The program, simplified (a new Program; `program` and its steps are left as they are:
-    a step that changes is a new one)."""
-    p = Program(program.invars, program.consts, (), program.outvars, dict(program.avals), program.input_labels)
+    """The program, simplified: a new Program. `program`'s steps are left as they are (a step
+    that changes is a new one); the avals table is shared, new constants added to it."""
+    p = Program(program.invars, dict(program.consts), [], program.outvars, program.avals, program.input_labels)
     p.next_var = max(p.avals) + 1
     alias, seen, body = {}, {}, []
     for step in program.body:

@@ -105,4 +105,6 @@ class StageTrace(Trace):
                 outvars.append(o.var)
             else:
                 outvars.append(self.operand(o, None)[0])
-        return Program([t.var for t in in_tracers], self.consts, self.body, outvars, self.avals, input_labels)
+        program = Program([t.var for t in in_tracers], self.consts, self.body, outvars, self.avals, input_labels)
+        self.body, self.consts, self.avals, self.guarded = [], {}, {}, set()  # (the program owns them now)
+        return program

@@ -323,3 +323,76 @@ def test_integer_index_arrays_are_operands_of_the_program_not_guards():
     assert c.cache_info().hits == 2 and not c.lower(X, np.array([0, 1, 2])).program.guards
     with pytest.raises(IndexError):  # out of bounds: the replay's kernel raises, and so does the trace
         c(X, np.array([0, 9, 1]))
+
+
+def test_the_warnings_point_at_the_users_lines():
+    def noisy(x):
+        print("tracing")  # the line the print warning names
+        return x + np.random.normal()
+    c = fgrad.compile(noisy)
+    with pytest.warns(SideEffectWarning) as record:
+        c(X)  # the line the random warning names
+    assert {w.filename for w in record} == {__file__}
+
+
+class _Model:
+    def __init__(self, w):
+        self.w = w
+
+    @fgrad.compile
+    def loss(self, x):
+        return fnp.sum(fnp.tanh(self.w * x))
+
+
+def test_a_compiled_method_gets_its_instance():
+    m = _Model(np.array(2.0))
+    np.testing.assert_allclose(m.loss(X), np.sum(np.tanh(2.0 * X)))
+    np.testing.assert_allclose(m.loss(X + 1), np.sum(np.tanh(2.0 * (X + 1))))
+    assert _Model.loss.cache_info().hits == 1
+
+
+# ---- compositions, each replayed on new values and compared with the eager result -----------
+@fgrad.custom_vjp
+def _clipped_sin(x):
+    return fnp.sin(x)
+
+
+_clipped_sin.defvjp(lambda x: (fnp.sin(x), fnp.cos(x)), lambda r, g: (fnp.clip(g * r, -0.1, 0.1),))
+
+
+@fgrad.custom_jvp
+def _soft(x):
+    return fnp.log1p(fnp.exp(x))
+
+
+_soft.defjvp(lambda primals, tangents: (_soft(primals[0]), tangents[0] * 0.5))
+
+COMPOSITIONS = {
+    "grad": lambda x: fgrad.grad(loss)(x),
+    "value_and_grad has_aux": lambda x: fgrad.value_and_grad(lambda x: (loss(x), {"m": fnp.mean(x)}),
+                                                             has_aux=True)(x),
+    "hessian": lambda x: fgrad.hessian(loss)(x),
+    "jacfwd": lambda x: fgrad.jacfwd(lambda x: fnp.tanh(A @ x))(x),
+    "jacrev": lambda x: fgrad.jacrev(lambda x: fnp.tanh(A @ x))(x),
+    "hvp (jvp of grad)": lambda x: fgrad.jvp(fgrad.grad(loss), (x,), (fnp.ones_like(x),))[1],
+    "vmap(grad)": lambda x: fgrad.vmap(fgrad.grad(lambda w, xi: fnp.sum(fnp.tanh(w * xi))),
+                                       in_axes=(None, 0))(x, fnp.stack([x, x * 2.0, -x])),
+    "grad(vmap)": lambda x: fgrad.grad(lambda x: fnp.sum(fgrad.vmap(fnp.sin)(fnp.reshape(x, (2, 3)))))(x),
+    "custom_vjp": lambda x: fgrad.grad(lambda x: fnp.sum(_clipped_sin(x) * x))(x),
+    "custom_jvp": lambda x: fgrad.jvp(lambda x: _soft(x) * x, (x,), (fnp.ones_like(x),)),
+    "checkpoint": lambda x: fgrad.grad(lambda x: fnp.sum(fgrad.checkpoint(lambda y: fnp.exp(fnp.sin(y)))(x)))(x),
+    "linearize": lambda x: fgrad.linearize(lambda x: fnp.sin(x) * x, x)[1](fnp.ones_like(x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_compositions_replay_to_the_eager_result(name):
+    fn = COMPOSITIONS[name]
+    c = fgrad.compile(fn)
+    c(X + 0.5)
+    for x in (X, X * 0.5 - 1):
+        got, want = fgrad.transforms.trees.flatten(c(x))[0], fgrad.transforms.trees.flatten(fn(x))[0]
+        assert len(got) == len(want)
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
+    assert c.cache_info().hits == 2
