@@ -6,6 +6,7 @@ Values are numbered (a var is an int). An `Eqn` calls one primitive's kernel on 
 read it (Note [reading values while compiling] in ir/value.py). Printing gives one line
 per step, as a Graph does; `to_networkx()` and `to_dot()` export it.
 """
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,7 +16,18 @@ from ..typing import Iterator, Sequence
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Eqn", "Guard", "Literal", "Program"]
+__all__ = ["Eqn", "Guard", "Literal", "Program", "value_key"]
+
+
+def value_key(value):
+    """What tells two scalars apart for a program: type and value, and for floats the sign of
+    zero too (x * 0.0 and x * -0.0 differ). NaN equals nothing, so two NaN operands are never
+    taken for the same one (which only costs a shared step)."""
+    if isinstance(value, (float, np.floating)):
+        return type(value), value, math.copysign(1.0, value)
+    if isinstance(value, (complex, np.complexfloating)):
+        return type(value), value, math.copysign(1.0, value.real), math.copysign(1.0, value.imag)
+    return type(value), value
 
 
 class Literal:
@@ -27,10 +39,10 @@ class Literal:
         self.value = value
 
     def __eq__(self, other):
-        return isinstance(other, Literal) and type(other.value) is type(self.value) and other.value == self.value
+        return isinstance(other, Literal) and value_key(other.value) == value_key(self.value)
 
     def __hash__(self):
-        return hash((type(self.value), self.value))
+        return hash(value_key(self.value))
 
     def __repr__(self):
         return repr(self.value.item() if isinstance(self.value, np.generic) else self.value)
@@ -113,7 +125,8 @@ class Program:
     def _typed(self, v):
         return f"{self._name(v)}:{aval_text(*self.avals[v][:2])}"
 
-    def _line(self, step):
+    def step_text(self, step) -> str:
+        """One step as printed: `%3:float64[5] = sin(%1)`, or `guard %2 == True`."""
         if step.__class__ is Guard:
             return f"guard {self._name(step.var)} == {_param_text(step.value)}"
         params = ", ".join(f"{k}={_param_text(v)}" for k, v in step.params.items())
@@ -125,7 +138,7 @@ class Program:
         head = ", ".join(f"{self._typed(v)} ({label})" for v, label in zip(self.invars, self.input_labels))
         lines = [f"program({head}) {{"]
         lines += [f"  const {self._typed(v)}" for v in self.consts]
-        lines += ["  " + self._line(s) for s in self.body]
+        lines += ["  " + self.step_text(s) for s in self.body]
         lines.append(f"  return {', '.join(self._name(v) for v in self.outvars)}")
         lines.append("}")
         return "\n".join(lines)
@@ -146,9 +159,9 @@ class Program:
         for k, step in enumerate(self.body):
             name = f"#{k}"
             if step.__class__ is Guard:
-                g.add_node(name, kind="guard", text=self._line(step), index=k)
+                g.add_node(name, kind="guard", text=self.step_text(step), index=k)
             else:
-                g.add_node(name, kind="op", prim=step.prim.name, text=self._line(step), index=k,
+                g.add_node(name, kind="op", prim=step.prim.name, text=self.step_text(step), index=k,
                            params={key: _param_text(v) for key, v in step.params.items()},
                            avals=[aval_text(*self.avals[v][:2]) for v in step.outs])
                 for v in step.outs:

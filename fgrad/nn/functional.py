@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import numpy as fnp
-from ..ir.value import concrete, is_batched
+from ..ir.value import concrete, is_batched, is_staged
 from ..scipy import special
 
 __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
@@ -56,7 +56,8 @@ def nll_loss(log_probs, target, reduction="mean"):
     """Negative log-likelihood of integer class targets (shape (N,)) under log_probs (N, C)."""
     labels = target
     n, c = log_probs.shape
-    if is_batched(labels):  # under vmap: each example picks its own (checked by NumPy's indexing)
+    if is_batched(labels) or is_staged(labels):  # under vmap each example picks its own, under compile the
+        # program does (the labels are its operands, not guarded values); NumPy's indexing checks the range
         if tuple(labels.shape) != (n,):
             raise ValueError(f"nll_loss: targets must be {n} class indices in [0, {c}), got shape {labels.shape}")
     else:

@@ -73,8 +73,9 @@ def reusable_buffers(p):
 
 
 def _last_uses(p):
-    """var -> the index of the last step that reads it (outputs: past the end)."""
-    last = {}
+    """last[v]: the index of the last step that reads var v (len(body) for an output, -1 for
+    a var nothing reads); a list, as vars are numbered densely (long programs have millions)."""
+    last = [-1] * (max(p.avals) + 1)
     for i, s in enumerate(p.body):
         for v in s.vars_read():
             last[v] = i
@@ -82,6 +83,11 @@ def _last_uses(p):
         if v.__class__ is int:
             last[v] = len(p.body)
     return last
+
+
+def _dying(s, i, last, consts):
+    """The vars step i reads for the last time (never a constant): deleted, or reused, after it."""
+    return [a for a in dict.fromkeys(s.vars_read()) if last[a] == i and a not in consts]
 
 
 class _Namer:
@@ -149,10 +155,9 @@ def _lines(p, names, steps, start, last, reusable):
                 out.append(f"if not _same({v}, {g}): raise Retrace({i})")
         else:
             args = [names.var(a) for a in s.ins]
-            dying = [a for a in dict.fromkeys(s.ins) if a.__class__ is int and last.get(a) == i
-                     and a not in names.consts]
+            dying = _dying(s, i, last, names.consts)
             into = None
-            if s.outs[0] in reusable or (_fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0):
+            if _fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0:
                 into = next((a for a in dying if a in reusable and p.avals[a] == p.avals[s.outs[0]]), None)
             if into is not None and not POISON:
                 args.append(f"out={names.var(into)}")  # (Note [reusing buffers])
@@ -168,7 +173,7 @@ def _lines(p, names, steps, start, last, reusable):
                     out.append(f"_poison(v{a})")
                 out.append(f"del v{a}")
         for o in (s.outs if s.__class__ is Eqn else ()):
-            if o not in last:  # (a result nothing reads: one of several outputs of a step)
+            if last[o] < 0:  # (a result nothing reads: one of several outputs of a step)
                 out.append(f"del v{o}")
     return out
 
@@ -206,7 +211,7 @@ def _chunked(p, names, last, reusable, name, params, results):
         reads = dict.fromkeys(v for s in steps for v in s.vars_read() if v not in names.consts)
         loads = [v for v in reads if defined_in[v] < c]
         made = [o for s in steps if s.__class__ is Eqn for o in s.outs]
-        stores = [o for o in made if last.get(o, -1) >= end]
+        stores = [o for o in made if last[o] >= end]
         lines = [f"v{v} = V[{v}]" for v in loads]
         lines += [f"V[{v}] = None" for v in loads if last[v] < end]  # (its last reader is here)
         lines += _lines(p, names, steps, start, last, reusable)
@@ -227,30 +232,17 @@ def _under(kernel, errstate):
     return run
 
 
-def _frees(p):
-    """For each step, the vars it reads for the last time (a tuple), in one backward pass
-    (outputs and constants are never freed)."""
-    read_later = {v for v in p.outvars if v.__class__ is int} | set(p.consts)
-    frees = [()] * len(p.body)
-    for i in range(len(p.body) - 1, -1, -1):
-        dying = [v for v in dict.fromkeys(p.body[i].vars_read()) if v not in read_later]
-        if dying:
-            frees[i] = tuple(dying)
-            read_later.update(dying)
-    return frees
-
-
 def _loop(p):
     """A program too long to compile, as a loop over its steps, values in a list V (freed
     after their last use). Each step is (kind, kernel, out, a, b, frees); the common kinds,
     one or two operands without parameters, index V directly."""
     size = max(p.avals) + 1
-    frees_at = _frees(p)
+    last = _last_uses(p)
     ops = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
            np.true_divide: operator.truediv, np.power: operator.pow, np.negative: operator.neg}
     steps = []
     for i, s in enumerate(p.body):
-        frees = frees_at[i]
+        frees = tuple(_dying(s, i, last, p.consts))
         if s.__class__ is Guard:
             steps.append((0, None, i, s.var, s.value, frees))
             continue
@@ -292,7 +284,7 @@ def _loop(p):
             elif kind == 4:
                 V[out] = kernel(a, V[b])
             elif kind == 0:
-                if not _same(np.asarray(V[a]), np.asarray(b)):
+                if not _same(V[a], b):
                     raise Retrace(out)
             else:
                 r = kernel(*[V[x] if x.__class__ is int else x[0] for x in a], **b)

@@ -94,6 +94,12 @@ def _is_traced_leaf(x):
     return (hasattr(x, "shape") and hasattr(x, "dtype")) or x.__class__ is float or x.__class__ is complex
 
 
+def _dynamic(leaves):
+    """The traced leaves, as the program takes them (a Python float as a float64 scalar)."""
+    return [x if x.__class__ is not float and x.__class__ is not complex else np.asarray(x)[()]
+            for x in leaves if _is_traced_leaf(x)]
+
+
 class Compiled:
     """A function compiled by `fgrad.compile`: call it as the function; `lower(*args)` gives
     the program for those arguments; `cache_info()` shows how the cache is doing."""
@@ -122,7 +128,7 @@ class Compiled:
         key, leaves, treedef = self._key(args, kwargs)
         if key is None:
             return self.fun(*args, **kwargs)  # (a traced value or a Tensor among the arguments)
-        dynamic = [x if x.__class__ is not float else np.float64(x) for x in leaves if _is_traced_leaf(x)]
+        dynamic = _dynamic(leaves)
         with self._lock:
             programs = self._cache.get(key)
             if programs is not None:
@@ -147,7 +153,7 @@ class Compiled:
             self._misses += 1
             if self._cache:
                 self._last_retrace = self._new_key_reason(key)
-        lowered, out = self._stage(args, kwargs, leaves, treedef)
+        lowered, out = self._stage(args, kwargs, leaves, treedef, dynamic)
         self._keep(key, lowered)
         return out
 
@@ -173,35 +179,29 @@ class Compiled:
             leaves, treedef
 
     def _new_key_reason(self, key):
-        treedef, leaf_keys = key[:2]
-        for old in reversed(self._cache):
-            if old[0] != treedef:
-                return f"the arguments' structure changed: {old[0]} -> {treedef}"
-            if old[2:] != key[2:]:
-                return f"a static argument changed: {old[2:]} -> {key[2:]}"
-            for i, (a, b) in enumerate(zip(old[1], leaf_keys)):
-                if a != b:
-                    return f"leaf {i} changed: {_describe(a)} -> {_describe(b)}"
+        """How `key` differs from the latest key in the cache."""
+        old = next(reversed(self._cache))
+        if old[0] != key[0]:
+            return f"the arguments' structure changed: {old[0]} -> {key[0]}"
+        if old[2:] != key[2:]:
+            return f"a static argument changed: {old[2:]} -> {key[2:]}"
+        for i, (a, b) in enumerate(zip(old[1], key[1])):
+            if a != b:
+                return f"leaf {i} changed: {_describe(a)} -> {_describe(b)}"
         return "new arguments"
 
     # ---- tracing -----------------------------------------------------------------------
     @paused  # (millions of small objects, none in a cycle: Note [no cycles, so no collector])
-    def _stage(self, args, kwargs, leaves, treedef):
-        """Trace one call into a Lowered program; returns it and the call's result."""
+    def _stage(self, args, kwargs, leaves, treedef, dynamic):
+        """Trace one call into a Lowered program (the leaves `dynamic` traced); returns it and
+        the call's result."""
+        labels = [str(lbl) for lbl, x in zip(trees.leaf_labels(treedef, "args"), leaves) if _is_traced_leaf(x)]
         trace = push_trace(StageTrace, "compile")
         try:
             with _SideEffects(self):
-                traced, labels = [], []
-                all_labels = trees.leaf_labels(treedef, "args")
-                staged = []
-                for x, lbl in zip(leaves, all_labels):
-                    if _is_traced_leaf(x):
-                        t = trace.new_value(np.float64(x) if x.__class__ is float else x)
-                        traced.append(t)
-                        labels.append(str(lbl))
-                        staged.append(t)
-                    else:
-                        staged.append(x)
+                traced = [trace.new_value(x) for x in dynamic]
+                it = iter(traced)
+                staged = [next(it) if _is_traced_leaf(x) else x for x in leaves]
                 dyn_args, dyn_kwargs = trees.unflatten(treedef, staged)
                 full_args, it = list(args), iter(dyn_args)
                 for i in range(len(args)):
@@ -227,14 +227,14 @@ class Compiled:
         key, leaves, treedef = self._key(args, kwargs)
         if key is None:
             raise TypeError("fgrad.compile(...).lower: the arguments include traced values; lower with arrays")
-        dynamic = [x if x.__class__ is not float else np.float64(x) for x in leaves if _is_traced_leaf(x)]
+        dynamic = _dynamic(leaves)
         for lowered in self._cache.get(key, ()):
             try:
                 lowered.run(*dynamic)
             except Retrace:
                 continue
             return lowered
-        lowered, _ = self._stage(args, kwargs, leaves, treedef)
+        lowered, _ = self._stage(args, kwargs, leaves, treedef, dynamic)
         self._keep(key, lowered)
         return lowered
 
@@ -260,9 +260,7 @@ def _describe(leaf_key):
 
 
 def _guard_reason(lowered, index):
-    step = lowered.program.body[index] if index < len(lowered.program.body) else None
-    text = lowered.program._line(step) if step is not None else f"guard {index}"
-    return f"a value Python read while tracing changed ({text})"
+    return f"a value Python read while tracing changed ({lowered.program.step_text(lowered.program.body[index])})"
 
 
 def _check_output(o, trace, j, out_tree, name):
@@ -270,8 +268,8 @@ def _check_output(o, trace, j, out_tree, name):
         return
     if isinstance(o, Tracer):
         raise TypeError(f"fgrad.compile: {name} returned a traced value of {o._trace.transform} at output "
-                        f"{out_tree.paths()[j] if out_tree.num_leaves > 1 else ''} (shape {o.shape}); a traced "
-                        f"value must not escape the transform that made it")
+                        f"{list(out_tree.paths()[j])} (shape {o.shape}); a traced value must not escape the "
+                        f"transform that made it")
     if not (hasattr(o, "shape") and hasattr(o, "dtype")) and o.__class__ not in (int, float, complex, bool):
         raise TypeError(f"fgrad.compile: {name} returned a {type(o).__name__} ({o!r:.60}) at output "
                         f"{list(out_tree.paths()[j])}; a compiled function returns arrays, numbers, or pytrees "

@@ -1,17 +1,18 @@
 """Passes over a staged Program, before it is turned into code (transforms/codegen.py).
 
-In order: scalar literals become 0-d arrays of their operand's dtype (NumPy's weak-scalar
-path costs more per call); multiplications by one and additions of zero fold away; equal
-equations are computed once (common subexpressions); what neither an output nor a guard
-reads is dropped (dead code). Each pass keeps the program's meaning exactly: a fold
-happens only where the kernel would have returned its operand's values unchanged.
+In one pass over the steps: scalar literals become 0-d arrays of their operand's dtype
+(NumPy's weak-scalar path costs more per call); x * 1, x / 1 and x - 0 fold away; equal
+steps are computed once (common subexpressions); then what neither an output nor a guard
+reads is dropped (dead code). Each keeps the program's results bit for bit: a fold happens
+only where the kernel would return its operand's values unchanged, and steps are the same
+only when their scalars are (0.0 and -0.0 differ).
 """
 import math
 
 import numpy as np
 
 from ..backend import CPU
-from ..ir.program import Eqn, Guard, Literal, Program
+from ..ir.program import Eqn, Guard, Literal, Program, value_key
 
 __all__ = ["optimize"]
 
@@ -112,8 +113,10 @@ def _folded(p, step, ins):
 
 
 def _key(step):
+    """What makes two steps the same computation (None: this one is never shared)."""
     try:
-        key = (step.prim, step.ins, tuple(sorted(step.params.items())) if step.params else ())
+        key = (step.prim, step.ins, tuple(sorted((k, value_key(v)) for k, v in step.params.items()))
+               if step.params else ())
         hash(key)
     except TypeError:  # (a parameter that is an array, a list: such steps are not shared)
         return None

@@ -185,15 +185,20 @@ def test_long_programs_compile_in_chunks_or_run_as_a_loop(monkeypatch, limit):
         monkeypatch.setattr(codegen, "LOOP_LIMIT", 100)
 
     def chain(x):
+        if fnp.sum(x) > 0:  # (a guard, and below a step of several results, in every kind of program)
+            x = x * 2.0
         for _ in range(60):
             x = fnp.sin(x) * 1.01 + 0.1
-        return fnp.sum(x)
+        _, logdet = fnp.linalg.slogdet(fnp.outer(x, x) + fnp.eye(6))
+        return fnp.sum(x) + logdet
     c = fgrad.compile(fgrad.value_and_grad(chain))
     c(X + 1)
-    got = c(X)
-    want = fgrad.value_and_grad(chain)(X)
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-13)
-    np.testing.assert_allclose(got[1], want[1], rtol=1e-13)
+    for x in (X, -X - 3.0):  # (the second flips the branch: a guard fails in the replay)
+        got = c(x)
+        want = fgrad.value_and_grad(chain)(x)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    assert c.cache_info().hits >= 1 and c.cache_info().retraces == 1
     source = c.lower(X).as_text()
     assert ("def program_3(V):" in source) if limit == "chunks" else source.startswith("# ")
 
@@ -396,3 +401,26 @@ def test_compositions_replay_to_the_eager_result(name):
         for a, b in zip(got, want):
             np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-15)
     assert c.cache_info().hits == 2
+
+
+def test_a_training_step_with_new_labels_each_call_replays():
+    W = RNG.standard_normal((6, 3))
+
+    def step(W, x, labels):
+        return fgrad.value_and_grad(lambda W: fgrad.nn.functional.cross_entropy(x @ W, labels))(W)
+    c = fgrad.compile(step)
+    for _ in range(4):
+        x, labels = RNG.standard_normal((5, 6)), RNG.integers(0, 3, size=5)
+        got, want = c(W, x, labels), step(W, x, labels)
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-13)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-13)
+    assert c.cache_info().hits == 3
+
+
+def test_steps_that_differ_only_in_the_sign_of_a_zero_are_not_shared():
+    c = fgrad.compile(lambda x: (1.0 / (x * 0.0), 1.0 / (x * -0.0)))
+    for x in (np.ones(2), np.float64(1.0)):  # (arrays: 0-d constants; NumPy scalars: literals)
+        with np.errstate(divide="ignore"):
+            c(x)
+            pos, neg = c(x)
+        assert np.all(pos == np.inf) and np.all(neg == -np.inf)
