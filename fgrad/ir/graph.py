@@ -15,7 +15,12 @@ from .value import peek
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Graph"]
+__all__ = ["Graph", "aval_text", "param_text"]
+
+
+def aval_text(shape, dtype):
+    """`float64[3,4]`: how graphs and programs print an array's kind."""
+    return f"{dtype}[{','.join(str(d) for d in shape)}]"
 
 
 def _aval(value):
@@ -23,14 +28,15 @@ def _aval(value):
     dtype = getattr(c, "dtype", None)
     if dtype is None:
         return type(c).__name__
-    return f"{dtype}[{','.join(str(d) for d in np.shape(c))}]"
+    return aval_text(np.shape(c), dtype)
 
 
-def _param_text(value):
+def param_text(value):
+    """A parameter as printed: an array (or a tuple holding arrays) by its kind, else repr."""
     if hasattr(value, "shape") and np.ndim(value) > 0:
         return f"<{_aval(value)}>"
     if isinstance(value, tuple) and any(hasattr(v, "shape") and np.ndim(v) > 0 for v in value):
-        return "(" + ", ".join(_param_text(v) for v in value) + ")"
+        return "(" + ", ".join(param_text(v) for v in value) + ")"
     return repr(value)
 
 
@@ -66,7 +72,7 @@ class Graph:
 
     def _node_line(self, k, node):
         args = [self.name_of(t if t is not None else p) for t, p in zip(node.inputs, node.primals)]
-        params = ", ".join(f"{key}={_param_text(v)}" for key, v in node.params.items())
+        params = ", ".join(f"{key}={param_text(v)}" for key, v in node.params.items())
         outs = node.out if node.prim.multiple_results else (node.out,)
         lhs = ", ".join(f"{self._names[(node, j)]}:{_aval(o)}" for j, o in enumerate(outs))
         return f"{lhs} = {node.prim.name}({', '.join(args)}{'; ' + params if params else ''})"
@@ -102,7 +108,7 @@ class Graph:
             name = self._names[(node, 0)].split(".")[0]
             outs = node.out if node.prim.multiple_results else (node.out,)
             g.add_node(name, kind="op", prim=node.prim.name,
-                       params={key: _param_text(v) for key, v in node.params.items()},
+                       params={key: param_text(v) for key, v in node.params.items()},
                        avals=[_aval(o) for o in outs], index=k)
             for pos, t in enumerate(node.inputs):
                 if t is not None:

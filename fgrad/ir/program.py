@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..typing import Iterator, Sequence
+from .graph import aval_text, param_text
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -74,18 +75,6 @@ class Guard:
         return [self.var]
 
 
-def aval_text(shape, dtype):
-    return f"{dtype}[{','.join(str(d) for d in shape)}]"
-
-
-def _param_text(value):
-    if hasattr(value, "shape") and np.ndim(value) > 0:
-        return f"<{aval_text(np.shape(value), value.dtype)}>"
-    if isinstance(value, tuple) and any(hasattr(v, "shape") and np.ndim(v) > 0 for v in value):
-        return "(" + ", ".join(_param_text(v) for v in value) + ")"
-    return repr(value)
-
-
 class Program:
     """Inputs, constants, steps (Eqns and Guards, in order) and outputs of one traced call."""
 
@@ -128,8 +117,8 @@ class Program:
     def step_text(self, step) -> str:
         """One step as printed: `%3:float64[5] = sin(%1)`, or `guard %2 == True`."""
         if step.__class__ is Guard:
-            return f"guard {self._name(step.var)} == {_param_text(step.value)}"
-        params = ", ".join(f"{k}={_param_text(v)}" for k, v in step.params.items())
+            return f"guard {self._name(step.var)} == {param_text(step.value)}"
+        params = ", ".join(f"{k}={param_text(v)}" for k, v in step.params.items())
         args = ", ".join(self._name(v) for v in step.ins)
         outs = ", ".join(self._typed(v) for v in step.outs)
         return f"{outs} = {step.prim.name}({args}{'; ' + params if params else ''})"
@@ -162,7 +151,7 @@ class Program:
                 g.add_node(name, kind="guard", text=self.step_text(step), index=k)
             else:
                 g.add_node(name, kind="op", prim=step.prim.name, text=self.step_text(step), index=k,
-                           params={key: _param_text(v) for key, v in step.params.items()},
+                           params={key: param_text(v) for key, v in step.params.items()},
                            avals=[aval_text(*self.avals[v][:2]) for v in step.outs])
                 for v in step.outs:
                     made[v] = name

@@ -119,22 +119,23 @@ def _batched_error(v, what):
         f"(fnp.where(cond, a, b) to select), or pass the value unbatched (in_axes=None)")
 
 
-def is_batched(x):
-    """Is `x` (or a level beneath it) a value batched by vmap?"""
+def _has_level(x, cls):
+    """Is `x`, or a level beneath it, a traced value of class `cls`?"""
     while isinstance(x, Tracer):
-        if x.__class__ is BatchTracer:
+        if x.__class__ is cls:
             return True
         x = x.primal
     return False
+
+
+def is_batched(x):
+    """Is `x` (or a level beneath it) a value batched by vmap?"""
+    return _has_level(x, BatchTracer)
 
 
 def is_staged(x):
     """Is `x` (or a level beneath it) a value of a call fgrad.compile is tracing?"""
-    while isinstance(x, Tracer):
-        if x.__class__ is StageTracer:
-            return True
-        x = x.primal
-    return False
+    return _has_level(x, StageTracer)
 
 
 def conversion_error(value, what, instead=None):

@@ -161,15 +161,29 @@ def test_reentrant_backward_on_workers_does_not_deadlock(two_threads, device):
 class Fails(Spy):
     """Spy's forward; its backward raises, noting the thread it ran on."""
 
+    started = threading.Event()
+
     @staticmethod
     def backward(ctx, g):
         Fails.thread = threading.current_thread().name
+        Fails.started.set()
         raise ArithmeticError("raised in a backward rule")
+
+
+class AwaitsFails(Spy):
+    """Spy's forward; its backward (on the calling thread) waits until Fails runs on the worker,
+    so the engine never takes Fails's node back from a pool slow to start (a loaded machine)."""
+
+    @staticmethod
+    def backward(ctx, g):
+        Fails.started.wait(timeout=10)
+        return g
 
 
 def test_an_error_in_a_worker_reaches_the_caller_with_its_traceback(two_threads):
     x = fgrad.tensor(np.ones(BIG), requires_grad=True)
-    loss = Spy.apply(x.tanh()).sum() + Fails.apply(x.sin()).sum()  # (the second branch goes to a worker)
+    Fails.started.clear()
+    loss = AwaitsFails.apply(x.tanh()).sum() + Fails.apply(x.sin()).sum()  # (the second branch goes to a worker)
     with pytest.raises(ArithmeticError, match="raised in a backward rule") as info:
         loss.backward()
     assert Fails.thread.startswith("fgrad-cpu")
