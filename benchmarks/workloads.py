@@ -496,7 +496,8 @@ def _fgrad_setup(case, compiled=False):
     if key == "W5":
         n = d["n_ops"]
         g = jit(fgrad.grad(lambda x: w5_chain(x, fnp, n)))
-        x = d["x"]
+        # (compiled: x as a float64 scalar, which is traced; a Python float would be a constant)
+        x = np.float64(d["x"]) if compiled else d["x"]
         return lambda: g(x)
     if key == "W6":
         W, x = d["W"], d["x"]

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..engine.gc_pause import paused
+from ..ir.program import value_key
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..typing import Callable, PyTree, Sequence
@@ -76,28 +77,23 @@ def _hashable(value, what):
 
 
 def _leaf_key(x, treedef, i):
-    """How leaf i keys the cache: an array by its aval, a float as a float64 scalar, anything
-    else (ints, bools, strings) by its value."""
-    if hasattr(x, "shape") and hasattr(x, "dtype"):
+    """How leaf i keys the cache: an array (or NumPy scalar) by its aval; anything else (Python
+    numbers, strings, ...) by its value, told apart as a program must (0.0 from -0.0)."""
+    if _is_traced_leaf(x):
         return (x.__class__, x.shape, x.dtype, getattr(getattr(x, "device", None), "id", None))
-    if x.__class__ is float or x.__class__ is complex:
-        return x.__class__
     try:
         hash(x)
     except TypeError:
         label = trees.leaf_labels(treedef, "args")[i]
         _hashable(x, f"the non-array argument {label} ({type(x).__name__})")
-    return ("static", x.__class__, x)
+    return ("static", value_key(x))
 
 
 def _is_traced_leaf(x):
-    return (hasattr(x, "shape") and hasattr(x, "dtype")) or x.__class__ is float or x.__class__ is complex
-
-
-def _dynamic(leaves):
-    """The traced leaves, as the program takes them (a Python float as a float64 scalar)."""
-    return [x if x.__class__ is not float and x.__class__ is not complex else np.asarray(x)[()]
-            for x in leaves if _is_traced_leaf(x)]
+    """Arrays and NumPy scalars are traced. A Python number is static: traced, it would have
+    to be a NumPy scalar, and NumPy promotes those differently (a Python float times a
+    float32 array is float32; a float64 scalar times it, float64)."""
+    return hasattr(x, "shape") and hasattr(x, "dtype")
 
 
 class Compiled:
@@ -128,7 +124,7 @@ class Compiled:
         key, leaves, treedef = self._key(args, kwargs)
         if key is None:
             return self.fun(*args, **kwargs)  # (a traced value or a Tensor among the arguments)
-        dynamic = _dynamic(leaves)
+        dynamic = [x for x in leaves if _is_traced_leaf(x)]
         with self._lock:
             programs = self._cache.get(key)
             if programs is not None:
@@ -167,9 +163,9 @@ class Compiled:
 
     def _key(self, args, kwargs):
         """(the cache key, the leaves, their structure); key None when an argument is traced."""
-        static = tuple(_hashable(args[i], f"static argument {i}") if i < len(args) else None
+        static = tuple(value_key(_hashable(args[i], f"static argument {i}")) if i < len(args) else None
                        for i in self.static_argnums)
-        static_kw = tuple(_hashable(kwargs.get(n), f"static argument {n!r}") for n in self.static_argnames)
+        static_kw = tuple(value_key(_hashable(kwargs.get(n), f"static argument {n!r}")) for n in self.static_argnames)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
         leaves, treedef = trees.flatten((dyn_args, dyn_kwargs))
@@ -227,7 +223,7 @@ class Compiled:
         key, leaves, treedef = self._key(args, kwargs)
         if key is None:
             raise TypeError("fgrad.compile(...).lower: the arguments include traced values; lower with arrays")
-        dynamic = _dynamic(leaves)
+        dynamic = [x for x in leaves if _is_traced_leaf(x)]
         for lowered in self._cache.get(key, ()):
             try:
                 lowered.run(*dynamic)
@@ -251,12 +247,10 @@ class Compiled:
 
 
 def _describe(leaf_key):
-    if isinstance(leaf_key, tuple) and leaf_key and leaf_key[0] == "static":
-        return f"the value {leaf_key[2]!r}"
-    if isinstance(leaf_key, tuple):
-        cls, shape, dtype = leaf_key[:3]
-        return f"{cls.__name__} {dtype}{list(shape)}"
-    return leaf_key.__name__
+    if leaf_key[0] == "static":
+        return f"the value {leaf_key[1][1]!r}"
+    cls, shape, dtype = leaf_key[:3]
+    return f"{cls.__name__} {dtype}{list(shape)}"
 
 
 def _guard_reason(lowered, index):
@@ -345,9 +339,10 @@ def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = ()
     """Trace `fun` once per input avals into a flat, optimized program, and replay it.
 
     `fun` may be any composition (grad, value_and_grad, jvp, vmap, hessian, custom rules,
-    checkpoint). Arrays (and Python floats) are traced; ints, bools and other non-array
+    checkpoint). Arrays and NumPy scalars are traced; Python numbers and other non-array
     arguments are static, as are the arguments named by static_argnums/static_argnames:
-    each value gets its own program. Python decisions on traced values are guarded.
+    each value gets its own program (pass np.float64(t) to trace a number that changes
+    from call to call). Python decisions on traced values are guarded.
     See docs/compile.md.
     """
     return Compiled(fun, static_argnums, static_argnames)

@@ -1,7 +1,8 @@
 """Passes over a staged Program, before it is turned into code (transforms/codegen.py).
 
 In one pass over the steps: scalar literals become 0-d arrays of their operand's dtype
-(NumPy's weak-scalar path costs more per call); x * 1, x / 1 and x - 0 fold away; equal
+(NumPy's weak-scalar path costs more per call); steps of constants alone are computed once,
+now; x * 1, x / 1 and x - 0 fold away; equal
 steps are computed once (common subexpressions); then what neither an output nor a guard
 reads is dropped (dead code). Each keeps the program's results bit for bit: a fold happens
 only where the kernel would return its operand's values unchanged, and steps are the same
@@ -26,11 +27,15 @@ def optimize(program: Program) -> Program:
     for step in program.body:
         if step.__class__ is Guard:
             v = alias.get(step.var, step.var)
-            body.append(step if v == step.var else Guard(v, step.value))
+            if v not in p.consts:  # (a guard on a constant always holds)
+                body.append(step if v == step.var else Guard(v, step.value))
             continue
         ins = step.ins
         if alias:
             ins = tuple(alias.get(a, a) if a.__class__ is int else a for a in ins)
+        if all(a.__class__ is Literal or a in p.consts for a in ins):
+            _fold_constant(p, step, ins)
+            continue
         if len(step.outs) == 1 and _is_ufunc(step.prim):
             ins = _literals_as_arrays(p, step, ins)
             same = _folded(p, step, ins)
@@ -51,6 +56,16 @@ def optimize(program: Program) -> Program:
     p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
     _drop_dead(p)
     return p
+
+
+def _fold_constant(p, step, ins):
+    """A step of constants alone (a value no input reaches, inside a transform): computed now,
+    its results constants of the program."""
+    args = [a.value if a.__class__ is Literal else p.consts[a] for a in ins]
+    with np.errstate(**(step.errstate or np.geterr())):
+        out = step.prim.impl(*args, **step.params)
+    for o, value in zip(step.outs, out if step.prim.multiple_results else (out,)):
+        p.consts[o] = value
 
 
 def _is_ufunc(prim):

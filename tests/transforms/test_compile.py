@@ -97,13 +97,24 @@ def test_static_arguments_are_part_of_the_key():
     assert (info.misses, info.hits) == (3, 1) and "static argument changed" in info.last_retrace
 
 
-def test_python_floats_are_traced_and_ints_are_static():
+def test_python_numbers_are_static_and_numpy_scalars_traced():
     c = fgrad.compile(lambda x, lr, n: x * lr + n)
     c(X, 0.1, 1)
     np.testing.assert_allclose(c(X, 0.2, 1), X * 0.2 + 1)
+    assert c.cache_info().misses == 2 and "the value 0.2" in c.cache_info().last_retrace
+    c(X, np.float64(0.1), 1)
+    np.testing.assert_allclose(c(X, np.float64(0.2), 1), X * 0.2 + 1)
     assert c.cache_info().hits == 1
-    np.testing.assert_allclose(c(X, 0.2, 2), X * 0.2 + 2)
-    assert c.cache_info().misses == 2
+    c(X, -0.0, 1)
+    c(X, 0.0, 1)  # (another program: -0.0 and 0.0 are different constants)
+    assert c.cache_info().misses == 5
+
+
+def test_a_python_float_keeps_numpys_weak_promotion():
+    x32 = X.astype(np.float32)
+    c = fgrad.compile(lambda x, s: x * s)
+    assert c(x32, 2.5).dtype == np.float32 == (x32 * 2.5).dtype
+    assert c(x32, np.float64(2.5)).dtype == np.float64 == (x32 * np.float64(2.5)).dtype
 
 
 def test_the_cache_stays_bounded_over_ten_thousand_calls_of_varying_shapes():
@@ -424,3 +435,12 @@ def test_steps_that_differ_only_in_the_sign_of_a_zero_are_not_shared():
             c(x)
             pos, neg = c(x)
         assert np.all(pos == np.inf) and np.all(neg == -np.inf)
+
+
+def test_steps_of_constants_alone_are_computed_once_at_compile_time():
+    # x static (a Python float): grad's whole program is constants, folded away.
+    c = fgrad.compile(fgrad.grad(lambda x: fnp.sin(x) * fnp.exp(x)))
+    lowered = c.lower(0.5)
+    assert lowered.program.primitives() == [] and lowered.program.consts
+    assert c(0.5) == pytest.approx(np.cos(0.5) * np.exp(0.5) + np.sin(0.5) * np.exp(0.5), rel=1e-15)
+    assert c(0.5) == fgrad.grad(lambda x: fnp.sin(x) * fnp.exp(x))(0.5)
