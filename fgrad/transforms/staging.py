@@ -29,6 +29,8 @@ def _aval(value):
         key = (cls, value.shape, value.dtype)
         aval = _AVALS.get(key)
         if aval is None:
+            if len(_AVALS) > 4096:  # (kept small: a long-running process meets many shapes)
+                _AVALS.clear()
             aval = _AVALS[key] = (value.shape, value.dtype, (cls, CPU))
         return aval
     return np.shape(value), getattr(value, "dtype", None) or np.result_type(value), (cls, device_of(value))
