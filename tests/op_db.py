@@ -264,5 +264,7 @@ OPS = [
 ]
 
 from .op_db_linalg import LINALG_OPS  # noqa: E402  (decompositions, einsum, special functions)
+from .op_db_scipy import SCIPY_OPS  # noqa: E402  (fgrad.scipy.linalg, signal, integrate)
+from .op_db_special import SPECIAL_OPS  # noqa: E402  (fgrad.scipy.special beyond the first names)
 
-OPS += LINALG_OPS
+OPS += LINALG_OPS + SPECIAL_OPS + SCIPY_OPS
