@@ -937,3 +937,428 @@ EDGE_CASES = [
      np.arange(3.0)),
     ("norm_of_zero_row", lambda np_, x: np_.sum(np_.sqrt(np_.sum(x ** 2, axis=1) + 1.0)), np.zeros((2, 2))),
 ]
+
+
+# =============================================================================================
+# Issue 22: NumPy's statistics, calculus, polynomials, selections and shaping; linalg;
+# scipy.special (each composed with other ops; constants beside the differentiated input)
+# =============================================================================================
+_W5, _XP = pos(5), np.array([-1.0, -0.2, 0.4, 1.1, 2.0])
+
+
+@case(u(3, 5))
+def weighted_average_rows(np_, x):
+    return np_.sum(np_.average(np_.sin(x), axis=1, weights=_W5) ** 2)
+
+
+@case(u(7))
+def median_of_squares(np_, x):
+    return np_.median(x * x + x)
+
+
+@case(u(3, 6))
+def quantiles_by_row(np_, x):
+    return np_.sum(np_.quantile(np_.exp(x), np.array([0.2, 0.5, 0.9]), axis=1) * np.arange(9.0).reshape(3, 3))
+
+
+@case(u(8))
+def percentile_spread(np_, x):
+    return np_.percentile(np_.tanh(x), 75.0) - np_.percentile(np_.tanh(x), 25.0)
+
+
+@case(u(3, 4))
+def nan_reductions(np_, x):
+    y = np_.where(np.array([[True, False, False, False], [False, False, True, False], [False] * 4]), np.nan, x)
+    return np_.sum(np_.nanmax(y, axis=1)) + np_.nansum(np_.nancumsum(y, axis=0) ** 2) + np_.nanprod(y[1] + 2.0)
+
+
+@case(u(3, 5))
+def nan_statistics(np_, x):
+    y = np_.where(np.array([[True, False, False, False, False], [False] * 5, [False, False, False, True, False]]),
+                  np.nan, np_.sin(x))
+    return np_.sum(np_.nanvar(y, axis=1)) + np_.nanstd(y) + np_.sum(np_.nanmin(y, axis=0))
+
+
+@case(u(3, 8))
+def covariance_trace(np_, x):
+    return np_.trace(np_.cov(x)) + np_.sum(np_.cov(x, rowvar=False, bias=True) ** 2)
+
+
+@case(u(3, 8))
+def correlation_energy(np_, x):
+    return np_.sum(np_.corrcoef(x + np.arange(8.0) * 0.3) ** 2)
+
+
+@case(u(4, 6))
+def diff_second_order(np_, x):
+    return np_.sum(np_.diff(np_.sin(x), n=2, axis=1) ** 2) + np_.sum(np_.ediff1d(x[0]) ** 3)
+
+
+@case(u(7))
+def gradient_uniform(np_, x):
+    return np_.sum(np_.gradient(x * x, 0.5) ** 2)
+
+
+@case(u(7))
+def gradient_coordinates(np_, x):
+    return np_.sum(np_.gradient(np_.exp(x), np.cumsum(_W5[:1].repeat(7) + np.arange(7) * 0.1)) ** 2)
+
+
+@case(u(4, 6))
+def gradient_2d(np_, x):
+    gy, gx = np_.gradient(x * x)
+    return np_.sum(gy * gx)
+
+
+@case(u(6))
+def trapezoid_of_function(np_, x):
+    return np_.trapezoid(np_.sin(x) ** 2, np.linspace(0.0, 1.0, 6))
+
+
+@case(u(5, lo=-0.9, hi=0.9))
+def interp_values_and_points(np_, x):
+    return np_.sum(np_.interp(x * 1.5, _XP, np_.tanh(np.arange(5.0) * 0.7)) ** 2)
+
+
+@case(u(5))
+def interp_table(np_, x):
+    return np_.sum(np_.interp(np.array([-0.5, 0.1, 0.7, 1.6]), _XP, x) ** 2)
+
+
+@case(u(6), u(3))
+def convolve_modes(np_, a, v):
+    return np_.sum(np_.convolve(a, v) ** 2) + np_.sum(np_.convolve(a, v, "same")) + np_.sum(np_.convolve(a, v, "valid"))
+
+
+@case(u(6), u(4))
+def correlate_full(np_, a, v):
+    return np_.sum(np_.correlate(a, v, "full") ** 2) + np_.sum(np_.correlate(a, v))
+
+
+@case(u(4, 3), u(4, 3))
+def cross_products(np_, a, b):
+    c = np_.cross(a, b)
+    return np_.sum(c ** 2) + np_.sum(np_.cross(c, a) * b)
+
+
+@case(u(4))
+def polynomial_value(np_, p):
+    return np_.sum(np_.polyval(p, np.linspace(-1.0, 1.0, 5)) ** 2)
+
+
+@case(u(5))
+def polynomial_calculus(np_, p):
+    return np_.sum(np_.polyder(p, 2) ** 2) + np_.sum(np_.polyint(p, k=0.5) ** 2)
+
+
+@case(u(3), u(4))
+def polynomial_arithmetic(np_, a, b):
+    return np_.sum(np_.polymul(a, b) ** 2) + np_.sum(np_.polyadd(a, b) * np_.polysub(b, a))
+
+
+@case(u(3))
+def polynomial_from_roots(np_, r):
+    return np_.sum(np_.poly(r) ** 2)
+
+
+@case(u(8))
+def polyfit_line(np_, y):
+    return np_.sum(np_.polyfit(np.linspace(0.0, 1.0, 8), y, 2) ** 2)
+
+
+@case(u(4))
+def vandermonde_solve(np_, x):
+    v = np_.vander(x + np.arange(4.0), 4)
+    return np_.sum(np_.linalg.solve(v, np.array([1.0, -2.0, 0.5, 3.0])) ** 2)
+
+
+@case(u(3, 4))
+def select_piecewise_quadratic(np_, x):
+    return np_.sum(np_.select([x > 0.3, x < -0.3], [x * x, -x], default=0.5 * x))
+
+
+@case(u(6))
+def piecewise_functions(np_, x):
+    return np_.sum(np_.piecewise(x, [x < 0, x >= 0], [lambda t: t ** 3, lambda t: np_.sin(t)]))
+
+
+@case(u(5), u(5), u(5))
+def choose_rows(np_, a, b, c):
+    return np_.sum(np_.choose(np.array([0, 2, 1, 1, 0]), [a, b, c], mode="clip") ** 2)
+
+
+@case(u(3, 4))
+def append_insert_delete(np_, x):
+    y = np_.append(x, x[:1] * 2.0, axis=0)
+    z = np_.insert(y, 1, np_.sin(x[0]), axis=0)
+    return np_.sum(np_.delete(z, np.array([0, 3]), axis=0) ** 2)
+
+
+@case(u(2, 2), u(2, 3))
+def block_matrix_solve(np_, a, b):
+    m = np_.block([[a + 3.0 * np.eye(2), b[:, :2]], [b[:, 1:], 4.0 * np.eye(2) + a.T]])
+    return np_.sum(np_.linalg.solve(m, np.arange(4.0)) ** 2)
+
+
+@case(u(3, 4))
+def rotations(np_, x):
+    return np_.sum(np_.rot90(x) * np_.rot90(x, 3) ** 2) + np_.sum(np_.rot90(x, 2) * x)
+
+
+@case(u(5))
+def resize_and_unstack(np_, x):
+    r = np_.resize(x, (3, 4))
+    a, b, c = np_.unstack(r)
+    return np_.sum(a * b + c ** 2)
+
+
+@case(u(3), u(4))
+def meshgrid_field(np_, x, y):
+    gx, gy = np_.meshgrid(x, y)
+    return np_.sum(np_.sin(gx) * np_.cos(gy) * gx)
+
+
+@case(u(3, 4))
+def apply_along_rows(np_, x):
+    return np_.sum(np_.apply_along_axis(lambda r: r * np_.sum(r ** 2), 1, x))
+
+
+@case(u(6))
+def sorted_partition(np_, x):
+    return np_.sum(np_.sort(x * x)[:3]) + np_.sum(np_.cumulative_sum(x, include_initial=True) ** 2)
+
+
+@case(u(2, 3, 4), u(4))
+def array_api_products(np_, a, v):
+    return np_.sum(np_.matvec(a, v) ** 2) + np_.sum(np_.vecdot(a, v)) + np_.sum(np_.matrix_transpose(a) ** 3)
+
+
+@case(u(5, lo=0.3, hi=3.0))
+def frexp_modf_parts(np_, x):
+    frac, whole = np_.modf(x * 2.0)
+    return np_.sum(frac ** 2 + whole * x)
+
+
+@case(u(5))
+def nan_to_num_guard(np_, x):
+    return np_.sum(np_.nan_to_num(np_.log(x + 1.5)) ** 2)
+
+
+@case(pos(), pos())
+def geometric_grid(np_, a, b):
+    return np_.sum(np_.geomspace(a, a + b, 5) ** 0.5)
+
+
+@case(u(5))
+def unwrap_phase(np_, x):
+    return np_.sum(np_.unwrap(x * 3.0 + np.array([0.0, 3.0, 6.5, 0.2, 7.0])) ** 2)
+
+
+@case(u(4, 3), u(4))
+def lstsq_solution(np_, a, b):
+    return np_.sum(np_.linalg.lstsq(a + np.eye(4, 3) * 2.0, b, rcond=None)[0] ** 2)
+
+
+@case(u(3, 3), u(3, 3))
+def multi_dot_chain(np_, a, b):
+    return np_.sum(np_.linalg.multi_dot([a, b, a.T, b]) ** 2)
+
+
+@case(u(3, 3))
+def condition_number(np_, a):
+    return np_.linalg.cond(a + 3.0 * np.eye(3)) + np_.linalg.cond(a + 3.0 * np.eye(3), 1)
+
+
+@case(u(6, 6))
+def tensor_solve_and_inverse(np_, a):
+    m = (a + 6.0 * np.eye(6)).reshape(2, 3, 2, 3)
+    return np_.sum(np_.linalg.tensorsolve(m, np.ones((2, 3))) ** 2) + np_.sum(np_.linalg.tensorinv(m) ** 2)
+
+
+@case(u(4))
+def linalg_vector_ops(np_, x):
+    return np_.sum(np_.linalg.cross(x[:3], x[1:]) ** 2) + np_.linalg.vecdot(x, x) + np_.linalg.vector_norm(x, ord=3)
+
+
+@case(u(3, 3))
+def linalg_matrix_norms(np_, a):
+    return np_.linalg.matrix_norm(a) + np_.linalg.matrix_norm(a, ord=1) + np_.sum(np_.linalg.diagonal(a, offset=1))
+
+
+@case(u(5, lo=0.1, hi=0.9))
+def special_normal_functions(np_, p):
+    sp = special(np_)
+    return np_.sum(sp.ndtri(p) ** 2) + np_.sum(sp.ndtr(p * 3.0 - 1.0)) + np_.sum(sp.log_ndtr(p * 4.0 - 3.0))
+
+
+@case(u(5, lo=-0.9, hi=0.9))
+def special_erfinv(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.erfinv(x) * sp.erf(x)) + np_.sum(sp.erfinv(x * 0.5) ** 2 * sp.erfc(x))
+
+
+@case(pos(5))
+def special_gamma_family(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.gamma(x) + 1.0 / sp.gamma(x + 1.0) + sp.loggamma(x) + sp.betaln(x, 1.5) + sp.poch(x, 1.7))
+
+
+@case(pos(4))
+def special_incomplete_gamma(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.gammainc(1.7, x) * sp.gammaincc(2.5, x))
+
+
+@case(u(4, lo=0.1, hi=0.9))
+def special_incomplete_beta(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.betainc(2.0, 3.0, x) ** 2)
+
+
+@case(u(4, lo=0.1, hi=2.0))
+def special_bessel(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.i0(x) * sp.i1e(x) + sp.i0e(x) - sp.i1(x) ** 2)
+
+
+@case(pos(4))
+def special_entropies(np_, p):
+    sp = special(np_)
+    q = p[::-1] + 0.5
+    return np_.sum(sp.entr(p) + sp.rel_entr(p, q) + sp.kl_div(p, q))
+
+
+@case(u(4))
+def special_log_functions(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.xlog1py(x + 1.1, x) + sp.xlogy(x * x, x + 2.0) + sp.expit(x) * sp.logit(sp.expit(x)))
+
+
+@case(pos(3, 4))
+def special_multigammaln(np_, x):
+    return np_.sum(special(np_).multigammaln(x + 2.0, 3))
+
+
+@case(pos(4))
+def special_exponential_integrals(np_, x):
+    sp = special(np_)
+    # (not exp1: JAX 0.10 fails to jit its Hessian; not spence: JAX's gradient is nan below 1)
+    return np_.sum(sp.expi(x + 0.2) * sp.i0e(x))
+
+
+@case(pos(4))
+def special_zeta_in_q(np_, q):
+    return np_.sum(special(np_).zeta(3.0, q + 1.0))
+
+
+@case(u(4))
+def special_dawson_and_erfcx(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.dawsn(x) + sp.erfcx(x))
+
+
+@case(pos(4))
+def special_polygamma_orders(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.digamma(x) + sp.polygamma(1, x) + sp.polygamma(2, x + 1.0))
+
+
+@case(u(3, 4))
+def special_softmax_entropy(np_, x):
+    sp = special(np_)
+    p = sp.softmax(x, axis=1)
+    return np_.sum(p * sp.log_softmax(x, axis=1)) + np_.sum(sp.logsumexp(x, axis=0))
+
+
+@case(pos(4))
+def special_boxcox(np_, x):
+    sp = special(np_)
+    return np_.sum(sp.boxcox(x, 0.7) + sp.boxcox1p(x, -0.3))
+
+
+def stats(np_):
+    """scipy.stats for this module: fgrad.scipy.stats or jax.scipy.stats."""
+    if is_jax(np_):
+        import jax.scipy.stats as st
+        return st
+    import fgrad.scipy.stats as st
+    return st
+
+
+@case(u(5), u(), pos())
+def stats_normal_likelihood(np_, x, loc, scale):
+    st = stats(np_)
+    return np_.sum(st.norm.logpdf(x, loc, scale)) + np_.sum(st.norm.cdf(x * 2.0, loc, scale))
+
+
+@case(u(4, lo=0.1, hi=0.9))
+def stats_normal_quantiles(np_, p):
+    st = stats(np_)
+    return np_.sum(st.norm.ppf(p, 0.5, 2.0) ** 2) + np_.sum(st.norm.logcdf(p - 0.5) + st.norm.logsf(p))
+
+
+@case(u(5), pos())
+def stats_student_t(np_, x, df):
+    return np_.sum(stats(np_).t.logpdf(x, df + 2.0, 0.3, 1.5))
+
+
+@case(pos(5), pos(), pos())
+def stats_gamma_likelihood(np_, x, a, scale):
+    return np_.sum(stats(np_).gamma.logpdf(x, a + 1.0, 0.0, scale))
+
+
+@case(u(4, lo=0.1, hi=0.9), pos(), pos())
+def stats_beta_likelihood(np_, x, a, b):
+    return np_.sum(stats(np_).beta.logpdf(x, a + 1.0, b + 1.0))
+
+
+@case(u(3), u(3, 3))
+def stats_multivariate_normal(np_, x, m):
+    cov = m @ m.T + 3.0 * np.eye(3)
+    return stats(np_).multivariate_normal.logpdf(x, np.array([0.1, -0.2, 0.3]), cov)
+
+
+@case(pos(4))
+def stats_dirichlet(np_, alpha):
+    return stats(np_).dirichlet.logpdf(np.array([0.1, 0.2, 0.3, 0.4]), alpha + 0.5)
+
+
+@case(pos(4))
+def stats_poisson_rate(np_, mu):
+    return np_.sum(stats(np_).poisson.logpmf(np.array([0, 1, 3, 2]), mu + 0.5))
+
+
+@case(u(5), pos())
+def stats_logistic_and_laplace_tails(np_, x, s):
+    st = stats(np_)
+    return np_.sum(st.logistic.logpdf(x, 0.2, s + 0.5) + st.laplace.logpdf(x, -3.0, s + 0.5))
+
+
+@case(u(5), pos())
+def stats_cauchy_and_expon(np_, x, s):
+    st = stats(np_)
+    return np_.sum(st.cauchy.logpdf(x, 0.1, s) + st.expon.logpdf(x + 2.0, 0.0, s + 0.5) + st.cauchy.cdf(x))
+
+
+@case(pos(4), pos())
+def stats_chi2_and_pareto(np_, x, df):
+    st = stats(np_)
+    return np_.sum(st.chi2.logpdf(x, df + 1.0) + st.pareto.logpdf(x + 1.5, df + 1.0))
+
+
+@case(u(5))
+def stats_truncated_normal(np_, x):
+    return np_.sum(stats(np_).truncnorm.logpdf(x * 0.9, -1.0, 1.5, 0.1, 1.2))
+
+
+@case(u(4), pos())
+def stats_von_mises(np_, x, kappa):
+    return np_.sum(stats(np_).vonmises.logpdf(x, kappa + 0.5))
+
+
+@case(u(4, lo=0.1, hi=0.9))
+def stats_discrete_probabilities(np_, p):
+    st = stats(np_)
+    k = np.array([1, 2, 0, 3])
+    return np_.sum(st.geom.logpmf(k + 1, p) + st.bernoulli.logpmf(k % 2, p) + st.binom.logpmf(k, 5, p)
+                   + st.nbinom.logpmf(k, 3, p))

@@ -264,7 +264,9 @@ OPS = [
 ]
 
 from .op_db_linalg import LINALG_OPS  # noqa: E402  (decompositions, einsum, special functions)
+from .op_db_numpy import NUMPY_OPS  # noqa: E402  (statistics, calculus, polynomials, sets, shaping, ...)
 from .op_db_scipy import SCIPY_OPS  # noqa: E402  (fgrad.scipy.linalg, signal, integrate)
 from .op_db_special import SPECIAL_OPS  # noqa: E402  (fgrad.scipy.special beyond the first names)
+from .op_db_stats import STATS_OPS  # noqa: E402  (fgrad.scipy.stats)
 
-OPS += LINALG_OPS + SPECIAL_OPS + SCIPY_OPS
+OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS

@@ -28,3 +28,10 @@ def test_numpy_coverage_page_is_current():
     page = (DOCS / "numpy-coverage.md").read_text()
     assert page == markdown(), \
         "docs/numpy-coverage.md is stale: run python -m fgrad.numpy.coverage > docs/numpy-coverage.md"
+
+
+def test_scipy_coverage_page_is_current():
+    from fgrad.scipy.coverage import markdown
+    page = (DOCS / "scipy-coverage.md").read_text()
+    assert page == markdown(), \
+        "docs/scipy-coverage.md is stale: run python -m fgrad.scipy.coverage > docs/scipy-coverage.md"

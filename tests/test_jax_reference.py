@@ -435,7 +435,13 @@ def _on_device_inputs(inputs, device):
 # those are an error by design (the constant lives on the CPU), as they would be with CuPy.
 CPU_CONSTANTS = {"broadcast_to_weighted", "integer_array_repeats", "take_along_argsort_vec", "sort_weighted",
                  "reshape_transpose", "flip_roll", "pad_edge", "linalg_cholesky", "linalg_eigh_values", "linalg_qr",
-                 "linalg_svd_values"}
+                 "linalg_svd_values",
+                 # issue 22's cases with NumPy weights, grids, masks, identity matrices or integer counts
+                 "weighted_average_rows", "quantiles_by_row", "nan_reductions", "nan_statistics", "correlation_energy",
+                 "gradient_coordinates", "trapezoid_of_function", "interp_values_and_points", "interp_table",
+                 "polynomial_value", "polyfit_line", "vandermonde_solve", "block_matrix_solve", "lstsq_solution",
+                 "condition_number", "tensor_solve_and_inverse", "unwrap_phase", "stats_dirichlet",
+                 "stats_discrete_probabilities", "stats_multivariate_normal", "stats_poisson_rate"}
 
 
 def _device_cases():

@@ -122,6 +122,11 @@ def _as_operand(x):
     return asarray(x)
 
 
+def _on_device_of(x, value):
+    """A constant (a NumPy array, or anything np.asarray takes) on the device of x."""
+    return array_module(peek(x)).asarray(value)
+
+
 def _check_out(fn, out):
     if out is not None:
         raise TypeError(f"fgrad.numpy.{fn}: the out= argument is not supported (arrays are not mutated)")
@@ -536,7 +541,7 @@ class at:
         hit = source >= 0
         flat = ravel(broadcast_to(astype(_as_operand(values), x.dtype), ids.shape))
         picked = ix.getitem(flat, index=(np.where(hit, source, 0),)) if ids.size else zeros_like(ravel(x))
-        return reshape(where(hit, picked, ravel(x)), _shape(x))
+        return reshape(where(_on_device_of(x, hit), picked, ravel(x)), _shape(x))
 
     def _index(self):
         if self.index is None:
@@ -602,6 +607,10 @@ def diag(v, k=0):
     raise ValueError(f"fgrad.numpy.diag: input must be 1- or 2-d, got {v.ndim}-d")
 
 
+def diagflat(v, k=0):
+    return diag(ravel(_as_operand(v)), k)
+
+
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     return sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
 
@@ -654,6 +663,14 @@ def asarray(a, dtype=None):
     if isinstance(a, Tracer) or (isinstance(a, (list, tuple)) and _to_stack(a)):
         return array(a, dtype=dtype)
     return array_module(a).asarray(a, dtype=dtype)
+
+
+def full(shape, fill_value, dtype=None, order="C"):
+    """np.full; a traced fill value is broadcast (the result is traced)."""
+    if isinstance(fill_value, Tracer):
+        return broadcast_to(fill_value if dtype is None else astype(fill_value, dtype),
+                            (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape))
+    return np.full(shape, fill_value, dtype=dtype, order=order)
 
 
 def zeros_like(a, dtype=None, shape=None):

@@ -10,6 +10,8 @@ from collections import namedtuple as _namedtuple
 import numpy as np
 
 from ..backend import array_module as _array_module
+from ..ir.value import Tracer as _Tracer
+from ..ir.value import decided as _decided
 from ..ir.value import peek as _peek
 from ..ops import einsum as _es
 from ..ops import linalg as la
@@ -18,6 +20,8 @@ from . import _core as fnp
 LinAlgError = np.linalg.LinAlgError
 SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = _namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = _namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
+LstsqResult = _namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
 QRResult = _namedtuple("QRResult", ["Q", "R"])
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 
@@ -188,6 +192,19 @@ def eigvalsh(a, UPLO="L"):
     return eigh(a, UPLO)[0]
 
 
+def eig(a):
+    """np.linalg.eig. On arrays NumPy's (complex where it must be); on traced values the real
+    case, differentiable where the eigenvalues are distinct (complex eigenvalues raise: fgrad
+    does not differentiate complex values yet)."""
+    if not isinstance(a, _Tracer):
+        return EigResult(*_array_module(a).linalg.eig(a))
+    return EigResult(*la.eig(_matrix("eig", a)))
+
+
+def eigvals(a):
+    return _array_module(a).linalg.eigvals(a) if not isinstance(a, _Tracer) else eig(a)[0]
+
+
 def qr(a, mode="reduced"):
     """np.linalg.qr with mode 'reduced', 'complete' or 'r'. Differentiable except
     mode='complete' with M > N, where the extra columns of Q are not unique."""
@@ -228,6 +245,92 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
     elif rtol is not _NO_VALUE:
         raise ValueError("fgrad.numpy.linalg.pinv: `rtol` and `rcond` can't be both set")
     return la.pinv(a, rcond=rcond, hermitian=bool(hermitian))
+
+
+def lstsq(a, b, rcond=None):
+    """(solution, residuals, rank, singular values), as NumPy; the solution is pinv(a) @ b
+    (differentiable where the rank is constant), the rank a decision on the values."""
+    a = _matrix("lstsq", a, square=False)
+    b = _inexact(fnp._as_operand(b))
+    if a.dtype.kind == "c" or b.dtype.kind == "c":
+        raise TypeError("fgrad.numpy.linalg.lstsq: complex values are not supported (real values only)")
+    m, n = fnp._shape(a)
+    s = svdvals(a)
+    cutoff = (np.finfo(a.dtype).eps * max(m, n)) if rcond is None else rcond
+    rank = int(fnp.sum(s > cutoff * fnp.max(s)))  # (a decision on the rank alone: guarded as such)
+    x = pinv(a, rcond=cutoff) @ b
+    if rank == n and m > n:
+        r = b - a @ x
+        residuals = fnp.sum(r * r, axis=0)
+        residuals = fnp.reshape(residuals, (1,)) if fnp._ndim(residuals) == 0 else residuals
+    else:
+        residuals = _array_module(_peek(a)).zeros((0,), dtype=a.dtype)
+    return LstsqResult(x, residuals, rank, s)
+
+
+def multi_dot(arrays, *, out=None):
+    """The product of the matrices, left to right (NumPy picks the cheapest order; the result
+    agrees to rounding)."""
+    fnp._check_out("multi_dot", out)
+    result = fnp._as_operand(arrays[0])
+    for a in arrays[1:]:
+        result = matmul(result, a)
+    return result
+
+
+def cond(x, p=None):
+    """The condition number: the ratio of extreme singular values (p None, 2, -2), else
+    norm(x, p) * norm(inv(x), p)."""
+    x = _matrix("cond", x, square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        return s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """An integer (no derivative): NumPy's, on the values."""
+    return np.linalg.matrix_rank(np.asarray(_decided(A, "fgrad.numpy.linalg.matrix_rank")), tol=tol,
+                                 hermitian=hermitian, rtol=rtol)
+
+
+def tensorsolve(a, b, axes=None):
+    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    if axes is not None:
+        rest = [k for k in range(a.ndim) if k not in axes]
+        a = fnp.transpose(a, rest + list(axes))
+    x_shape = fnp._shape(a)[-(a.ndim - b.ndim):]
+    n = int(np.prod(x_shape, dtype=np.int64))
+    return fnp.reshape(solve(fnp.reshape(a, (-1, n)), fnp.ravel(b)), x_shape)
+
+
+def tensorinv(a, ind=2):
+    a = fnp._as_operand(a)
+    if ind <= 0:
+        raise ValueError("fgrad.numpy.linalg.tensorinv: ind must be a positive integer")
+    old, new = fnp._shape(a)[:ind], fnp._shape(a)[ind:]
+    n = int(np.prod(old, dtype=np.int64))
+    return fnp.reshape(inv(fnp.reshape(a, (n, -1))), new + old)
+
+
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the last two axes (the array API's linalg.diagonal)."""
+    return fnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+def cross(x1, x2, /, *, axis=-1):
+    from ._calculus import cross as _cross  # (here, not above: _calculus imports this module)
+    return _cross(x1, x2, axis=axis)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    from ._math import vecdot as _vecdot  # (here, not above: _math imports this module)
+    return _vecdot(x1, x2, axis=axis)
+
+
+def matrix_transpose(x, /):
+    from ._math import matrix_transpose as _matrix_transpose  # (here: _math imports this module)
+    return _matrix_transpose(x)
 
 
 def svdvals(x, /):

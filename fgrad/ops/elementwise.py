@@ -210,6 +210,26 @@ isfinite = ufunc("isfinite", np.isfinite)
 isnan = ufunc("isnan", np.isnan)
 isinf = ufunc("isinf", np.isinf)
 signbit = ufunc("signbit", np.signbit)
+heaviside = ufunc("heaviside", np.heaviside)  # (a step: zero derivative where it has one)
+nextafter = ufunc("nextafter", np.nextafter)
+spacing = ufunc("spacing", np.spacing)
+
+def ones_like_value(x):
+    """Ones of x's shape and dtype, on its device (a constant)."""
+    return array_module(peek(x)).ones(x.shape, x.dtype)
+
+
+# ---- integers and bits: no derivative ----------------------------------------------------
+bitwise_and = ufunc("bitwise_and", np.bitwise_and)
+bitwise_or = ufunc("bitwise_or", np.bitwise_or)
+bitwise_xor = ufunc("bitwise_xor", np.bitwise_xor)
+bitwise_not = ufunc("bitwise_not", np.invert, aliases=("invert", "bitwise_invert"))
+left_shift = ufunc("left_shift", np.left_shift, aliases=("bitwise_left_shift",))
+right_shift = ufunc("right_shift", np.right_shift, aliases=("bitwise_right_shift",))
+bitwise_count = ufunc("bitwise_count", np.bitwise_count)
+gcd = ufunc("gcd", np.gcd)
+lcm = ufunc("lcm", np.lcm)
+ldexp = ufunc("ldexp", np.ldexp, lambda ans, x, n: ldexp(ones_like_value(x), n), None, saves="inputs")  # x * 2**n
 
 
 # ---- where: the condition selects, the branches carry gradient -----------------------

@@ -299,6 +299,35 @@ qr = Primitive("qr", lambda a, complete: tuple(array_module(a).linalg.qr(a, "com
 qr.defjvp_full(_qr_jvp)
 
 
+def _eig_real(a):
+    """NumPy's eig of a matrix with real eigenvalues, as real arrays (complex ones raise)."""
+    xp = array_module(a)
+    w, v = xp.linalg.eig(a)
+    if w.dtype.kind == "c":
+        if xp.any(w.imag != 0):
+            raise TypeError("fgrad.numpy.linalg.eig: this matrix has complex eigenvalues, and fgrad does not "
+                            "differentiate complex values yet (Note [no complex derivatives] in "
+                            "fgrad/ops/broadcasting.py); eig of a traced matrix covers real eigenvalues (for a "
+                            "symmetric matrix, use eigh)")
+        w, v = w.real, v.real
+    return w, v
+
+
+def _eig_jvp(primals, tangents, ans):
+    # dw = diag(P), dV = V (F o P) with P = V^-1 dA V and F_ij = 1 / (w_j - w_i), then each
+    # column's change along itself removed (NumPy's eigenvectors have unit norm).
+    w, v = ans
+    p = matmul(inv(v), matmul(tangents[0], v))
+    eye = _eye(w, w.shape[-1])
+    f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
+    dv = matmul(v, f * p)
+    return _diag_part(p), dv - v * reduce_sum(v * dv, axis=(v.ndim - 2,), keepdims=True)
+
+
+eig = Primitive("eig", _eig_real, multiple_results=True)
+eig.defjvp_full(_eig_jvp)
+
+
 def _svd(a, full_matrices, compute_uv):
     xp = array_module(a)
     if not compute_uv:
@@ -357,7 +386,7 @@ def _pinv_jvp(primals, tangents, p):
 pinv = Primitive("pinv", _pinv)
 pinv.defjvp_full(lambda primals, tangents, p, rcond, hermitian: _pinv_jvp(primals, tangents, p))
 
-for _prim in (cholesky, eigh, qr, svd, pinv):
+for _prim in (cholesky, eigh, eig, qr, svd, pinv):
     vjp_from_jvp(_prim)
-for _prim in (inv, adjugate, det, slogdet, cholesky, eigh, qr, svd, pinv):  # NumPy's stacked forms
+for _prim in (inv, adjugate, det, slogdet, cholesky, eigh, eig, qr, svd, pinv):  # NumPy's stacked forms
     _prim.defbatch(leading(_prim))

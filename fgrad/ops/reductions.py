@@ -9,9 +9,9 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import StageTracer, Tracer, peek
 from .batching import front, logical_axis
+from .broadcasting import convert, reduce_sum, reducer, reduction_batch
 from .broadcasting import keep_axes as _keep
-from .broadcasting import reduce_sum, reducer, reduction_batch
-from .elementwise import equal, where
+from .elementwise import equal, less, less_equal, where
 from .primitive import NO_PARAMS, Primitive
 from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
 
@@ -151,6 +151,25 @@ argmax = Primitive("argmax",
 argmin = Primitive("argmin",
                    lambda x, axis=None, keepdims=False: array_module(x).argmin(x, axis=axis, keepdims=keepdims))
 argsort = Primitive("argsort", lambda x, axis=-1: array_module(x).argsort(x, axis=axis, kind="stable"))
+
+
+def _searchsorted_batch(args, dims, side):
+    """Values batched against one sorted array: the same search (it is elementwise in v). A
+    sorted array per example: the count of its elements below each value (sorted, that is
+    the index), by comparisons that broadcast over the examples."""
+    (a, v), (da, dv) = args, dims
+    if da is None:
+        return searchsorted(a, v, side=side), dv
+    a, v = front(a, da), (front(v, dv) if dv is not None else expand_dims(v, 0))
+    a = reshape(a, shape=(a.shape[0],) + (1,) * (v.ndim - 1) + (a.shape[1],))
+    below = (less if side == "left" else less_equal)(a, expand_dims(v, -1))
+    return reduce_sum(convert(below, dtype=np.dtype(np.int64)), axis=(below.ndim - 1,), keepdims=False), 0
+
+
+# Where v's elements go in the sorted 1-D array a: integers, no derivative. A primitive (not a
+# NumPy call on values), so fgrad.compile stages the search instead of guarding v's values.
+searchsorted = Primitive("searchsorted", lambda a, v, side="left": array_module(a, v).searchsorted(a, v, side=side),
+                         batch=_searchsorted_batch)
 argmax.defbatch(_arg_batch(argmax))
 argmin.defbatch(_arg_batch(argmin))
 argsort.defbatch(_scan_batch(argsort))

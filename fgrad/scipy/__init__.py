@@ -1,2 +1,3 @@
-"""fgrad.scipy: differentiable versions of SciPy functions (`fgrad.scipy.special`)."""
-from . import special  # noqa: F401
+"""fgrad.scipy: differentiable versions of SciPy functions (`fgrad.scipy.special`, `linalg`,
+`signal`, `integrate`)."""
+from . import integrate, linalg, signal, special, stats  # noqa: F401

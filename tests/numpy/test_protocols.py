@@ -128,16 +128,11 @@ def test_non_differentiable_numpy_functions_trace_through():
 
 
 # ---- unsupported NumPy functions ---------------------------------------------------------------
-UNSUPPORTED = {
+UNSUPPORTED = {  # (median, unique, histogram, convolve, interp, ... are covered since issue 22)
     "numpy.fft.fft": lambda x: np.fft.fft(x).real,
-    "numpy.median": lambda x: np.median(x),
-    "numpy.unique": lambda x: np.unique(x),
-    "numpy.histogram": lambda x: np.histogram(x)[0] * 1.0,
-    "numpy.convolve": lambda x: np.convolve(x, x),
-    "numpy.interp": lambda x: np.interp(x, [0.0, 1.0], [0.0, 2.0]),
-    "numpy.apply_along_axis": lambda x: np.apply_along_axis(np.sum, 0, x),
-    "numpy.linalg.eigvals": lambda x: np.linalg.eigvals(np.outer(x, x)).real,
-    "numpy.frexp": lambda x: np.frexp(x)[0],
+    "numpy.fft.rfft": lambda x: np.fft.rfft(x).real,
+    "numpy.lib.stride_tricks.sliding_window_view": lambda x: np.lib.stride_tricks.sliding_window_view(x, 2),
+    "numpy.array_repr": lambda x: len(np.array_repr(x)) * x,
     "numpy.add.at": lambda x: np.add.at(x, [0], 1.0),
     "numpy.add.outer": lambda x: np.add.outer(x, x),
 }

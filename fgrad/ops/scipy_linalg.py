@@ -1,0 +1,215 @@
+"""Primitives of fgrad.scipy.linalg: expm, triangular_solve, lu, sqrtm, sylvester and the
+permutation of LU pivots. Composites (cho_solve, lu_solve, block_diag, ...) live in
+fgrad.scipy.linalg.
+
+Each kernel is scipy.linalg's on NumPy arrays, cupyx.scipy.linalg's on CuPy arrays, or
+SciPy's on the host where cupyx has none, called once per matrix of a stack. The rules are
+written in fgrad ops, so they differentiate again:
+  - expm: the jvp is the Frechet derivative L(A, T) and the vjp its adjoint L(A^T, G), both
+    read off expm([[A, E], [0, A]]) = [[expm A, L(A, E)], [0, expm A]];
+  - sqrtm: the jvp solves the Sylvester equation S X + X S = T (S = sqrtm A), the vjp its
+    adjoint S^T X + X S^T = G;
+  - triangular_solve and sylvester: implicit differentiation, as solve's;
+  - lu: JAX's jvp rule (L^-1 P^T dA U^-1 split into its strictly lower and upper parts),
+    transposed for the vjp.
+"""
+import numpy as np
+import scipy.linalg
+
+from ..backend import array_module
+from ..ir.value import peek
+from . import indexing
+from .batching import leading, stacked
+from .broadcasting import convert
+from .elementwise import equal, where
+from .linalg import _mT, matmul
+from .primitive import Primitive
+from .shape import concatenate, expand_dims, pad_constant
+from .transpose import vjp_from_jvp
+from .zeros import zeros_like_value
+
+__all__ = ["expm", "expm_frechet", "lu", "lu_pivots_to_permutation", "permutation_matrix", "sqrtm", "sylvester",
+           "triangular_solve"]
+
+
+# ---- kernels: scipy.linalg on the arrays' device ---------------------------------------------
+def _host(x):
+    return x.get() if hasattr(x, "get") and not isinstance(x, np.ndarray) else np.asarray(x)
+
+
+def _one(xp, name, arrays, params):
+    """scipy.linalg.<name> of matrices of the array module xp: SciPy's for NumPy, cupyx's for
+    CuPy, or SciPy's on the host where cupyx has none (sqrtm, solve_sylvester)."""
+    if xp is np:
+        return getattr(scipy.linalg, name)(*arrays, **params)
+    if getattr(xp, "numpy_backed", False):  # (a second NumPy device, for tests: backend/__init__.py)
+        return getattr(xp.over(scipy.linalg), name)(*arrays, **params)
+    import cupyx.scipy.linalg  # (CuPy is optional: only CuPy arrays reach this line)
+    fn = getattr(cupyx.scipy.linalg, name, None)
+    if fn is not None:
+        return fn(*arrays, **params)
+    out = getattr(scipy.linalg, name)(*[_host(a) for a in arrays], **params)
+    return tuple(xp.asarray(o) for o in out) if isinstance(out, tuple) else xp.asarray(out)
+
+
+def _scipy(name, *arrays, **params):
+    """scipy.linalg.<name>(*arrays, **params) on the arrays' device, one matrix at a time over
+    their (broadcast) stacks: SciPy before 1.14 and cupyx take single matrices only."""
+    xp = array_module(*arrays)
+    batch = np.broadcast_shapes(*[a.shape[:-2] for a in arrays])
+    if not batch:
+        return _one(xp, name, arrays, params)
+    arrays = [xp.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
+    if not all(batch):  # an empty stack: the shapes and dtypes of one result, from identities
+        one = _one(xp, name, [xp.eye(*a.shape[-2:], dtype=a.dtype) for a in arrays], params)
+        return tuple(xp.empty(batch + o.shape, o.dtype) for o in one) if isinstance(one, tuple) else \
+            xp.empty(batch + one.shape, one.dtype)
+    results = [_one(xp, name, [a[i] for a in arrays], params) for i in np.ndindex(batch)]
+    if isinstance(results[0], tuple):
+        return tuple(xp.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
+    return xp.stack(results).reshape(batch + results[0].shape)
+
+
+# ---- helpers for the rules (fgrad ops) -----------------------------------------------------
+def _xp(x):
+    return array_module(peek(x))
+
+
+def _triangle(x, lower, k=0):
+    """The lower (upper) triangle of each matrix of x from diagonal k up (down); zeros elsewhere."""
+    n, m = x.shape[-2:]
+    tri = _xp(x).tri(n, m, k if lower else k - 1, dtype=bool)
+    return where(tri if lower else ~tri, x, 0.0)
+
+
+def _blocks(a, b, c, d):
+    """[[a, b], [c, d]] of (..., n, n) stacks; None is a zero block."""
+    zero = zeros_like_value(a if a is not None else d)
+    a, b, c, d = (zero if x is None else x for x in (a, b, c, d))
+    nd = a.ndim
+    return concatenate(concatenate(a, b, axis=nd - 1), concatenate(c, d, axis=nd - 1), axis=nd - 2)
+
+
+def _block(x, n, row, col):
+    """Block (row, col) of size n of a (..., 2n, 2n) stack."""
+    return indexing.getitem(x, index=(Ellipsis, slice(row * n, (row + 1) * n), slice(col * n, (col + 1) * n)))
+
+
+# ---- expm and its Frechet derivative ---------------------------------------------------------
+def expm_frechet(a, e):
+    """(expm(a), L(a, e)), the Frechet derivative of expm at a in direction e, from one expm of
+    the block matrix [[a, e], [0, a]] (exact: the block identity, no finite differences).
+    a and e have the same shape."""
+    n = a.shape[-1]
+    x = expm(_blocks(a, e, None, a))
+    return _block(x, n, 0, 0), _block(x, n, 0, 1)
+
+
+expm = Primitive("expm", lambda a: _scipy("expm", a), saves="inputs")
+expm.defbatch(leading(expm)).defjvp(lambda t, ans, a: expm_frechet(a, t)[1]).defvjp(
+    lambda g, ans, a: expm_frechet(_mT(a), g)[1])  # L(A, .)^T = L(A^T, .)
+
+
+# ---- triangular solve ------------------------------------------------------------------------
+def _read(t, lower, unit_diagonal):
+    """The part of a (tangent or cotangent of a) triangular matrix a solve reads."""
+    return _triangle(t, lower, -1 if lower else 1) if unit_diagonal else _triangle(t, lower)
+
+
+def _op(m, trans):
+    return _mT(m) if trans else m
+
+
+def _triangular_solve_vjp(g, x, primals, needs, lower, trans, unit_diagonal):
+    a, _ = primals
+    gb = triangular_solve(a, g, lower=lower, trans=1 - trans, unit_diagonal=unit_diagonal)  # shared by both
+    ga = None
+    if needs[0]:
+        ga = _read(-matmul(x, _mT(gb)) if trans else -matmul(gb, _mT(x)), lower, unit_diagonal)
+    return ga, gb
+
+
+# op(A) x = b for a triangular A (only its triangle read; its diagonal taken as 1 when
+# unit_diagonal); trans 0: A x = b, 1: A^T x = b; b is a (..., n, k) stack, broadcasting with a's.
+triangular_solve = Primitive("triangular_solve", lambda a, b, lower, trans, unit_diagonal: _scipy(
+    "solve_triangular", a, b, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
+triangular_solve.defbatch(stacked(triangular_solve, (2, 2))).defvjp_all(_triangular_solve_vjp).defjvp(
+    lambda t, x, a, b, lower, trans, unit_diagonal: -triangular_solve(
+        a, matmul(_op(_read(t, lower, unit_diagonal), trans), x), lower=lower, trans=trans,
+        unit_diagonal=unit_diagonal),
+    lambda t, x, a, b, lower, trans, unit_diagonal: triangular_solve(
+        a, t, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
+
+
+# ---- Sylvester equations and sqrtm -----------------------------------------------------------
+def _sylvester_vjp(g, x, primals, needs):
+    a, b, _ = primals
+    y = sylvester(_mT(a), _mT(b), g)  # the adjoint equation: a^T y + y b^T = g
+    return (-matmul(y, _mT(x)) if needs[0] else None), (-matmul(_mT(x), y) if needs[1] else None), y
+
+
+# x with a x + x b = q (scipy.linalg.solve_sylvester); dx solves a dx + dx b = dq - da x - x db.
+sylvester = Primitive("sylvester", lambda a, b, q: _scipy("solve_sylvester", a, b, q))
+sylvester.defbatch(stacked(sylvester, (2, 2, 2))).defvjp_all(_sylvester_vjp).defjvp(
+    lambda t, x, a, b, q: -sylvester(a, b, matmul(t, x)),
+    lambda t, x, a, b, q: -sylvester(a, b, matmul(x, t)),
+    lambda t, x, a, b, q: sylvester(a, b, t))
+
+sqrtm = Primitive("sqrtm", lambda a: _scipy("sqrtm", a), saves="output")
+sqrtm.defbatch(leading(sqrtm)).defjvp(lambda t, s, a: sylvester(s, s, t)).defvjp(
+    lambda g, s, a: sylvester(_mT(s), _mT(s), g))
+
+
+# ---- LU ----------------------------------------------------------------------------------------
+def _permutation(piv, m):
+    """perm with a[perm] = L U from LAPACK's row interchanges piv (row i swapped with piv[i])."""
+    xp = array_module(piv)
+    host = _host(piv).reshape(-1, piv.shape[-1])
+    perm = np.tile(np.arange(m), (host.shape[0], 1))
+    rows = np.arange(host.shape[0])
+    for i in range(host.shape[1]):
+        j = host[:, i]
+        perm[rows, i], perm[rows, j] = perm[rows, j], perm[rows, i].copy()
+    return xp.asarray(perm.reshape(piv.shape[:-1] + (m,)))
+
+
+def _lu(a):
+    lu_, piv = _scipy("lu_factor", a)
+    return lu_, piv, _permutation(piv, a.shape[-2])
+
+
+def permutation_matrix(perm, dtype):
+    """P^T as a matrix of `dtype`, one per stack entry: P^T[i, j] = (j == perm[i]), so P^T x = x[perm]."""
+    m = perm.shape[-1]
+    return convert(equal(expand_dims(perm, -1), _xp(perm).arange(m)), dtype=dtype)
+
+
+def _lu_jvp(primals, tangents, ans):
+    # JAX's lu_jvp_rule: with L (m x m) and U (n x n) padded by identities, F = L^-1 P^T dA U^-1,
+    # dL = L tril(F, -1) and dU = triu(F) U; the packed result is their sum.
+    (a,), (da,), (lu_, _, perm) = primals, tangents, ans
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    xp = _xp(a)
+    stack = ((0, 0),) * (a.ndim - 2)
+    strict = _triangle(indexing.getitem(lu_, index=(Ellipsis, slice(None), slice(0, k))), True, -1)
+    lower = pad_constant(strict, pad_width=stack + ((0, 0), (0, m - k)), constant=0.0) + xp.eye(m, dtype=a.dtype)
+    upper = _triangle(indexing.getitem(lu_, index=(Ellipsis, slice(0, k), slice(None))), False)
+    tail = xp.diag((xp.arange(n) >= k).astype(a.dtype))  # U's identity block below its k rows
+    upper = pad_constant(upper, pad_width=stack + ((0, n - k), (0, 0)), constant=0.0) + tail
+    x = matmul(permutation_matrix(perm, a.dtype), da)
+    la = triangular_solve(lower, x, lower=True, trans=0, unit_diagonal=True)
+    lau = _mT(triangular_solve(upper, _mT(la), lower=False, trans=1, unit_diagonal=False))
+    return matmul(lower, _triangle(lau, True, -1)) + matmul(_triangle(lau, False), upper), None, None
+
+
+# (lu, piv, perm): scipy.linalg.lu_factor's packed factors and pivots, and the permutation
+# with a[perm] = L U. Only lu carries a derivative.
+lu = Primitive("lu", _lu, multiple_results=True, saves="inputs and output")
+lu.defjvp_full(_lu_jvp)
+vjp_from_jvp(lu)
+lu.defbatch(leading(lu))
+
+# The permutation of the pivots piv (..., k) of m rows (no derivative: integers).
+lu_pivots_to_permutation = Primitive("lu_pivots_to_permutation", lambda piv, m: _permutation(piv, m))
+lu_pivots_to_permutation.defbatch(leading(lu_pivots_to_permutation))

@@ -1,0 +1,248 @@
+"""fgrad.scipy.integrate: trapezoid, and odeint with the signature and semantics of
+jax.experimental.ode.odeint, differentiated by the adjoint method.
+
+trapezoid is a composite of fgrad ops. odeint is a custom_vjp: its forward pass integrates
+with an adaptive Dormand-Prince 5(4) method (JAX's) written in fgrad ops, and its backward
+pass integrates the augmented adjoint system (y, y_bar, t0_bar, args_bar) backward in time
+with odeint itself, taking vector-Jacobian products of func with fgrad.vjp (Chen et al.,
+"Neural ordinary differential equations", 2018; as JAX and HIPS autograd do). Because the
+backward pass is odeint again, derivatives of every order exist, each by the adjoint method.
+
+Step sizes are decided on concrete values, per example under vmap (a step is accepted or
+rejected by fnp.where), so vmap(odeint) gives each example's own solution.
+"""
+import numpy as _np
+
+from .. import numpy as _fnp
+from ..ir.value import concrete as _concrete
+from ..numpy._core import _as_operand, normalize_axis
+from ..transforms import trees as _trees
+from ..transforms.custom import custom_vjp as _custom_vjp
+from ..transforms.reverse import vjp as _vjp
+
+__all__ = ["odeint", "trapezoid"]
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """scipy.integrate.trapezoid: the integral of y along `axis` by the trapezoidal rule, at
+    sample points x (a 1-D array along the axis, or y's shape) or spacing dx."""
+    y = _as_operand(y)
+    axis = normalize_axis(axis, y.ndim, "trapezoid")[0]
+    n = _fnp.shape(y)[axis]
+    lead = (slice(None),) * axis
+    upper, lower = y[lead + (slice(1, None),)], y[lead + (slice(None, n - 1),)]
+    if x is None:
+        d = dx
+    else:
+        x = _as_operand(x)
+        if x.ndim == 1:
+            if _fnp.shape(x)[0] != n:
+                raise ValueError(f"fgrad.scipy.integrate.trapezoid: x has {_fnp.shape(x)[0]} points but y has {n} "
+                                 f"along axis {axis}")
+            d = _fnp.reshape(x[1:] - x[:-1], (n - 1,) + (1,) * (y.ndim - axis - 1))
+        else:
+            xn = _fnp.shape(x)[axis]
+            d = x[lead + (slice(1, None),)] - x[lead + (slice(None, xn - 1),)]
+    return _fnp.sum(d * (upper + lower) / 2.0, axis=axis)
+
+
+# ---- odeint ------------------------------------------------------------------------------------
+def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=_np.inf, hmax=_np.inf):
+    """jax.experimental.ode.odeint: the solution of dy/dt = func(y, t, *args), y(t[0]) = y0, at the
+    times t (strictly increasing), stacked along a new first axis (of every leaf, for a pytree y0).
+
+    Differentiable (reverse mode by the adjoint method, and every other transform through it) in
+    y0, t and args, which must be pytrees of float arrays. func must not close over traced values
+    (fgrad raises if it does): pass them through *args."""
+    for name, value in (("rtol", rtol), ("atol", atol), ("mxstep", mxstep), ("hmax", hmax)):
+        if not isinstance(value, (int, float, _np.integer, _np.floating)):
+            raise TypeError(f"fgrad.scipy.integrate.odeint: {name} must be a Python number, got {value!r}")
+    t = _as_operand(t)
+    if t.ndim != 1:
+        raise ValueError(f"fgrad.scipy.integrate.odeint: t must be a 1-D array of times, got shape {_fnp.shape(t)}")
+    if not _np.issubdtype(t.dtype, _np.floating):
+        t = _fnp.astype(t, _np.float64)
+    times = _np.asarray(_concrete(t))
+    if times.ndim == 1 and _np.any(_np.diff(times) < 0):  # (times that vmap batches are stacked: not checked)
+        raise ValueError("fgrad.scipy.integrate.odeint: t must be increasing")
+    return _odeint(func, float(rtol), float(atol), mxstep, float(hmax), _floats(y0, "y0"), t,
+                   *[_floats(a, "args") for a in args])
+
+
+def _floats(tree, what):
+    """tree with its leaves as float arrays (integers and booleans as float64)."""
+    def one(x):
+        x = _as_operand(x)
+        if x.dtype.kind in "biu":
+            return _fnp.astype(x, _np.float64)
+        if x.dtype.kind != "f":
+            raise TypeError(f"fgrad.scipy.integrate.odeint: {what} must hold float arrays, got dtype {x.dtype}")
+        return x
+    leaves, treedef = _trees.flatten(tree)
+    return _trees.unflatten(treedef, [one(x) for x in leaves])
+
+
+def _ravel(tree):
+    """(the leaves of `tree` as one vector, a function making a tree of that structure of a vector)."""
+    leaves, treedef = _trees.flatten(tree)
+    shapes = [_fnp.shape(v) for v in leaves]
+    flat = _fnp.concatenate([_fnp.ravel(v) for v in leaves]) if len(leaves) != 1 else _fnp.ravel(leaves[0])
+
+    def unravel(v, lead=()):
+        out, start = [], 0
+        for s in shapes:
+            size = int(_np.prod(s, dtype=_np.int64))
+            out.append(_fnp.reshape(v[..., start:start + size], lead + s))
+            start += size
+        return _trees.unflatten(treedef, out)
+    return flat, unravel
+
+
+def _map(fn, *trees):
+    """fn over the leaves of trees of one structure."""
+    leaves = [_trees.flatten(t)[0] for t in trees]
+    return _trees.unflatten(_trees.flatten(trees[0])[1], [fn(*vs) for vs in zip(*leaves)])
+
+
+def _odeint_impl(func, rtol, atol, mxstep, hmax, y0, t, *args):
+    flat, unravel = _ravel(y0)
+
+    def fun(y, s):
+        try:
+            dy = _ravel(func(unravel(y), s, *args))[0]
+        except TypeError as e:
+            if "is not active here" not in str(e):
+                raise
+            raise TypeError("fgrad.scipy.integrate.odeint: func uses a traced value it closes over; pass such values "
+                            "through odeint's *args (as odeint(func, y0, t, a), with func(y, t, a)), which it "
+                            "differentiates") from e
+        if _fnp.shape(dy) != _fnp.shape(y):
+            raise ValueError(f"fgrad.scipy.integrate.odeint: func returned {_fnp.shape(dy)[0]} values for a state "
+                             f"of {_fnp.shape(y)[0]} (its output must have y's structure and shapes)")
+        return dy
+    return unravel(_integrate(fun, flat, t, rtol, atol, mxstep, hmax), lead=(_fnp.shape(t)[0],))
+
+
+def _odeint_fwd(func, rtol, atol, mxstep, hmax, y0, t, *args):
+    ys = _odeint(func, rtol, atol, mxstep, hmax, y0, t, *args)
+    return ys, (ys, t, args)
+
+
+def _odeint_bwd(func, rtol, atol, mxstep, hmax, res, g):
+    """JAX's _odeint_rev: from the last time to the first, integrate the adjoint system backward
+    (in negated time s = -t, so that the integrator steps forward), adding each output's cotangent."""
+    ys, t, args = res
+
+    def aug_dynamics(state, s, *args):
+        y, y_bar = state[0], state[1]
+        y_dot, pull = _vjp(func, y, -s, *args)
+        cts = pull(y_bar)
+        return _map(lambda v: -v, y_dot), cts[0], cts[1], tuple(cts[2:])  # d/ds of the state, its structure
+
+    def at(tree, i):
+        return _map(lambda v: v[i], tree)
+
+    def dot(a, b):
+        return sum(_fnp.sum(u * v) for u, v in zip(_trees.flatten(a)[0], _trees.flatten(b)[0]))
+
+    n = _fnp.shape(t)[0]
+    y_bar = at(g, n - 1)
+    t0_bar = _fnp.zeros_like(t[0])
+    args_bar = _map(_fnp.zeros_like, args)
+    ts_bar = []
+    for i in range(n - 1, 0, -1):
+        t_bar = dot(func(at(ys, i), t[i], *args), at(g, i))  # the effect of moving t[i]
+        ts_bar.append(t_bar)
+        t0_bar = t0_bar - t_bar
+        state = (at(ys, i), y_bar, t0_bar, args_bar)
+        _, y_bar, t0_bar, args_bar = at(_odeint(aug_dynamics, rtol, atol, mxstep, hmax, state,
+                                                _fnp.stack([-t[i], -t[i - 1]]), *args), 1)
+        y_bar = _map(lambda a, b: a + b, y_bar, at(g, i - 1))
+    t_bar = _fnp.stack([t0_bar] + ts_bar[::-1])
+    return (y_bar, _fnp.astype(t_bar, t.dtype), *args_bar)
+
+
+_odeint = _custom_vjp(_odeint_impl, nondiff_argnums=(0, 1, 2, 3, 4))
+_odeint.defvjp(_odeint_fwd, _odeint_bwd)
+
+
+# ---- Dormand-Prince 5(4), JAX's tableau and step-size control --------------------------------------
+_ALPHA = (1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
+_BETA = ((1 / 5,),
+         (3 / 40, 9 / 40),
+         (44 / 45, -56 / 15, 32 / 9),
+         (19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729),
+         (9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656),
+         (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84))
+_C_SOL = _BETA[-1]  # (the last stage is evaluated at the solution: "first same as last")
+_C_ERROR = (35 / 384 - 1951 / 21600, 0.0, 500 / 1113 - 22642 / 50085, 125 / 192 - 451 / 720,
+            -2187 / 6784 + 12231 / 42400, 11 / 84 - 649 / 6300, -1 / 60)
+
+
+def _combine(coeffs, ks):
+    return sum(c * k for c, k in zip(coeffs, ks) if c != 0.0)
+
+
+def _dopri_step(fun, y, f0, t, h):
+    """One step of size h: (y1, fun(y1, t + h), the error estimate)."""
+    ks = [f0]
+    for alpha, beta in zip(_ALPHA, _BETA):
+        ks.append(fun(y + h * _combine(beta, ks), t + alpha * h))
+    return y + h * _combine(_C_SOL, ks), ks[-1], h * _combine(_C_ERROR, ks)
+
+
+def _error_ratio(err, rtol, atol, y0, y1):
+    tol = atol + rtol * _fnp.maximum(_fnp.abs(y0), _fnp.abs(y1))
+    return _fnp.sqrt(_fnp.mean((err / tol) ** 2))
+
+
+def _optimal_step(last, ratio, safety=0.9, ifactor=10.0, dfactor=0.2, order=5.0):
+    dfactor = _fnp.where(ratio < 1, 1.0, dfactor)
+    with _np.errstate(divide="ignore"):  # (ratio 0: the step grows by ifactor)
+        factor = _fnp.minimum(ifactor, _fnp.maximum(safety * ratio ** (-1.0 / order), dfactor))
+    return _fnp.where(ratio == 0, last * ifactor, last * factor)
+
+
+def _initial_step(fun, t0, y0, f0, rtol, atol, order=5.0):
+    """Hairer, Norsett and Wanner, Solving ODEs I, Sec. II.4 (as JAX's initial_step_size)."""
+    scale = atol + _fnp.abs(y0) * rtol
+    d0 = _fnp.sqrt(_fnp.sum((y0 / scale) ** 2))
+    d1 = _fnp.sqrt(_fnp.sum((f0 / scale) ** 2))
+    with _np.errstate(divide="ignore", invalid="ignore"):  # (the branch not taken may divide by 0)
+        h0 = _fnp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
+        f1 = fun(y0 + h0 * f0, t0 + h0)
+        d2 = _fnp.sqrt(_fnp.sum(((f1 - f0) / scale) ** 2)) / h0
+        h1 = _fnp.where((d1 <= 1e-15) & (d2 <= 1e-15), _fnp.maximum(1e-6, h0 * 1e-3),
+                        (0.01 / _fnp.maximum(d1, d2)) ** (1.0 / (order + 1.0)))
+    return _fnp.minimum(100.0 * h0, h1)
+
+
+def _integrate(fun, y0, ts, rtol, atol, mxstep, hmax):
+    """The solution of dy/dt = fun(y, t) at the times ts (stacked), stepping exactly onto each.
+
+    Every quantity is an fgrad value, so under vmap each example has its own time, step size
+    and acceptance (a rejected or finished example keeps its state through fnp.where); Python
+    only reads, concretely, whether every example has reached the next output time."""
+    t = ts[0]
+    y, f0 = y0, fun(y0, t)
+    dt = _initial_step(fun, t, y0, f0, rtol, atol)
+    out = [y0]
+    for i in range(1, _fnp.shape(ts)[0]):
+        target, steps = ts[i], 0
+        while not _np.all(_concrete(t >= target)):
+            if steps >= mxstep:
+                raise RuntimeError(f"fgrad.scipy.integrate.odeint: mxstep={mxstep} steps did not reach t[{i}]; "
+                                   f"raise mxstep, or loosen rtol and atol (the problem may be stiff)")
+            steps += 1
+            running, remaining = t < target, target - t
+            h = _fnp.minimum(_fnp.minimum(dt, remaining), hmax)
+            clipped = h >= remaining  # (this step lands on the target)
+            y1, f1, err = _dopri_step(fun, y, f0, t, h)
+            ratio = _error_ratio(err, rtol, atol, y, y1)
+            accept = running & (ratio <= 1.0)
+            y, f0 = _fnp.where(accept, y1, y), _fnp.where(accept, f1, f0)
+            t = _fnp.where(accept, _fnp.where(clipped, target, t + h), t)
+            new = _optimal_step(h, ratio)  # (after a step cut short to land on the target, keep the longer one)
+            dt = _fnp.where(running, _fnp.where(accept & clipped, _fnp.maximum(dt, new), new), dt)
+        out.append(y)
+    return _fnp.stack(out)

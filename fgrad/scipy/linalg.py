@@ -1,0 +1,292 @@
+"""fgrad.scipy.linalg: scipy.linalg's names and signatures, differentiable (as jax.scipy.linalg).
+
+Primitives (fgrad/ops/scipy_linalg.py): expm (its derivative is the Frechet derivative,
+expm_frechet), solve_triangular, sqrtm (derivative: a Sylvester equation), and the LU
+factorization behind lu, lu_factor and lu_solve. Composites here: expm_frechet (one expm of
+a block matrix), cho_factor and cho_solve (cholesky and two triangular solves), lu_solve
+(a permutation and two triangular solves), block_diag (padding), toeplitz (indexing). inv,
+det, solve, cholesky, eigh, qr and svd take SciPy's signatures and call fgrad.numpy.linalg.
+
+Stacks of matrices (..., M, N) work wherever SciPy >= 1.14 takes them. Options fgrad cannot
+honour (a generalized eigenproblem, pivoted QR, ...) raise an error naming the option;
+overwrite_* and check_finite are accepted and ignored (fgrad never writes into its inputs).
+"""
+import numpy as _np
+
+from .. import numpy as _fnp
+from ..backend import array_module as _array_module
+from ..ir.value import peek as _peek
+from ..numpy import linalg as _la
+from ..numpy._core import _as_operand
+from ..ops import scipy_linalg as _ops
+
+__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "expm_frechet", "inv", "lu",
+           "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz"]
+
+LinAlgError = _np.linalg.LinAlgError
+
+
+def _unsupported(fn, option, value, why):
+    raise NotImplementedError(f"fgrad.scipy.linalg.{fn}: {option}={value!r} is not supported ({why})")
+
+
+def _real(fn, x):
+    """x; complex values raise (SciPy's conjugating conventions are not reproduced here)."""
+    if getattr(x, "dtype", None) is not None and x.dtype.kind == "c":
+        raise TypeError(f"fgrad.scipy.linalg.{fn}: complex values are not supported (real values only)")
+    return x
+
+
+def _square(fn, a):
+    return _real(fn, _la._matrix(fn, a))
+
+
+# ---- expm ------------------------------------------------------------------------------------
+def expm(A):
+    """scipy.linalg.expm of a (stack of) square matrix; its derivative is the Frechet derivative."""
+    return _ops.expm(_square("expm", A))
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
+    """scipy.linalg.expm_frechet: (expm(A), L(A, E)), or L(A, E) alone without compute_expm.
+
+    Both come from one expm of [[A, E], [0, A]] (SciPy's method='blockEnlarge'); method='SPS'
+    is accepted and computed the same way (the results agree to rounding)."""
+    if method not in (None, "SPS", "blockEnlarge"):
+        raise ValueError(f"fgrad.scipy.linalg.expm_frechet: unknown method {method!r}")
+    A, E = _square("expm_frechet", A), _square("expm_frechet", E)
+    if _fnp.shape(A)[-1] != _fnp.shape(E)[-1]:
+        raise ValueError(f"fgrad.scipy.linalg.expm_frechet: A {_fnp.shape(A)} and E {_fnp.shape(E)} must have "
+                         f"the same matrix shape")
+    A, E = _fnp.broadcast_arrays(A, E)
+    expm_a, frechet = _ops.expm_frechet(A, E)
+    return (expm_a, frechet) if compute_expm else frechet
+
+
+def sqrtm(A, disp=True, blocksize=64):
+    """scipy.linalg.sqrtm, the principal square root; its derivative X solves sqrtm(A) X + X sqrtm(A) = dA.
+    (A matrix with negative real eigenvalues has a complex root, which fgrad returns but does not
+    differentiate.) blocksize is ignored."""
+    if disp is not True:
+        _unsupported("sqrtm", "disp", disp, "SciPy deprecates it; compute the residual with fgrad.numpy")
+    return _ops.sqrtm(_square("sqrtm", A))
+
+
+# ---- triangular and Cholesky solves ------------------------------------------------------------
+_TRANS = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}  # (real values: the conjugate transpose is the transpose)
+
+
+def _rhs(fn, a, b):
+    """b as a (..., n, k) stack, and whether it was a vector (SciPy: a 1-D b is one)."""
+    b = _real(fn, _as_operand(b))
+    n = _fnp.shape(a)[-1]
+    vector = b.ndim == 1
+    rows = _fnp.shape(b)[0] if vector else _fnp.shape(b)[-2] if b.ndim >= 2 else None
+    if rows != n:
+        raise ValueError(f"fgrad.scipy.linalg.{fn}: shapes of a {_fnp.shape(a)} and b {_fnp.shape(b)} are "
+                         f"incompatible; b must be ({n},) or (..., {n}, K)")
+    b = _la._inexact(b)
+    return (_fnp.expand_dims(b, -1) if vector else b), vector
+
+
+def _out(x, vector):
+    return _fnp.squeeze(x, axis=-1) if vector else x
+
+
+def _triangular(a, b, lower, trans, unit_diagonal):
+    return _ops.triangular_solve(a, b, lower=bool(lower), trans=trans, unit_diagonal=bool(unit_diagonal))
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
+    """scipy.linalg.solve_triangular: x with op(a) x = b, reading one triangle of a (its diagonal
+    taken as ones with unit_diagonal); differentiable in a (that triangle) and b."""
+    if trans not in _TRANS:
+        raise ValueError(f"fgrad.scipy.linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
+    a = _square("solve_triangular", a)
+    b, vector = _rhs("solve_triangular", a, b)
+    return _out(_triangular(a, b, lower, _TRANS[trans], unit_diagonal), vector)
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cho_factor -> (c, lower), c holding the Cholesky factor in its lower (upper)
+    triangle. The other triangle, which SciPy documents as arbitrary, is zero here (as in JAX).
+    Its derivative is that of the function on symmetric matrices (Note [symmetric gradients] in
+    fgrad/ops/linalg.py)."""
+    return _la.cholesky(a, upper=not lower), bool(lower)
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """scipy.linalg.cho_solve: x with A x = b, A = c c^T (lower) or c^T c; only c's triangle is read.
+    Two triangular solves, differentiable in c and b."""
+    c, lower = c_and_lower
+    c = _square("cho_solve", c)
+    b, vector = _rhs("cho_solve", c, b)
+    if lower:  # L L^T x = b
+        x = _triangular(c, _triangular(c, b, True, 0, False), True, 1, False)
+    else:  # U^T U x = b
+        x = _triangular(c, _triangular(c, b, False, 1, False), False, 0, False)
+    return _out(x, vector)
+
+
+# ---- LU ----------------------------------------------------------------------------------------
+def _permutation_matrix(perm, dtype):
+    """P (a = P L U) from the permutation perm (a[perm] = L U)."""
+    return _fnp.swapaxes(_ops.permutation_matrix(perm, dtype), -1, -2)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
+    """scipy.linalg.lu -> (p, l, u) with a = p @ l @ u; (p @ l, u) with permute_l; p as row indices
+    (a = l[p] @ u) with p_indices. l and u carry the LU derivative (JAX's rule); p is constant."""
+    a = _real("lu", _la._matrix("lu", a, square=False))
+    packed, _, perm = _ops.lu(a)
+    m, n = _fnp.shape(a)[-2:]
+    k = min(m, n)
+    xp = _array_module(_peek(a))
+    l_ = _fnp.tril(packed[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+    u = _fnp.triu(packed[..., :k, :])
+    if permute_l:
+        return _la.matmul(_permutation_matrix(perm, a.dtype), l_), u
+    p = _fnp.astype(_fnp.argsort(perm, axis=-1), _np.int32) if p_indices else _permutation_matrix(perm, a.dtype)
+    return p, l_, u
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """scipy.linalg.lu_factor -> (lu, piv): L (unit diagonal, strictly below) and U packed, and
+    LAPACK's 0-based row interchanges; lu carries the LU derivative."""
+    packed, piv, _ = _ops.lu(_la._matrix("lu_factor", a, square=False))
+    return packed, piv
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """scipy.linalg.lu_solve: x with op(A) x = b for A = P L U given by lu_factor; differentiable in
+    lu and b (as a solve with the matrix lu_factor's factors make)."""
+    packed, piv = lu_and_piv
+    if trans not in (0, 1, 2):
+        raise ValueError(f"fgrad.scipy.linalg.lu_solve: trans must be 0, 1 or 2, got {trans!r}")
+    packed = _square("lu_solve", packed)
+    b, vector = _rhs("lu_solve", packed, b)
+    perm = _ops.lu_pivots_to_permutation(piv, m=_fnp.shape(packed)[-1])
+    if _TRANS[trans] == 0:  # L U x = P^T b = b[perm]
+        pb = _rows(_fnp.broadcast_to(b, _stack(packed, b)), perm)
+        x = _triangular(packed, _triangular(packed, pb, True, 0, True), False, 0, False)
+    else:  # U^T L^T (P^T x) = b, so x = P z: x[perm] = z
+        z = _triangular(packed, _triangular(packed, b, False, 1, False), True, 1, True)
+        x = _rows(z, _fnp.argsort(perm, axis=-1))
+    return _out(x, vector)
+
+
+def _rows(x, order):
+    """x[..., order, :] for each matrix of the stack x (order: one index per row, per stack entry)."""
+    index = _fnp.expand_dims(order, -1)
+    index = _fnp.reshape(index, (1,) * (x.ndim - index.ndim) + _fnp.shape(index))
+    return _fnp.take_along_axis(x, index, axis=-2)
+
+
+def _stack(a, b):
+    """b's (..., n, k) shape broadcast to a's stack."""
+    sa, sb = _fnp.shape(a), _fnp.shape(b)
+    return _np.broadcast_shapes(sa[:-2], sb[:-2]) + sb[-2:]
+
+
+# ---- constructors --------------------------------------------------------------------------------
+def block_diag(*arrs):
+    """scipy.linalg.block_diag: the arrays (0-D and 1-D ones as rows) on the diagonal of a 2-D array."""
+    if not arrs:
+        return _np.empty((1, 0))
+    arrs = [_as_operand(a) for a in arrs]
+    for i, a in enumerate(arrs):
+        if a.ndim > 2:
+            raise ValueError(f"fgrad.scipy.linalg.block_diag: arguments in the following positions have dimension "
+                             f"greater than 2: [{i}]")
+    arrs = [_fnp.reshape(a, (1, -1)) if a.ndim < 2 else a for a in arrs]
+    dtype = _np.result_type(*[a.dtype for a in arrs])
+    width = sum(_fnp.shape(a)[1] for a in arrs)
+    rows, left = [], 0
+    for a in arrs:
+        c = _fnp.shape(a)[1]
+        rows.append(_fnp.pad(_fnp.astype(a, dtype), ((0, 0), (left, width - left - c))))
+        left += c
+    return _fnp.concatenate(rows, axis=0)
+
+
+def toeplitz(c, r=None):
+    """scipy.linalg.toeplitz: first column c, first row r (c when None; r[0] is ignored); N-D inputs
+    are stacks of 1-D ones, as in SciPy >= 1.17."""
+    c = _real("toeplitz", _as_operand(c))
+    r = c if r is None else _real("toeplitz", _as_operand(r))
+    if c.ndim == 0:
+        c = _fnp.reshape(c, (1,))
+    if r.ndim == 0:
+        r = _fnp.reshape(r, (1,))
+    m, n = _fnp.shape(c)[-1], _fnp.shape(r)[-1]
+    batch = _np.broadcast_shapes(_fnp.shape(c)[:-1], _fnp.shape(r)[:-1])
+    c = _fnp.broadcast_to(c, batch + (m,))
+    r = _fnp.broadcast_to(r, batch + (n,))
+    vals = _fnp.concatenate([_fnp.flip(c, -1), r[..., 1:]], axis=-1)  # vals[m - 1 - i + j] is entry (i, j)
+    index = (m - 1) - _np.arange(m)[:, None] + _np.arange(n)[None, :]
+    return vals[..., index]
+
+
+# ---- scipy.linalg's names for fgrad.numpy.linalg's ---------------------------------------------
+def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
+    """scipy.linalg.inv (assume_a is a hint: every structure gets the general inverse)."""
+    return _la.inv(a)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    return _la.det(a)
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
+          transposed=False):
+    """scipy.linalg.solve: a 1-D b is a vector, else (..., N, K). assume_a is a hint: every structure
+    gets the general solve (the same answer for a matrix that has the structure)."""
+    a = _square("solve", a)
+    if transposed:
+        a = _fnp.swapaxes(a, -1, -2)
+    b, vector = _rhs("solve", a, b)
+    return _out(_la.solve(a, b), vector)
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """scipy.linalg.cholesky: the upper factor U (a = U^T U) unless lower=True."""
+    return _la.cholesky(a, upper=not lower)
+
+
+def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
+         check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
+    """scipy.linalg.eigh of a symmetric matrix: (w, v), or w with eigvals_only; subset_by_index
+    slices them. The generalized problem (b) and subset_by_value are not supported."""
+    if b is not None:
+        _unsupported("eigh", "b", "<array>", "the generalized eigenproblem is not implemented")
+    if subset_by_value is not None:
+        _unsupported("eigh", "subset_by_value", subset_by_value, "the number of eigenvalues would depend on the "
+                     "values; use subset_by_index")
+    w, v = _la.eigh(a, UPLO="L" if lower else "U")
+    if subset_by_index is not None:
+        lo, hi = subset_by_index
+        w, v = w[..., lo:hi + 1], v[..., lo:hi + 1]
+    return w if eigvals_only else (w, v)
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """scipy.linalg.qr: mode 'full' (Q is M x M), 'economic', or 'r' (a tuple (R,), as SciPy's)."""
+    if pivoting:
+        _unsupported("qr", "pivoting", pivoting, "the column permutation is not differentiable")
+    if mode not in ("full", "economic", "r"):
+        raise ValueError(f"fgrad.scipy.linalg.qr: mode {mode!r} is not supported; use 'full', 'economic' or 'r'")
+    if mode == "r":  # R of the full factorization: the economic one's, with zero rows below (M > N)
+        a = _la._matrix("qr", a, square=False)
+        m, n = _fnp.shape(a)[-2:]
+        r = _la.qr(a, mode="r")
+        return (_fnp.pad(r, ((0, 0),) * (r.ndim - 2) + ((0, m - n), (0, 0))) if m > n else r,)
+    return tuple(_la.qr(a, mode="reduced" if mode == "economic" else "complete"))
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
+    """scipy.linalg.svd -> (U, s, Vh), or s when compute_uv=False (either lapack_driver: the same s,
+    and U, Vh up to the signs of their columns)."""
+    if lapack_driver not in ("gesdd", "gesvd"):
+        raise ValueError(f"fgrad.scipy.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
+    out = _la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(out) if compute_uv else out
