@@ -47,6 +47,12 @@ def promote(*args):
     return out
 
 
+def standardize(x, loc, scale):
+    """(y, scale): x promoted with loc and scale (promote), and y = (x - loc) / scale."""
+    x, loc, scale = promote(x, loc, scale)
+    return (x - loc) / scale, scale
+
+
 def quiet(fn):
     """fn without NumPy's warnings for the inf and nan its unselected branches make (the
     results are SciPy's, which warns about none of them)."""

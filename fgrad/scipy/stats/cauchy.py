@@ -7,21 +7,18 @@ import numpy as np
 
 from ... import numpy as fnp
 from ._util import check, inf, nan, promote, quiet
+from ._util import standardize as _y
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 _LOG_PI = float(np.log(np.pi))
 
 
-def _y(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, loc, scale
-
 
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.cauchy.logpdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     ay = fnp.abs(y)
     small = ay < 1
     ys = fnp.where(small, y, 0.0)  # (Note [guarded branches], _util.py)
@@ -39,14 +36,14 @@ def pdf(x, loc=0, scale=1):
 @quiet
 def cdf(x, loc=0, scale=1):
     """P(X <= x), as scipy.stats.cauchy.cdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(fnp.arctan2(1.0, -y) / np.pi, scale > 0)
 
 
 @quiet
 def sf(x, loc=0, scale=1):
     """P(X > x), as scipy.stats.cauchy.sf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(fnp.arctan2(1.0, y) / np.pi, scale > 0)
 
 

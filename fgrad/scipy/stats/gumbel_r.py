@@ -6,13 +6,10 @@ invalid scale (<= 0) gives nan, as SciPy's.
 """
 from ... import numpy as fnp
 from ._util import check, promote, quiet
+from ._util import standardize as _y
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
-
-def _y(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, scale
 
 
 @quiet

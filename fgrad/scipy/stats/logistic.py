@@ -6,19 +6,16 @@ invalid scale (<= 0) gives nan, as SciPy's.
 from ... import numpy as fnp
 from .. import special
 from ._util import check, promote, quiet
+from ._util import standardize as _y
 
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
-
-def _y(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, loc, scale
 
 
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.logistic.logpdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     # -|y| - 2 log1p(exp(-|y|)) (SciPy's, to the bit), written smoothly at y = 0
     return check(-2.0 * fnp.logaddexp(y / 2.0, -y / 2.0) - fnp.log(scale), scale > 0)
 
@@ -31,28 +28,28 @@ def pdf(x, loc=0, scale=1):
 @quiet
 def cdf(x, loc=0, scale=1):
     """P(X <= x), as scipy.stats.logistic.cdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(special.expit(y), scale > 0)
 
 
 @quiet
 def logcdf(x, loc=0, scale=1):
     """log P(X <= x), as scipy.stats.logistic.logcdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(special.log_expit(y), scale > 0)
 
 
 @quiet
 def sf(x, loc=0, scale=1):
     """P(X > x), as scipy.stats.logistic.sf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(special.expit(-y), scale > 0)
 
 
 @quiet
 def logsf(x, loc=0, scale=1):
     """log P(X > x), as scipy.stats.logistic.logsf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(special.log_expit(-y), scale > 0)
 
 

@@ -6,19 +6,16 @@ densities are piecewise constant: 0 in x); an invalid scale (<= 0) gives nan, as
 """
 from ... import numpy as fnp
 from ._util import check, inf, nan, promote, quiet
+from ._util import standardize as _y
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
-
-def _y(x, loc, scale):
-    x, loc, scale = promote(x, loc, scale)
-    return (x - loc) / scale, loc, scale
 
 
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.uniform.logpdf: -inf outside [loc, loc + scale]."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     out = fnp.logical_or(y < 0, y > 1)
     return check(fnp.where(out, -inf, fnp.where(fnp.isnan(y), nan, -fnp.log(scale))), scale > 0)
 
@@ -36,14 +33,14 @@ def _clipped(y):
 @quiet
 def cdf(x, loc=0, scale=1):
     """P(X <= x), as scipy.stats.uniform.cdf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(_clipped(y), scale > 0)
 
 
 @quiet
 def sf(x, loc=0, scale=1):
     """P(X > x), as scipy.stats.uniform.sf."""
-    y, _, scale = _y(x, loc, scale)
+    y, scale = _y(x, loc, scale)
     return check(1.0 - _clipped(y), scale > 0)
 
 
