@@ -47,3 +47,19 @@ def test_numpy_calls_on_traced_values_reach_fgrad(name):
     eps = 1e-6
     fd = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(5)])
     np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_r_and_c_concatenate_traced_values():
+    import fgrad
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(fgrad.grad(lambda v: fnp.sum(fnp.r_[v, 2.0 * v, np.ones(1)] ** 2))(x), 10.0 * x)
+    np.testing.assert_allclose(fgrad.grad(lambda v: fnp.sum(fnp.c_[v, v * v]))(x), 1.0 + 2.0 * x)
+    assert fnp.c_[x, x].shape == np.c_[x, x].shape and fnp.r_[1:4] .tolist() == [1, 2, 3]
+
+
+def test_seterr_and_errstate_are_numpys():
+    with fnp.errstate(divide="ignore"):
+        assert fnp.log(np.zeros(1))[0] == -np.inf
+    old = fnp.seterr(all="ignore")
+    assert fnp.geterr()["divide"] == "ignore"
+    fnp.seterr(**old)
