@@ -1,3 +1,20 @@
-"""fgrad.scipy: differentiable versions of SciPy functions (`fgrad.scipy.special`, `linalg`,
-`signal`, `integrate`)."""
-from . import integrate, linalg, signal, special, stats  # noqa: F401
+"""fgrad.scipy: differentiable versions of SciPy functions (`fgrad.scipy.special`, `stats`,
+`linalg`, `signal`, `integrate`).
+
+`special` loads with fgrad (SciPy's special ufuncs called on traced values dispatch to it);
+the others load on first use, as `fgrad.scipy.stats` or `from fgrad.scipy import stats`:
+SciPy's signal and stats modules alone take half a second to import.
+"""
+import importlib as _importlib
+
+from . import special  # noqa: F401
+
+_ON_FIRST_USE = ("integrate", "linalg", "signal", "stats")
+
+
+def __getattr__(name):
+    if name in _ON_FIRST_USE:
+        module = _importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
