@@ -63,3 +63,17 @@ def test_seterr_and_errstate_are_numpys():
     old = fnp.seterr(all="ignore")
     assert fnp.geterr()["divide"] == "ignore"
     fnp.seterr(**old)
+
+
+def test_a_custom_vjp_may_build_its_cotangent_with_full_of_a_traced_value():
+    # (one of the HIPS autograd examples stopped here: np.full(shape, g) with a traced g)
+    import fgrad
+
+    @fgrad.custom_vjp
+    def total(x):
+        return fnp.sum(x)
+
+    total.defvjp(lambda x: (fnp.sum(x), x.shape), lambda shape, g: (fnp.full(shape, g),))
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(fgrad.grad(lambda x: total(x) ** 2)(x), np.full(3, 12.0))
+    np.testing.assert_allclose(fgrad.hessian(lambda x: total(x) ** 2)(x), np.full((3, 3), 2.0))
