@@ -214,6 +214,7 @@ heaviside = ufunc("heaviside", np.heaviside)  # (a step: zero derivative where i
 nextafter = ufunc("nextafter", np.nextafter)
 spacing = ufunc("spacing", np.spacing)
 
+
 def ones_like_value(x):
     """Ones of x's shape and dtype, on its device (a constant)."""
     return array_module(peek(x)).ones(x.shape, x.dtype)
