@@ -79,7 +79,7 @@ def _matmul_batch(args, dims):
 
 
 matmul = Primitive("matmul", lambda a, b: array_module(a, b).matmul(a, b), saves="inputs",
-                   torch_name=_matmul_name, batch=_matmul_batch).defvjp(
+                   torch_name=_matmul_name, batch=_matmul_batch, fresh=True).defvjp(
     _matmul_vjp_a, _matmul_vjp_b).defjvp(
     lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
 

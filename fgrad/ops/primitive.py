@@ -100,11 +100,12 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
-                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "batch", "__weakref__")
+                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "batch", "fresh",
+                 "__weakref__")
 
     def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
                  saves: str = "inputs and output", torch_name: str | Callable[[tuple], str] | None = None,
-                 view: ViewInverse | None = None, batch: BatchRule | None = None):
+                 view: ViewInverse | None = None, batch: BatchRule | None = None, fresh: bool = False):
         self.name = name
         self.impl = impl
         self.vjp = ()
@@ -126,6 +127,9 @@ class Primitive:
         self.node_name = torch_name + "Backward0" if isinstance(torch_name, str) else torch_name
         self.view = view
         self.batch = batch
+        # Does the kernel always return a new array (never a view, never an input), so that
+        # fgrad.compile may reuse its buffer once it dies? (Ufuncs do, and say so themselves.)
+        self.fresh = fresh
         if register:
             REGISTRY[name] = self
 

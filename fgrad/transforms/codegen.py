@@ -51,22 +51,29 @@ def _inline(value):
     return None
 
 
-def _fresh(prim):
-    """Does `prim`'s kernel return a new array every call (a ufunc), never a view?"""
+def _writes_out(prim):
+    """Can `prim`'s kernel write into a given buffer (out=)? A ufunc of one result can; it also
+    returns a new array every call, never a view."""
     return isinstance(prim.impl, np.ufunc) and prim.impl.nout == 1
+
+
+def _fresh(prim):
+    """Does `prim`'s kernel return a new array every call (a ufunc, or declared fresh: matmul)?"""
+    return prim.fresh or _writes_out(prim)
 
 
 def reusable_buffers(p):
     """Note [reusing buffers]: the vars whose buffer a later ufunc may write into once they die.
-    A buffer qualifies when a ufunc made it (a new array, not a view, not a NumPy scalar: it
-    has at least one dimension), every step that reads it is a ufunc (so no view of it
-    exists anywhere), and it is neither an input, a constant nor an output."""
+    A buffer qualifies when a fresh kernel made it (a ufunc, or a primitive declared fresh,
+    matmul: a new array, not a view, not a NumPy scalar: it has at least one dimension),
+    every step that reads it is a ufunc (so no view of it exists anywhere), and it is
+    neither an input, a constant nor an output."""
     made_fresh = set()
     for s in p.body:
         if s.__class__ is Eqn and _fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0:
             made_fresh.add(s.outs[0])
     for s in p.body:
-        if s.__class__ is Guard or not _fresh(s.prim):
+        if s.__class__ is Guard or not _writes_out(s.prim):
             made_fresh.difference_update(s.vars_read())
     made_fresh.difference_update(v for v in p.outvars if v.__class__ is int)
     return made_fresh
@@ -157,7 +164,7 @@ def _lines(p, names, steps, start, last, reusable):
             args = [names.var(a) for a in s.ins]
             dying = _dying(s, i, last, names.consts)
             into = None
-            if _fresh(s.prim) and len(p.avals[s.outs[0]][0]) > 0:
+            if _writes_out(s.prim) and len(p.avals[s.outs[0]][0]) > 0:
                 into = next((a for a in dying if a in reusable and p.avals[a] == p.avals[s.outs[0]]), None)
             if into is not None and not POISON:
                 args.append(f"out={names.var(into)}")  # (Note [reusing buffers])

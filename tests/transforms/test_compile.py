@@ -168,7 +168,8 @@ def test_buffers_are_reused_only_where_no_other_value_can_see_them(monkeypatch):
         y = fnp.exp(x)
         v = fnp.reshape(y, (2, 3))  # a view of y: y's buffer must not be reused while v lives
         z = fnp.sin(y) * 2.0
-        return fnp.sum(z) + fnp.sum(v * 3.0)
+        m = A @ x  # (matmul is declared fresh: its buffer is reused by the tanh and the add)
+        return fnp.sum(z) + fnp.sum(v * 3.0) + fnp.sum(fnp.tanh(m) + m)
     src = fgrad.compile(fgrad.grad(f)).lower(X).as_text()
     assert "out=" in src
     for poison in (False, True):  # poisoned: every buffer free for reuse is filled with NaN as it dies
