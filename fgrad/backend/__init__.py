@@ -10,6 +10,8 @@ meets arrays of two devices raises naming both (as CuPy refuses NumPy arrays). I
 tests: it finds every place that would make a constant on the wrong device.
 """
 import contextlib
+import functools
+import importlib
 
 import numpy as np
 
@@ -21,7 +23,7 @@ except Exception:  # ImportError, or a CuPy without a usable CUDA runtime
     _CUPY_ARRAY = ()
 
 __all__ = ["CPU", "Device", "DeviceMismatchError", "array_module", "check_one_device", "cupy_available", "device",
-           "device_of", "devices", "register_numpy_device"]
+           "device_of", "devices", "register_numpy_device", "scipy_function", "to_host"]
 
 
 def cupy_available():
@@ -51,6 +53,32 @@ def array_module(*values):
 
 if _cupy is not None:
     _MODULES[_CUPY_ARRAY] = _cupy
+
+
+@functools.cache
+def scipy_function(xp, module, name, on_device=True):
+    """scipy.<module>.<name> ("special", "linalg", "signal") for arrays of the array module xp:
+    SciPy's for NumPy (and a second NumPy device's), cupyx.scipy's for CuPy, or, where cupyx
+    lacks it (or not `on_device`), SciPy's on host copies with the results copied back."""
+    scipy_module = importlib.import_module(f"scipy.{module}")
+    if xp is np:
+        return getattr(scipy_module, name)
+    if getattr(xp, "numpy_backed", False):  # (a second NumPy device, for tests: Note [a second NumPy device])
+        return getattr(xp.over(scipy_module), name)
+    fn = getattr(importlib.import_module(f"cupyx.scipy.{module}"), name, None) if on_device else None
+    return fn if fn is not None else _on_host(xp, getattr(scipy_module, name))
+
+
+def to_host(x):
+    """x as a NumPy array (a CuPy array copied to the host)."""
+    return _to_numpy(x)
+
+
+def _on_host(xp, fn):
+    def run(*args, **params):
+        out = fn(*[to_host(a) if isinstance(a, xp.ndarray) else a for a in args], **params)
+        return tuple(xp.asarray(o) for o in out) if isinstance(out, tuple) else xp.asarray(out)
+    return run
 
 
 class DeviceMismatchError(ValueError):

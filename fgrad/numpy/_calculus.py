@@ -266,9 +266,8 @@ def polyder(p, m=1):
 
 def polyint(p, m=1, k=None):
     p = _coeffs(p)
-    ks = [0.0] * m if k is None else list(np.atleast_1d(k)) if not isinstance(k, Tracer) else [k] * m
-    if len(ks) == 1 and m > 1:
-        ks = ks * m
+    k = 0.0 if k is None else k
+    ks = [k] * m if isinstance(k, Tracer) or np.ndim(k) == 0 else list(k)  # (one constant, or one per step)
     for i in range(m):
         n = fnp._shape(p)[0]
         k_i = ks[i] if isinstance(ks[i], Tracer) else fnp._on_device_of(p, np.asarray(ks[i], dtype=np.float64))

@@ -30,11 +30,20 @@ def diag_indices_from(arr):
 
 
 def tril_indices_from(arr, k=0):
-    return np.tril_indices(*fnp._shape(arr)[-2:][:1], k=k, m=fnp._shape(arr)[-1])
+    n, m = _matrix_shape(arr, "tril_indices_from")
+    return np.tril_indices(n, k=k, m=m)
 
 
 def triu_indices_from(arr, k=0):
-    return np.triu_indices(*fnp._shape(arr)[-2:][:1], k=k, m=fnp._shape(arr)[-1])
+    n, m = _matrix_shape(arr, "triu_indices_from")
+    return np.triu_indices(n, k=k, m=m)
+
+
+def _matrix_shape(arr, name):
+    shape = fnp._shape(arr)
+    if len(shape) != 2:
+        raise ValueError(f"fgrad.numpy.{name}: input array must be 2-d")
+    return shape
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):

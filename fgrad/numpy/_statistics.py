@@ -53,7 +53,7 @@ def _quantile(a, q, axis, keepdims, name, ignore_nan):
     """Linear interpolation between the sorted values around q * (n - 1), n the count of
     (non-NaN) values of each slice; q's axes lead the result, as in NumPy."""
     a = _real("quantiles", a)
-    q_arr = np.asarray(decided(q, f"fgrad.numpy.{name}'s q"), dtype=np.float64)
+    q_arr = np.asarray(q, dtype=np.float64)  # (a traced q raises: the slope in q is not computed)
     if np.any((q_arr < 0) | (q_arr > 1)):
         raise ValueError(f"fgrad.numpy.{name}: quantiles must be in the range [0, 1]")
     if axis is None:
@@ -99,7 +99,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     _check_method("percentile", method, weights, out)
-    return _quantile(a, np.asarray(decided(q, "fgrad.numpy.percentile's q")) / 100.0, axis, keepdims, "percentile",
+    return _quantile(a, np.asarray(q) / 100.0, axis, keepdims, "percentile",
                      False)
 
 
@@ -116,7 +116,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None):
     _check_method("nanpercentile", method, weights, out)
-    return _quantile(a, np.asarray(decided(q, "fgrad.numpy.nanpercentile's q")) / 100.0, axis, keepdims,
+    return _quantile(a, np.asarray(q) / 100.0, axis, keepdims,
                      "nanpercentile", True)
 
 
@@ -247,7 +247,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     there, as JAX's), else as given."""
     a = fnp._as_operand(a)
     if isinstance(bins, str):
-        return np.histogram_bin_edges(np.asarray(decided(a, "fgrad.numpy.histogram_bin_edges")), bins, range)
+        return np.histogram_bin_edges(np.asarray(a), bins, range)  # (edges from a's spread: a traced a raises)
     if np.ndim(bins) == 1:
         return fnp._as_operand(bins) if isinstance(bins, Tracer) else np.asarray(bins, dtype=np.result_type(a, 0.0))
     if range is None:

@@ -14,9 +14,8 @@ written in fgrad ops, so they differentiate again:
     transposed for the vjp.
 """
 import numpy as np
-import scipy.linalg
 
-from ..backend import array_module
+from ..backend import array_module, scipy_function, to_host
 from ..ir.value import peek
 from . import indexing
 from .batching import leading, stacked
@@ -33,23 +32,8 @@ __all__ = ["expm", "expm_frechet", "lu", "lu_pivots_to_permutation", "permutatio
 
 
 # ---- kernels: scipy.linalg on the arrays' device ---------------------------------------------
-def _host(x):
-    return x.get() if hasattr(x, "get") and not isinstance(x, np.ndarray) else np.asarray(x)
-
-
 def _one(xp, name, arrays, params):
-    """scipy.linalg.<name> of matrices of the array module xp: SciPy's for NumPy, cupyx's for
-    CuPy, or SciPy's on the host where cupyx has none (sqrtm, solve_sylvester)."""
-    if xp is np:
-        return getattr(scipy.linalg, name)(*arrays, **params)
-    if getattr(xp, "numpy_backed", False):  # (a second NumPy device, for tests: backend/__init__.py)
-        return getattr(xp.over(scipy.linalg), name)(*arrays, **params)
-    import cupyx.scipy.linalg  # (CuPy is optional: only CuPy arrays reach this line)
-    fn = getattr(cupyx.scipy.linalg, name, None)
-    if fn is not None:
-        return fn(*arrays, **params)
-    out = getattr(scipy.linalg, name)(*[_host(a) for a in arrays], **params)
-    return tuple(xp.asarray(o) for o in out) if isinstance(out, tuple) else xp.asarray(out)
+    return scipy_function(xp, "linalg", name)(*arrays, **params)
 
 
 def _scipy(name, *arrays, **params):
@@ -164,7 +148,7 @@ sqrtm.defbatch(leading(sqrtm)).defjvp(lambda t, s, a: sylvester(s, s, t)).defvjp
 def _permutation(piv, m):
     """perm with a[perm] = L U from LAPACK's row interchanges piv (row i swapped with piv[i])."""
     xp = array_module(piv)
-    host = _host(piv).reshape(-1, piv.shape[-1])
+    host = to_host(piv).reshape(-1, piv.shape[-1])
     perm = np.tile(np.arange(m), (host.shape[0], 1))
     rows = np.arange(host.shape[0])
     for i in range(host.shape[1]):

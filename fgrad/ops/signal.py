@@ -11,10 +11,8 @@ mode, which crops or pads it to the input's shape:
   full:  ct_x = valid(g, flip(y)),  ct_y = valid(g, flip(x));
   valid: ct_x = full(g, flip(y)),   ct_y = flip(valid(x, flip(g))).
 """
-import numpy as np
-import scipy.signal
 
-from ..backend import array_module
+from ..backend import array_module, scipy_function
 from . import indexing
 from .batching import front
 from .primitive import Primitive
@@ -23,17 +21,8 @@ from .shape import concatenate, expand_dims, flip
 __all__ = ["convolve"]
 
 
-def _signal_module(xp):
-    if xp is np:
-        return scipy.signal
-    if getattr(xp, "numpy_backed", False):  # (a second NumPy device, for tests: backend/__init__.py)
-        return xp.over(scipy.signal)
-    import cupyx.scipy.signal  # (CuPy is optional: only CuPy arrays reach this line)
-    return cupyx.scipy.signal
-
-
 def _convolve(x, y, mode):
-    return _signal_module(array_module(x, y)).convolve(x, y, mode=mode, method="direct")
+    return scipy_function(array_module(x, y), "signal", "convolve")(x, y, mode=mode, method="direct")
 
 
 def _flip(x):

@@ -14,9 +14,8 @@ values yet, so the partials of wofz and sph_harm_y raise too.
 import math
 
 import numpy as np
-import scipy.special
 
-from ..backend import array_module
+from ..backend import array_module, scipy_function
 from .elementwise import (
     absolute,
     broadcasts,
@@ -50,38 +49,17 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
-def _special_module(xp):
-    if xp is np:
-        return scipy.special
-    if getattr(xp, "numpy_backed", False):  # (a second NumPy device, for tests: backend/__init__.py)
-        return xp.over(scipy.special)
-    import cupyx.scipy.special  # (imported here: CuPy is optional, and only CuPy arrays reach this line)
-    return cupyx.scipy.special
-
-
-def _on_host(xp, fn):
-    """fn (SciPy's) on host copies of CuPy arrays, its results copied back: for what
-    cupyx.scipy.special lacks (jv, betainc, hyp2f1, ...), slower but the same numbers."""
-    def run(*args):
-        out = fn(*[xp.asnumpy(a) if isinstance(a, xp.ndarray) else a for a in args])
-        return tuple(xp.asarray(o) for o in out) if isinstance(out, tuple) else xp.asarray(out)
-    return run
-
-
 def _kernel(name, pick=None, device=True):
     """The kernel running special.<name>; `pick`: which of its results (sici's, fresnel's) is
     this one; device=False: on CuPy arrays, SciPy's on the host even where cupyx has the name
     (Riemann's zeta: cupyx's zeta is Hurwitz's alone)."""
-    found = {}  # array module -> its special.<name>, looked up on first use
+    found = {}  # array module -> the function, looked up once (a kernel call is the hot path)
 
     def impl(*args):
         xp = array_module(*args)
         fn = found.get(xp)
         if fn is None:
-            fn = getattr(_special_module(xp), name, None) if device or xp is np else None
-            if fn is None:
-                fn = _on_host(xp, getattr(scipy.special, name))
-            found[xp] = fn
+            fn = found[xp] = scipy_function(xp, "special", name, device)
         return fn(*args) if pick is None else fn(*args)[pick]
     impl.__name__ = name
     return impl

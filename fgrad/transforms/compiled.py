@@ -31,7 +31,7 @@ from .codegen import Retrace, generate
 from .optimize import optimize
 from .staging import StageTrace
 
-__all__ = ["CacheInfo", "Compiled", "Lowered", "compile"]
+__all__ = ["CacheInfo", "Compiled", "Lowered", "SideEffectWarning", "compile"]
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace")
 

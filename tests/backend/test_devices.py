@@ -159,3 +159,23 @@ def test_nodes_on_the_second_device_run_on_its_worker_thread():
         fgrad.set_num_threads(before)
     assert ("fgrad-cpu:1_0", "cpu:1") in seen and any(dev == "cpu" for _, dev in seen)
     assert x.grad.device == CPU1 and x.grad.tolist() == [2.0, 2.0] and z.grad.tolist() == [1.0, 1.0]
+
+
+def test_scipy_function_falls_back_to_the_host_where_the_device_library_lacks_it():
+    # (CuPy's cupyx.scipy lacks some functions: SciPy's runs on host copies, results copied back)
+    class DeviceArray(np.ndarray):
+        pass
+
+    class FakeModule:  # (an array module that is neither NumPy nor a second NumPy device)
+        ndarray = DeviceArray
+
+        @staticmethod
+        def asarray(x):
+            return np.asarray(x).view(DeviceArray)
+
+    x = np.array([0.1, 0.7]).view(DeviceArray)
+    erf = fgrad.backend.scipy_function(FakeModule, "special", "erf", on_device=False)
+    out = erf(x)
+    assert type(out) is DeviceArray
+    np.testing.assert_allclose(out, [0.1124629160182849, 0.6778011938374184], rtol=1e-15)
+    assert fgrad.backend.scipy_function(np, "signal", "convolve") is __import__("scipy.signal").signal.convolve

@@ -77,3 +77,12 @@ def test_a_custom_vjp_may_build_its_cotangent_with_full_of_a_traced_value():
     x = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(fgrad.grad(lambda x: total(x) ** 2)(x), np.full(3, 12.0))
     np.testing.assert_allclose(fgrad.hessian(lambda x: total(x) ** 2)(x), np.full((3, 3), 2.0))
+
+
+@pytest.mark.parametrize("call", [lambda x: fnp.quantile(np.arange(5.0), x),
+                                  lambda x: fnp.percentile(np.arange(5.0), x * 100.0),
+                                  lambda x: fnp.sum(fnp.histogram_bin_edges(x * np.ones(3), bins="auto"))])
+def test_a_derivative_not_computed_raises_instead_of_being_zero(call):
+    import fgrad
+    with pytest.raises(TypeError, match="would drop the derivative"):
+        fgrad.grad(call)(0.3)

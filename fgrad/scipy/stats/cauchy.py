@@ -14,7 +14,6 @@ __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 _LOG_PI = float(np.log(np.pi))
 
 
-
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.cauchy.logpdf."""

@@ -10,7 +10,6 @@ from ._util import standardize as _y
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
-
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.expon.logpdf: -inf below loc."""

@@ -11,7 +11,6 @@ from ._util import standardize as _y
 __all__ = ["cdf", "isf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
 
-
 @quiet
 def logpdf(x, loc=0, scale=1):
     """log of the density at x, as scipy.stats.logistic.logpdf."""
