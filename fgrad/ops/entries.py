@@ -129,8 +129,9 @@ def binary(prim, aliases=()):
                 node.prim = prim
                 node.params = _NO_PARAMS
                 node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-                if prim.saves_inputs:
-                    node.primals = (pa, pb)
+                if prim.saves_inputs:  # (a constant array is held: Note [what fgrad keeps is read-only])
+                    node.primals = (pa if mine_a or pa.__class__ is float else trace.held.keep(pa),
+                                    pb if mine_b or pb.__class__ is float else trace.held.keep(pb))
                 else:  # a constant is kept as it is; a traced input not at all, or as its Aval if it broadcasts
                     node.primals = (
                         (None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,

@@ -44,11 +44,23 @@ class Lowered:
     """One traced program of a compiled function: `print(lowered)` shows its steps,
     `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it."""
 
-    def __init__(self, program, source, run, out_tree):
+    def __init__(self, program, source, run, out_tree, held):
         self.program = program    # the optimized Program (the traced one is not kept: long ones are large)
         self.source = source
         self.run = run            # inputs -> the output leaves (a tuple); raises Retrace
         self.out_tree = out_tree
+        self.held = held          # the constants, read-only while this program may run
+        # Outputs that are constant arrays: each call gets its own copy (a caller may write into it)
+        self.const_outs = [i for i, v in enumerate(program.outvars) if v.__class__ is int and v in program.consts
+                           and hasattr(program.consts[v], "copy")]
+
+    def results(self, outs):
+        """The output leaves of one call, constant arrays copied (`outs`: a list or tuple of them)."""
+        if self.const_outs:
+            outs = list(outs)
+            for i in self.const_outs:
+                outs[i] = outs[i].copy()
+        return trees.unflatten(self.out_tree, outs)
 
     def as_text(self) -> str:
         """The generated Python source of the replay."""
@@ -142,7 +154,7 @@ class Compiled:
                     failed = f"a kernel raised on replay ({type(e).__name__}: {e})"
                     continue
                 self._hits += 1
-                return trees.unflatten(lowered.out_tree, outs)
+                return lowered.results(outs)
             self._retraces += 1
             self._last_retrace = failed
         else:
@@ -192,6 +204,10 @@ class Compiled:
         """Trace one call into a Lowered program (the leaves `dynamic` traced); returns it and
         the call's result."""
         labels = [str(lbl) for lbl, x in zip(trees.leaf_labels(treedef, "args"), leaves) if _is_traced_leaf(x)]
+        for name, tree in (("args", args), ("kwargs", kwargs)):  # (Note [masked arrays and matrices are refused])
+            given, tree = trees.flatten(tree)
+            for lbl, x in zip(trees.leaf_labels(tree, name), given):
+                trees.check_plain_array(x, lbl, "fgrad.compile")
         trace = push_trace(StageTrace, "compile")
         try:
             with _SideEffects(self):
@@ -214,8 +230,8 @@ class Compiled:
         optimized = optimize(program)
         del program  # (a long one is large: generate needs only the optimized one)
         run, source = generate(optimized)
-        values = [o.primal if o.__class__ is StageTracer else o for o in out_leaves]
-        return Lowered(optimized, source, run, out_tree), trees.unflatten(out_tree, values)
+        lowered = Lowered(optimized, source, run, out_tree, trace.held)
+        return lowered, lowered.results([o.primal if o.__class__ is StageTracer else o for o in out_leaves])
 
     # ---- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs) -> Lowered:

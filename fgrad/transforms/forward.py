@@ -15,7 +15,7 @@ from ..ops.primitive import Trace, apply_partial, pop_trace, push_trace, set_cur
 from ..ops.zeros import zeros_like_value
 from ..typing import Callable, PyTree, Sequence
 from . import trees
-from .reverse import VJPTrace, VJPTracer, trace_inputs
+from .reverse import VJPTrace, VJPTracer, held_values, trace_inputs
 
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
@@ -243,12 +243,15 @@ def linearize_named(fun, primals, has_aux, transform):
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
         out, aux = trees.split_aux(fun(*trees.unflatten(treedef, ins)), has_aux, transform)
+    except BaseException:
+        trace.held.release()
+        raise
     finally:
         tape = pop_trace(trace)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
     out_leaves = [trees.unfaced(o) for o in out_leaves]
-    out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
+    out_primals = held_values(trace, [trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def f_jvp(*tangents):

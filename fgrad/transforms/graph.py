@@ -36,5 +36,6 @@ def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
         graph = Graph([t.node for t in traced], ctx.closed, outputs, [t.node.label for t in traced])
         graph._input_values = [t.primal for t in traced]
         graph.output_values = [trees.primal_of(o, trace) for o in out_leaves]
+        trace.held.release()  # (a graph is printed, never run again)
         return graph
     return graph_of

@@ -8,6 +8,7 @@ recorded nodes in reverse (fgrad/engine).
 
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
+from ..ir.held import Held
 from ..ir.node import Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
@@ -31,11 +32,12 @@ def vjp_tracer(trace, primal, node, index=0):
 class VJPTrace(Trace):
     """Records a tape of the primitives applied to its tracers."""
 
-    __slots__ = ("tape", "lean")
+    __slots__ = ("tape", "lean", "held")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
         self.tape = []  # every node, in execution order (see Note [a tape is already in order])
+        self.held = Held()  # the caller's arrays the tape reads (Note [what fgrad keeps is read-only])
         # Keep only the residuals the vjp rules read (Primitive.saves_*). linearize and
         # make_graph replay or print the tape and keep everything.
         self.lean = True
@@ -91,9 +93,11 @@ class VJPTrace(Trace):
             out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
         else:
             out = self.parent.process(prim, (pa, pb), params)
-        return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None),
-                           (pa, pb) if prim.saves_inputs else  # (a constant is never read: kept as it is)
-                           (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb), out)
+        if prim.saves_inputs:
+            primals = (pa if mine_a else self.held.keep(pa), pb if mine_b else self.held.keep(pb))
+        else:  # (a constant is never read: kept as it is)
+            primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
+        return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None), primals, out)
 
     def process_general(self, prim, args, params):
         """Any number of arguments, values of other traces, several outputs."""
@@ -111,7 +115,10 @@ class VJPTrace(Trace):
             if not self.lean:
                 self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
-        if not (prim.saves_inputs or not self.lean):  # an unread input: its Aval (unread), a constant as it is
+        if prim.saves_inputs or not self.lean:  # a constant read later: held
+            keep = self.held.keep
+            primals = [keep(p) if t is None else p for p, t in zip(primals, owned)]
+        else:  # an unread input: its Aval (unread), a constant as it is
             primals = [p if t is None else unread(p, out, prim) for p, t in zip(primals, owned)]
         return self.record(prim, params, inputs, primals, out)
 
@@ -136,10 +143,20 @@ def trace_inputs(trace, leaves, labels, transform):
         x = trees.float_input(x, label, transform)
         if isinstance(x, Tracer):
             trace.direct = False
+        else:
+            x = trace.held.keep(x)
         leaf = Leaf()
         leaf.label = label
         tracers.append(vjp_tracer(trace, x, leaf))
     return tracers
+
+
+def held_values(trace, values, leaves):
+    """The primal outputs a vjp or linearize returns, held with its tape: a rule may read them
+    (exp's output), so they stay read-only while the returned function lives (Note [what fgrad
+    keeps is read-only]; the function's closure keeps `trace`, and with it `trace.held`)."""
+    keep = trace.held.keep
+    return [keep(v) for v in trees.plain_values(values, leaves)]
 
 
 def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
@@ -167,13 +184,16 @@ def vjp_named(fun, primals, has_aux, transform):
     try:
         in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
         result = fun(*trees.unflatten(treedef, in_tracers if trace.direct else trees.faced(in_tracers, leaves)))
+    except BaseException:
+        trace.held.release()
+        raise
     finally:
         tape = pop_trace(trace)
     out, aux = trees.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
     out_leaves = [trees.unfaced(o) for o in out_leaves]
-    out_primals = trees.plain_values([trees.primal_of(o, trace) for o in out_leaves], leaves)
+    out_primals = held_values(trace, [trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def vjp_fun(cotangent):
@@ -182,6 +202,7 @@ def vjp_named(fun, primals, has_aux, transform):
         grads = trees.own_arrays(trees.fill_zeros(grads, in_tracers), leaves + ct_leaves)
         return trees.unflatten(treedef, grads)
 
+    vjp_fun.held = trace.held
     value = trees.unflatten(out_tree, out_primals)
     return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
 
@@ -206,29 +227,32 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
     leaves, treedef = trees.flatten_args(args, nums)
     trace = push_trace(VJPTrace, transform)
-    try:
-        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
-        ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
-        traced_args = list(args)
-        for i, a in zip(nums, ins if treedef is None else trees.unflatten(treedef, ins)):
-            traced_args[i] = a
-        out = fun(*traced_args, **kwargs)
+    try:  # (the tape is done with the caller's arrays when this call returns or raises)
+        try:
+            in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
+            ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
+            traced_args = list(args)
+            for i, a in zip(nums, ins if treedef is None else trees.unflatten(treedef, ins)):
+                traced_args[i] = a
+            out = fun(*traced_args, **kwargs)
+        finally:
+            tape = pop_trace(trace)
+        if has_aux:
+            out, aux = trees.split_aux(out, has_aux, transform)
+        if out.__class__ is not VJPTracer:  # (a Tensor of a traced value, when fun was given Tensors)
+            out = trees.unfaced(out)
+        seed = trees.scalar_seed(out, transform, fun)
+        grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
+        trees.own_arrays(grads, args if treedef is None else leaves + list(args))
+        if treedef is not None:
+            grads = trees.unflatten(treedef, grads)
+        grads = grads[0] if isinstance(argnums, int) else tuple(grads)
+        value = trees.primal_of(out, trace)
+        if isinstance(value, Tracer) and value._trace is EVAL:  # a Tensor, when an nn module ran inside
+            value = trees.plain_values([value], args)[0]
+        return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
     finally:
-        tape = pop_trace(trace)
-    if has_aux:
-        out, aux = trees.split_aux(out, has_aux, transform)
-    if out.__class__ is not VJPTracer:  # (a Tensor of a traced value, when fun was given Tensors)
-        out = trees.unfaced(out)
-    seed = trees.scalar_seed(out, transform, fun)
-    grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
-    trees.own_arrays(grads, args if treedef is None else leaves + list(args))
-    if treedef is not None:
-        grads = trees.unflatten(treedef, grads)
-    grads = grads[0] if isinstance(argnums, int) else tuple(grads)
-    value = trees.primal_of(out, trace)
-    if isinstance(value, Tracer) and value._trace is EVAL:  # a Tensor, when an nn module ran inside
-        value = trees.plain_values([value], args)[0]
-    return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
+        trace.held.release()
 
 
 def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., PyTree]:

@@ -11,6 +11,7 @@ import itertools
 import numpy as np
 
 from ..backend import CPU, device_of
+from ..ir.held import Held
 from ..ir.program import Eqn, Guard, Literal, Program
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import Trace, escaped_tracer_error
@@ -39,7 +40,7 @@ def _aval(value):
 class StageTrace(Trace):
     """Records a Program of the kernels applied to its values (StageTracers)."""
 
-    __slots__ = ("body", "consts", "avals", "guarded", "_ids", "_const_vars", "_errstate")
+    __slots__ = ("body", "consts", "avals", "guarded", "held", "_ids", "_const_vars", "_errstate")
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
@@ -47,6 +48,7 @@ class StageTrace(Trace):
         self.consts = {}   # var -> a constant array some op read
         self.avals = {}    # var -> (shape, dtype, where): _aval
         self.guarded = set()
+        self.held = Held()  # the constants, read-only while the program lives (Note [what fgrad keeps is read-only])
         self._ids = itertools.count()  # (next() is atomic: engine workers may record too)
         self._const_vars = {}  # id(array) -> its var, so a constant read twice is one var
         self._errstate = np.geterr()  # the error handling around the call; an op under another keeps its own
@@ -70,9 +72,9 @@ class StageTrace(Trace):
             v = self._const_vars.get(id(a))
             if v is None:
                 v = self._const_vars[id(a)] = next(self._ids)
-                self.consts[v] = a
+                self.consts[v] = self.held.keep(a)
                 self.avals[v] = _aval(a)
-            return v, a
+            return v, self.consts[v]
         return Literal(a), a
 
     def process(self, prim, args, params):
