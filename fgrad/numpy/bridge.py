@@ -144,11 +144,16 @@ def _public_name(frame):
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)  # (Python 3.11+: with the class)
     parts = module.split(".")
     public = ".".join(parts[:next((i for i, p in enumerate(parts) if p.startswith("_")), len(parts))])
-    try:
-        if public and hasattr(importlib.import_module(public), name):
-            return public, name
-    except ImportError:
-        pass
+    head = name.split(".")[0]  # (a method's class is what user code called: np.vectorize(f)(x))
+    while public:  # (numpy.lib._function_base_impl's vectorize is numpy's: the shortest module that has it wins)
+        outer = public.rpartition(".")[0]
+        try:
+            if not (outer and hasattr(importlib.import_module(outer), head)) and \
+                    hasattr(importlib.import_module(public), head):
+                return public, head
+        except ImportError:
+            break
+        public = outer
     return module, name
 
 

@@ -82,7 +82,7 @@ def reusable_buffers(p):
 def _last_uses(p):
     """last[v]: the index of the last step that reads var v (len(body) for an output, -1 for
     a var nothing reads); a list, as vars are numbered densely (long programs have millions)."""
-    last = [-1] * (max(p.avals) + 1)
+    last = [-1] * (max(p.avals, default=-1) + 1)
     for i, s in enumerate(p.body):
         for v in s.vars_read():
             last[v] = i
@@ -225,7 +225,7 @@ def _chunked(p, names, last, reusable, name, params, results):
         lines += [f"V[{v}] = v{v}" for v in stores]
         parts.append(f"def {name}_{c}(V):\n" + "".join(f"    {line}\n" for line in lines) + "    pass\n")
         calls.append(f"    {name}_{c}(V)\n")
-    size = max(p.avals) + 1
+    size = max(p.avals, default=-1) + 1
     head = f"def {name}({params}):\n    V = [None] * {size}\n" + "".join(f"    V[{v}] = v{v}\n" for v in p.invars)
     results = "(" + "".join((f"V[{v}]" if v.__class__ is int and v not in names.consts else names.var(v)) + ", "
                             for v in p.outvars) + ")"
@@ -243,7 +243,7 @@ def _loop(p):
     """A program too long to compile, as a loop over its steps, values in a list V (freed
     after their last use). Each step is (kind, kernel, out, a, b, frees); the common kinds,
     one or two operands without parameters, index V directly."""
-    size = max(p.avals) + 1
+    size = max(p.avals, default=-1) + 1
     last = _last_uses(p)
     ops = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
            np.true_divide: operator.truediv, np.power: operator.pow, np.negative: operator.neg}

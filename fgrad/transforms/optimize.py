@@ -22,7 +22,7 @@ def optimize(program: Program) -> Program:
     """The program, simplified: a new Program. `program`'s steps are left as they are (a step
     that changes is a new one); the avals table is shared, new constants added to it."""
     p = Program(program.invars, dict(program.consts), [], program.outvars, program.avals, program.input_labels)
-    p.next_var = max(p.avals) + 1
+    p.next_var = max(p.avals, default=-1) + 1  # (no values: a program of constants alone)
     alias, seen, body = {}, {}, []
     for step in program.body:
         if step.__class__ is Guard:

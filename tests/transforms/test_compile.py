@@ -445,3 +445,10 @@ def test_steps_of_constants_alone_are_computed_once_at_compile_time():
     assert lowered.program.primitives() == [] and lowered.program.consts
     assert c(0.5) == pytest.approx(np.cos(0.5) * np.exp(0.5) + np.sin(0.5) * np.exp(0.5), rel=1e-15)
     assert c(0.5) == fgrad.grad(lambda x: fnp.sin(x) * fnp.exp(x))(0.5)
+
+
+def test_a_pullback_of_a_python_float_compiles():
+    # JAX's autodiff cookbook: jit(f_vjp)(1.) (a program of constants alone: no traced value)
+    _, f_vjp = fgrad.vjp(fnp.sin, 0.5)
+    c = fgrad.compile(f_vjp)
+    assert np.allclose(c(1.0), np.cos(0.5)) and np.allclose(c(2.0), 2.0 * np.cos(0.5))

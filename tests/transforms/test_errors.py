@@ -235,3 +235,13 @@ def test_custom_rule_errors_are_clear():
 def test_jacrev_of_integer_output_names_jacrev():
     with pytest.raises(TypeError, match=r"jacrev.*(float|real)"):
         fgrad.jacrev(lambda x: fnp.argmax(x))(np.ones(2))
+
+
+def test_a_forgotten_has_aux_is_named():
+    with pytest.raises(TypeError, match="has_aux=True"):
+        fgrad.grad(lambda x: (fnp.sum(x), x))(np.ones(3))
+
+
+def test_np_vectorize_points_to_fgrad_numpy_vectorize():
+    with pytest.raises(TypeError, match=r"numpy\.vectorize.*fgrad\.numpy\.vectorize"):
+        fgrad.grad(lambda x: np.vectorize(lambda a: a * 2.0)(x).sum())(np.ones(3))
