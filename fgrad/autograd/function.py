@@ -5,6 +5,16 @@ records one node whose rule calls `backward(ctx, *grads)`: an ordinary tape node
 the engine, hooks, retain_graph and create_graph treat it like any primitive. Under a
 functional transform (fgrad.grad of a function calling MyOp.apply) the Function acts
 as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode).
+
+Note [a Function's saved outputs]: forward runs without recording, so an output it saves
+(Exp's `ctx.save_for_backward(result)`) has no history when it is saved. As PyTorch's
+SavedVariable does, apply remembers which saved tensors are outputs; under create_graph
+`saved_tensors` gives them as the recorded outputs, with the Function's node as their
+history, so a double backward differentiates through them (else Exp's second derivative
+would be 0). Each output shares its version counter with the tensor forward returned, so an
+in-place change of the output after apply is caught. Under saved_tensors_hooks every saved
+tensor goes through the pack hook at apply and the unpack hook in backward, and an unpacked
+output or input keeps that history (tape.with_history).
 """
 import numpy as np
 
@@ -14,9 +24,10 @@ from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
 from ..transforms.custom import custom_vjp
 from ..typing import Any, Iterable
+from . import saved_hooks
 from .grad_mode import is_grad_enabled, no_grad
-from .tape import edge_of, new_meta
-from .tensor import Tensor
+from .tape import edge_of, new_meta, with_history
+from .tensor import Tensor, _refuse_complex
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -27,6 +38,8 @@ class FunctionCtx:
     def __init__(self, needs_input_grad: Iterable[bool] = ()) -> None:
         self.needs_input_grad = tuple(needs_input_grad)
         self._saved = ()
+        self._kept = None       # per saved value (output index, input index, packed, unpack), set by apply
+        self._residuals = None  # (primals, outputs) while backward runs
         self._non_differentiable = set()
         self.materialize_grads = True
 
@@ -42,7 +55,7 @@ class FunctionCtx:
                 raise RuntimeError(f"one of the variables needed for gradient computation has been modified by an "
                                    f"inplace operation: saved tensor {i} of shape {tuple(t.shape)} is at version "
                                    f"{t._version_counter.value}; expected version {version} instead.")
-            out.append(t)
+            out.append(t if self._kept is None else _unpacked(self, i, t))
         return tuple(out)
 
     def mark_non_differentiable(self, *outputs: Any) -> None:
@@ -76,7 +89,7 @@ class Function:
         if prim is None:
             prim = Primitive(cls.__name__, None, multiple_results=True, register=False)
             prim.defvjp_all(lambda g, ans, primals, needs, ctx: _call_backward(
-                cls, ctx, materialize(g, ans) if ctx.materialize_grads else g, primals))
+                cls, ctx, materialize(g, ans) if ctx.materialize_grads else g, primals, ans))
             cls._fgrad_prim = prim
         return prim
 
@@ -98,20 +111,76 @@ def _apply_on_tensors(cls, args):
     if not (any(needs) and is_grad_enabled()):
         wrapped = tuple(o if isinstance(o, Tensor) else Tensor._wrap(o, None, 0) for o in outs)
         return wrapped if multi else wrapped[0]
+    for o, r in zip(outs, raw):
+        if id(o) not in ctx._non_differentiable and hasattr(r, "dtype"):
+            _refuse_complex(r.dtype, f"{cls.__name__}.apply")
     inputs = [edge_of(a) if need else None for a, need in zip(args, needs)]
     primals = [_raw(a) for a in args]
     node = new_node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, new_meta(f"{cls.__name__}Backward"))
     wrapped = tuple(Tensor._wrap(r, None if id(o) in ctx._non_differentiable else node, i)
                     for i, (o, r) in enumerate(zip(outs, raw)))
+    for o, w in zip(outs, wrapped):
+        if isinstance(o, Tensor) and o.primal is w.primal:  # (one array: one version counter)
+            w._version_counter = o._version_counter
+    _keep_saved(ctx, args, outs, wrapped)
     return wrapped if multi else wrapped[0]
 
 
-def _call_backward(cls, ctx, g, primals):
+def _keep_saved(ctx, args, outs, wrapped):
+    """Note [a Function's saved outputs]: mark the saved tensors that are recorded outputs or
+    inputs, and under saved_tensors_hooks pack every saved tensor (the pack hook gets the
+    recorded output) and keep only what the hook made of it."""
+    hooks = saved_hooks.ever_used and saved_hooks.current() is not None
+    kept, saved = [], list(ctx._saved)
+    for k, (t, version) in enumerate(saved):
+        out = inp = packed = unpack = None
+        if isinstance(t, Tensor):
+            out = next((i for i, o in enumerate(outs) if o is t and wrapped[i]._grad_fn is not None), None)
+            inp = next((i for i, a in enumerate(args) if a is t), None)
+            if hooks:
+                packed, unpack = saved_hooks.pack(t if out is None else wrapped[out])
+                saved[k] = (_Released(t), version)
+        kept.append((out, inp, packed, unpack))
+    if hooks or any(entry[0] is not None for entry in kept):
+        ctx._saved, ctx._kept = tuple(saved), kept
+
+
+class _Released:
+    """What a Function keeps of a saved tensor that a pack hook took: its version, for the guard."""
+
+    __slots__ = ("_version_counter", "shape")
+
+    def __init__(self, t):
+        self._version_counter, self.shape = t._version_counter, t.shape
+
+
+def _unpacked(ctx, k, t):
+    """Saved tensor k of a recorded Function, as backward sees it (Note [a Function's saved
+    outputs]): unpacked if a hook packed it; under create_graph (grad mode on in backward), with
+    the history of the output or input it is."""
+    out, inp, packed, unpack = ctx._kept[k]
+    primals, outs = ctx._residuals or ((), ())
+    if packed is not None:
+        value = unpack(packed)
+        array = value.primal if isinstance(value, Tensor) else value
+        t = Tensor._wrap(array, None, 0)
+    if is_grad_enabled():  # create_graph
+        like = outs[out] if out is not None and out < len(outs) else primals[inp] if inp is not None else None
+        if isinstance(like, Tensor):
+            return with_history(t.primal, like)
+    return t
+
+
+def _call_backward(cls, ctx, g, primals, outs):
     """Run the user's backward; check the number and shapes of its gradients."""
     name = f"{cls.__name__}Backward"
     tensor_mode = any(isinstance(x, Tensor) for x in g)
-    grads = cls.backward(ctx, *[x if isinstance(x, Tensor) or not hasattr(x, "shape") or isinstance(x, Tracer)
-                                else Tensor._wrap(x, None, 0) for x in g])
+    ctx._residuals = (primals, outs)  # (for saved_tensors: Note [a Function's saved outputs])
+    try:
+        grads = cls.backward(ctx, *[x if isinstance(x, Tensor) or not hasattr(x, "shape") or isinstance(x, Tracer)
+                                    else Tensor._wrap(x, None, 0) for x in g])
+    finally:
+        ctx._residuals = None
     grads = _as_gradients(cls, grads, len(primals))
     out = []
     for i, (gi, p) in enumerate(zip(grads, primals)):

@@ -14,7 +14,7 @@ from ..engine.gc_pause import gc_paused
 from ..typing import ArrayLike, Sequence
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook
-from .tensor import Tensor
+from .tensor import Tensor, _refuse_complex
 
 __all__ = ["backward", "grad"]
 
@@ -75,6 +75,7 @@ def _check_differentiable(inputs, where):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise RuntimeError(f"{where}: input {i} does not require grad (only tensors with requires_grad=True "
                                f"can be differentiated with respect to)")
+        _refuse_complex(t.primal.dtype, f"{where}: input {i}")
 
 
 _grad_lock = threading.Lock()  # .grad += g from several threads' backward passes adds every g
@@ -95,8 +96,8 @@ def _accumulate_grad(tensor, g, create_graph, taken):
         g = Tensor._wrap(a, None, 0)
     elif not isinstance(g, Tensor):
         g = Tensor._wrap(g, None, 0)
-    with _grad_lock:
-        tensor.grad = g if tensor.grad is None else tensor.grad + g
+    with _grad_lock:  # (the engine's g has the leaf's shape and dtype: no setter check)
+        tensor._grad = g if tensor._grad is None else tensor._grad + g
 
 
 def backward(tensors: Tensor | Sequence[Tensor],

@@ -1,12 +1,17 @@
 """saved_tensors_hooks(pack, unpack): run user code when values are saved for backward.
 
-pack(tensor) runs when a node saves an input; its result is kept instead of the
-tensor, and unpack(packed) must give the value back in backward (e.g. offload to
-disk or another device and load it again).
+pack(tensor) runs when a node saves a value its rule reads (an input or its output, as
+PyTorch's SavedVariable: exp saves its result; a Function what it gave save_for_backward);
+its result is kept instead of the tensor, and unpack(packed) must give the value back in
+backward (e.g. offload to disk or another device and load it again). As in PyTorch, the
+pack hook runs with grad mode and the hooks off, so a hook that computes (`t * 1.0`)
+neither records nor packs its own values.
 """
 import threading
 
-__all__ = ["current", "saved_tensors_hooks"]
+from . import grad_mode
+
+__all__ = ["current", "pack", "saved_tensors_hooks"]
 
 class _State(threading.local):
     stack = None  # a list per thread, once a hook pair is installed
@@ -24,6 +29,19 @@ def current():
     """The innermost (pack, unpack) pair, or None."""
     stack = _state.stack
     return stack[-1] if stack else None
+
+
+def pack(tensor):
+    """(packed, unpack): `tensor` packed by the innermost pack hook, which runs with grad mode
+    and the hooks off. The caller checked that a pair is installed."""
+    stack = _state.stack
+    pack_hook, unpack_hook = stack[-1]
+    enabled = grad_mode._state.enabled
+    _state.stack, grad_mode._state.enabled = None, False
+    try:
+        return pack_hook(tensor), unpack_hook
+    finally:
+        _state.stack, grad_mode._state.enabled = stack, enabled
 
 
 class saved_tensors_hooks:

@@ -30,7 +30,8 @@ from ..ops import primitive
 from ..ops.primitive import OTHER, escaped_tracer_error
 from . import anomaly_mode, grad_mode, saved_hooks
 
-__all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "record"]
+__all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "record",
+           "with_history"]
 
 Tensor = None  # fgrad.autograd.tensor.Tensor, set when that module loads (it imports this one)
 
@@ -91,12 +92,20 @@ class NodeMeta:
 
     def residuals(self, node, create_graph):
         primals = list(node.primals)
-        if self.packed is not None:
+        out = node.out
+        if self.packed is not None:  # (create_graph gives them their history below)
+            outs = list(out) if out.__class__ is tuple else None
             for pos, (packed, unpack) in self.packed.items():
                 value = unpack(packed)
-                # (create_graph rewraps inputs below)
-                primals[pos] = value.primal if isinstance(value, Tensor) else value
-        out = node.out
+                value = value.primal if isinstance(value, Tensor) else value
+                if pos >= 0:
+                    primals[pos] = value
+                elif outs is None:
+                    out = value
+                else:
+                    outs[-1 - pos] = value
+            if outs is not None:
+                out = tuple(outs)
         if create_graph:
             for i, t in enumerate(node.inputs):
                 if t is not None and primals[i] is not None and primals[i].__class__ is not Aval:
@@ -168,8 +177,22 @@ def _input_tensor(edge, primal):
     """The input as a tensor with its recorded history (for create_graph)."""
     if isinstance(edge, AccumulateGrad):
         leaf = edge.variable()
-        return leaf if leaf is not None else Tensor._wrap(primal, None, 0)
+        return with_history(primal, leaf) if leaf is not None else Tensor._wrap(primal, None, 0)
     return Tensor._wrap(primal, edge.node, edge.index)
+
+
+def with_history(array, like):
+    """A tensor of `array` whose history is tensor `like`'s: a double backward through it reaches
+    what one through `like` reaches. As PyTorch unpacks a saved tensor: the unpack hook's data,
+    the saved tensor's edge (of a leaf, its AccumulateGrad)."""
+    if like.primal is array:
+        return like
+    if like._grad_fn is not None:
+        return Tensor._wrap(array, like._grad_fn, like.index)
+    t = Tensor._wrap(array, None, 0)
+    if like._requires_grad:
+        t._requires_grad, t._accumulator = True, like.node
+    return t
 
 
 def _as_tensor(value):
@@ -250,6 +273,8 @@ class AccumulateGrad:
 
 
 def _describe(array):
+    if array is None:  # (packed by a saved-tensor hook)
+        return "a packed value"
     return f"{getattr(array, 'dtype', type(array).__name__)} {list(np.shape(array))}"
 
 
@@ -340,14 +365,29 @@ def record_general(prim, args, params):
     results = _outputs(prim, out, node, args, params)
     if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         meta.saved = saved_versions(prim, args, inputs, results)
-        if saves_inputs and saved_hooks._state.stack:  # (outputs are kept as they are)
-            pack, unpack = saved_hooks.current()
-            meta.packed = {}
-            for i, a in enumerate(args):
-                if isinstance(a, Tensor):
-                    meta.packed[i] = (pack(a), unpack)
-                    primals[i] = None
+        if saved_hooks._state.stack:
+            _pack_saved(node, args, results)
     return results
+
+
+def _pack_saved(node, args, results):
+    """Under saved_tensors_hooks, the node keeps what the pack hook makes of each value its rules
+    read, inputs and outputs alike (as PyTorch's SavedVariable: exp saves its result), instead
+    of the value; NodeMeta.residuals unpacks them in backward. A multiple-result node keeps a
+    placeholder per output (the engine counts a node's outputs by its `out`)."""
+    packed = node.meta.packed = {}
+    for pos, _, _ in node.meta.saved:
+        if pos >= 0:
+            packed[pos] = saved_hooks.pack(args[pos])
+            node.primals[pos] = None
+    if node.prim.saves_output:
+        if node.prim.multiple_results:
+            for i, r in enumerate(results):
+                packed[-1 - i] = saved_hooks.pack(r)
+            node.out = (None,) * len(results)
+        else:
+            packed[-1] = saved_hooks.pack(results)
+            node.out = None
 
 
 def saved_versions(prim, args, inputs, results):

@@ -41,7 +41,7 @@ _Axes = int | tuple[int, ...] | None  # dim= of the reductions
 class Tensor(Tracer):
     """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward()."""
 
-    __slots__ = ("_grad_fn", "index", "_requires_grad", "grad", "_version_counter", "_accumulator",
+    __slots__ = ("_grad_fn", "index", "_requires_grad", "_grad", "_version_counter", "_accumulator",
                  "_leaf_hooks", "_post_acc_hooks", "_view", "_views", "_retains_grad", "__weakref__")
 
     def __init__(self, data: ArrayLike, requires_grad: _bool = False, dtype: DTypeLike | None = None,
@@ -63,7 +63,7 @@ class Tensor(Tracer):
         t._grad_fn = node
         t.index = index
         t._requires_grad = node is not None
-        t.grad = None
+        t._grad = None
         t._version_counter = counter = _new(VersionCounter)  # (no __init__ call: one per op)
         counter.value = 0
         t._accumulator = None
@@ -101,8 +101,25 @@ class Tensor(Tracer):
                                "functional transform) cannot require grad: the transform differentiates it")
         if requires_grad and not np.issubdtype(self.primal.dtype, np.inexact):
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.primal.dtype}")
+        if requires_grad:
+            _refuse_complex(self.primal.dtype, "requires_grad_()")
         self._requires_grad = bool(requires_grad)
         return self
+
+    @property
+    def grad(self) -> "Tensor | None":
+        """The gradient backward() accumulated into this tensor (None until then)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: "Tensor | None") -> None:
+        if value is not None:
+            _check_assigned_grad(self, value)
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
 
     @property
     def grad_fn(self) -> Node | None:
@@ -136,7 +153,10 @@ class Tensor(Tracer):
     @data.setter
     def data(self, value: "Tensor | ArrayLike") -> None:
         value = concrete(value.primal if isinstance(value, Tensor) else value)
-        self.primal = value if hasattr(value, "__setitem__") else np.asarray(value)
+        value = value if hasattr(value, "__setitem__") else np.asarray(value)
+        if self._requires_grad:
+            _refuse_complex(value.dtype, ".data = ")
+        self.primal = value
 
     def detach(self) -> "Tensor":
         """A tensor sharing this one's data, cut from the graph (of a traced value, from the
@@ -159,6 +179,7 @@ class Tensor(Tracer):
             return
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        _refuse_complex(self.primal.dtype, "retain_grad()")
         self._retains_grad = True
         ref = weakref.ref(self)
 
@@ -166,7 +187,7 @@ class Tensor(Tracer):
             t = ref()
             if t is not None:
                 g = grad.detach()
-                t.grad = g if t.grad is None else t.grad + g
+                t._grad = g if t._grad is None else t._grad + g
         self.register_hook(keep)
 
     @property
@@ -177,6 +198,7 @@ class Tensor(Tracer):
         """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        _refuse_complex(self.primal.dtype, "register_hook()")
         if self._grad_fn is None:
             if self._leaf_hooks is None:
                 self._leaf_hooks = []
@@ -420,12 +442,12 @@ class Tensor(Tracer):
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
     def _inplace(self, result, op):
-        if self._grad_fn is None and self._requires_grad and is_grad_enabled():
-            raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
-                               f"({op}). Wrap it in `with fgrad.no_grad():` or use an out-of-place op.")
+        if (self._view is not None or (self._requires_grad and self._grad_fn is None)) and is_grad_enabled():
+            _check_inplace(self, op)
         value = result.primal if isinstance(result, Tensor) else concrete(result)
         if isinstance(result, Tensor) and result._grad_fn is not None:
             _protect_saved(result._grad_fn, self)
+        _keep_own_outputs(self)
         try:
             array_module(self.primal).copyto(self.primal, value, casting="same_kind")
         except TypeError as exc:
@@ -495,6 +517,8 @@ class Tensor(Tracer):
         tracked = isinstance(value, Tensor) and value._requires_grad
         if is_grad_enabled() and (self._requires_grad or tracked):
             return self._inplace(ew.overwrite(self, value if tracked else concrete(value)), op)
+        if self._view is not None and is_grad_enabled():
+            _check_inplace(self, op)
         with no_grad():
             return self._inplace(value.primal if isinstance(value, Tensor) else concrete(value), op)
 
@@ -514,6 +538,8 @@ class Tensor(Tracer):
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
         tracked = is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
         if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)
+            if self._view is not None and is_grad_enabled():
+                _check_inplace(self, "__setitem__")
             self.primal[index] = value.primal if isinstance(value, Tensor) else concrete(value)
             self._version_counter.value += 1
             return
@@ -542,6 +568,84 @@ class Tensor(Tracer):
 
     def __reduce__(self):
         return (Tensor, (self.primal, self._requires_grad))
+
+
+def _refuse_complex(dtype, where):
+    """Complex Tensors never require grad, until complex autograd lands: fgrad's rules do not
+    conjugate, so a complex leaf's .grad would silently disagree with PyTorch's. (A complex value
+    computed from real leaves is safe: its cotangent raises where it reaches them, Note [no
+    complex derivatives] in ops/broadcasting.py.)"""
+    if dtype.kind == "c":
+        raise RuntimeError(f"{where}: a complex Tensor ({dtype}) cannot require grad or be differentiated: complex "
+                           f"autograd is not supported yet (when it is, fgrad will follow PyTorch's convention). "
+                           f"Compute with the real and imaginary parts as real Tensors instead")
+
+
+def _check_assigned_grad(tensor, grad):
+    """`tensor.grad = grad` takes a Tensor of the tensor's shape, dtype and device, as PyTorch's
+    does: a .grad of another shape would be broadcast into every later accumulation."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                        f"{type(grad).__module__}.{type(grad).__qualname__}")
+    if grad is tensor:
+        raise RuntimeError("can't assign Variable as its own grad")
+    if grad.primal.dtype != tensor.primal.dtype:
+        raise RuntimeError(f"attempting to assign a gradient with dtype '{grad.primal.dtype}' to a tensor with dtype "
+                           f"'{tensor.primal.dtype}'. Please ensure that the gradient and the tensor have the same "
+                           f"dtype")
+    if device_of(grad.primal) != device_of(tensor.primal):
+        raise RuntimeError(f"attempting to assign a gradient on device '{device_of(grad.primal)}' to a tensor on "
+                           f"device '{device_of(tensor.primal)}'. Please ensure that the gradient and the tensor are "
+                           f"on the same device")
+    if grad.primal.shape != tensor.primal.shape:
+        raise RuntimeError(f"attempting to assign a gradient of size '{list(grad.primal.shape)}' to a tensor of size "
+                           f"'{list(tensor.primal.shape)}'. Please ensure that the gradient and the tensor are the "
+                           f"same size")
+
+
+def _check_inplace(tensor, op):
+    """In grad mode, refuse the in-place ops PyTorch refuses: on a leaf that requires grad, on a
+    view of one, and on a view made without recording (in no_grad mode) of a tensor that records."""
+    if tensor._grad_fn is None and tensor._requires_grad:
+        raise RuntimeError(f"a leaf Variable that requires grad is being used in an in-place operation "
+                           f"({op}). Wrap it in `with fgrad.no_grad():` or use an out-of-place op.")
+    root = tensor
+    while root._view is not None:
+        root = root._view[0]
+    if root is tensor or not root._requires_grad:
+        return
+    if root._grad_fn is None:
+        raise RuntimeError(f"a view of a leaf Variable that requires grad is being used in an in-place operation "
+                           f"({op}). Wrap it in `with fgrad.no_grad():` or use an out-of-place op.")
+    if not tensor._requires_grad:
+        raise RuntimeError(f"A view was created in no_grad mode and is being modified inplace with grad mode "
+                           f"enabled ({op}). Given that this use case is ambiguous and error-prone, it is forbidden. "
+                           f"You can clarify your code by moving both the view and the inplace either both inside "
+                           f"the no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+                           f"want the inplace to be tracked).")
+
+
+def _keep_own_outputs(tensor):
+    """An in-place op is about to overwrite `tensor`'s array (and its bases', through a view):
+    a node that kept that array as its output (its rules read it) gets a copy of its own first.
+    fgrad's rules read an output where PyTorch's often read the inputs (divide's, maximum's), so
+    without the copy an in-place change PyTorch allows (`grad_input += ...` in a Function's
+    backward, on a quotient) would stop backward with a version error."""
+    while True:
+        node = tensor._grad_fn
+        out = node.out if node is not None else None
+        if out is not None:
+            if out.__class__ is tuple:
+                i = tensor.index
+                if out[i] is tensor.primal:
+                    node.out = out[:i] + (out[i].copy(),) + out[i + 1:]
+            elif out is tensor.primal:
+                node.out = out.copy()
+                if node.meta is not None and node.meta.saved:
+                    node.meta.saved = [s for s in node.meta.saved if s[0] >= 0]
+        if tensor._view is None:
+            return
+        tensor = tensor._view[0]
 
 
 def _protect_saved(node, tensor):
