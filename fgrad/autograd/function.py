@@ -233,6 +233,7 @@ def _as_custom_vjp(cls):
 
     custom = custom_vjp(fun)
     custom.defvjp(fwd, bwd)
+    custom.checks_output = False  # (fwd's output is forward's, as fun's: forward runs once per call)
     if "jvp" in cls.__dict__:  # forward mode through the user's jvp(ctx, *tangents)
         custom.jvp_from_residuals = lambda res, tangents: _unwrap_out(
             cls.jvp(res[0], *[_tensor_view(t) for t in tangents]))

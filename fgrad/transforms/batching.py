@@ -158,6 +158,16 @@ def _size(leaves, axes, treedef, axis_size):
     return found.pop()
 
 
+def _out_axis(axis, ndim, out_tree, i):
+    """`axis` for output leaf i, whose batched rank is `ndim`, normalized (a negative one counts
+    from the end); out of range raises, as in JAX (NumPy's moveaxis would wrap it silently)."""
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"vmap: out_axes gives {trees.leaf_labels(out_tree, 'output')[i]} axis {axis}, but its "
+                         f"batched rank is {ndim} (one example's rank is {ndim - 1}), so its batch axis must be in "
+                         f"[{-ndim}, {ndim - 1}]")
+    return axis % ndim
+
+
 def _place(value, bdim, axis, size, out_tree, i):
     """Output leaf i (batched along `bdim`, or not batched: None) with its batch axis at `axis`
     (broadcast there if it has none)."""
@@ -165,16 +175,12 @@ def _place(value, bdim, axis, size, out_tree, i):
         if axis is None:
             raise ValueError(f"vmap: out_axes is None for {trees.leaf_labels(out_tree, 'output')[i]}, but it depends "
                              f"on the mapped inputs (it differs between examples); give it an axis")
-        return moveaxis(value, bdim, axis % value.ndim)
+        return moveaxis(value, bdim, _out_axis(axis, value.ndim, out_tree, i))
     if axis is None:
         return value
     if not hasattr(value, "ndim"):
         value = np.asarray(value)
-    ndim = value.ndim + 1
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"vmap: out_axes gives {trees.leaf_labels(out_tree, 'output')[i]} axis {axis}, but its "
-                         f"batched rank is {ndim}")
-    axis %= ndim
+    axis = _out_axis(axis, value.ndim + 1, out_tree, i)
     shape = tuple(value.shape)
     return broadcast_to(expand_dims(value, axis), shape=shape[:axis] + (size,) + shape[axis:])
 
@@ -186,6 +192,10 @@ def _call(fun, leaves, axes, treedef, size):
     trace.size = size
     try:
         ins = [x if a is None else trace.wrap(x, a) for x, a in zip(leaves, axes)]
+        # A mapped Tensor stays a Tensor inside (its Tensor methods, and grad, jacrev or hessian
+        # of a Tensor function under vmap see a Tensor, as with torch.func); an unmapped one is
+        # passed as it is.
+        ins = trees.faced(ins, [x if a is not None else None for x, a in zip(leaves, axes)])
         args, kwargs = trees.unflatten(treedef, ins)
         out = fun(*args, **kwargs)
     finally:
@@ -212,6 +222,9 @@ def _run(fun, leaves, axes, treedef, size, out_axes):
 def _inputs(in_axes, axis_size, args, kwargs):
     """(leaves of (args, kwargs), each one's batch axis or None, their tree, the batch size)."""
     leaves, treedef = trees.flatten((args, kwargs))
+    for i, x in enumerate(leaves):
+        if x.__class__ is not ndarray and isinstance(x, ndarray):  # (Note [masked arrays and matrices are refused])
+            trees.check_plain_array(x, _label(treedef, i), "vmap")
     axes = _in_axes(in_axes, args, kwargs, len(leaves))
     axes = [None if a is None else _axis(x, a, treedef, i) for i, (x, a) in enumerate(zip(leaves, axes))]
     return leaves, axes, treedef, _size(leaves, axes, treedef, axis_size)

@@ -225,6 +225,9 @@ class Compiled:
             for j, o in enumerate(out_leaves):
                 _check_output(o, trace, j, out_tree, self.__name__)
             program = trace.program(traced, out_leaves, labels)
+        except BaseException:
+            trace.held.release()  # (no program: nothing will read the constants)
+            raise
         finally:
             pop_trace(trace)
         optimized = optimize(program)

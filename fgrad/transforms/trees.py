@@ -29,6 +29,9 @@ def _is_leaf(x):
     return x.__class__ is np.ndarray or isinstance(x, (Tracer, np.generic))
 
 
+is_leaf = _is_leaf  # (public: custom.py tells the common cases apart too)
+
+
 def flatten_args(args, nums):
     """flatten for the arguments `args[i]` for i in `nums`; when each is an array or a traced
     value (the common case) they are their own leaves, with structure None."""
@@ -106,6 +109,38 @@ def _is_float_dtype(dtype):
     return dtype.kind == "f"
 
 
+def _unsupported_array(x):
+    """Why fgrad refuses `x`, an ndarray subclass whose operators and reductions mean other
+    things than ndarray's (Note [masked arrays and matrices are refused]), or None."""
+    if isinstance(x, np.ma.MaskedArray):
+        return ("a numpy.ma.MaskedArray: fgrad computes on all its entries, the masked ones included, "
+                "where numpy.ma skips them, so the value and the derivative would disagree with the mask; "
+                "pass np.ma.filled(x, v) (masked entries read as v) or x.compressed() (the unmasked ones), "
+                "or keep the mask as a boolean array and select with fnp.where")
+    if isinstance(x, np.matrix):
+        return ("a numpy.matrix, whose * is a matrix product and whose results all stay 2-d; fgrad follows "
+                "ndarray's semantics, so it refuses it: pass np.asarray(x) (and write @ for a matrix product)")
+    return None
+
+
+def check_plain_array(x, label, transform):
+    """Raise a TypeError naming `label` when `x` is an np.ma.MaskedArray or an np.matrix.
+
+    Note [masked arrays and matrices are refused]: both subclass ndarray, so NumPy's kernels
+    accept them and return them, but with their own meaning: a MaskedArray's mask is kept by
+    some kernels and ignored by others (value_and_grad summed the masked entries into the
+    value and then masked the gradient), and a matrix turns * into a matrix product and keeps
+    every result 2-d (a sum is a (1, 1) matrix). fgrad refuses them where they enter a
+    transform (the differentiated inputs, tangents and cotangents, vmap's and compile's
+    arguments) and where one met a traced value (a gradient's value, a returned derivative),
+    all off the common path: a plain ndarray is told apart by its class first."""
+    if x.__class__ is not np.ndarray and isinstance(x, np.ndarray):
+        why = _unsupported_array(x)
+        if why is not None:
+            raise TypeError(f"{transform}: {label} is {why}")
+    return x
+
+
 def float_input(x, label, transform):
     """`x` as a floating-point array or scalar, or a TypeError naming it."""
     if x.__class__ is np.ndarray and x.dtype.kind == "f":  # the common case, first
@@ -118,6 +153,7 @@ def float_input(x, label, transform):
     elif isinstance(x, float):
         return np.float64(x)
     elif hasattr(x, "dtype") and hasattr(x, "shape"):
+        check_plain_array(x, label, transform)
         dtype = x.dtype
     else:
         raise TypeError(f"{transform}: {label} is of type {type(x).__name__}, which is not an array, a "
@@ -165,8 +201,10 @@ def scalar_seed(out, transform, fun):
             value = peek(out)
             if value.__class__ is np.ndarray or isinstance(value, np.generic):
                 return one
+            _check_output_array(value, transform, fun)
             return array_module(value).ones((), dtype)  # (on out's device: a CUDA or a second device)
     name = getattr(fun, "__name__", "the function")
+    _check_output_array(peek(out), transform, fun)
     if isinstance(out, float) and not hasattr(out, "shape"):
         return 1.0  # a constant float: its derivative is zero (as JAX)
     if isinstance(out, int):  # (bool too) an int has no derivative, and 0 would be a guess (as JAX)
@@ -182,6 +220,14 @@ def scalar_seed(out, transform, fun):
     if not _is_float_dtype(dtype):
         raise TypeError(f"{transform} requires a floating-point output, but {name} returned dtype {dtype}")
     return dtype.type(1)
+
+
+def _check_output_array(value, transform, fun):
+    """A masked array or matrix as what `fun` returned: one of the function's constants (a
+    non-differentiated argument, a closed-over array) met a traced value."""
+    name = getattr(fun, "__name__", "the function")
+    check_plain_array(value, f"what {name} returned (a constant of that type, such as a non-differentiated "
+                             f"argument or a closed-over array, met a traced value)", transform)
 
 
 def check_argnums(argnums, nargs, transform):
@@ -234,6 +280,7 @@ def check_cotangent(cotangent, out_tree, out_primals, transform, what="cotangent
                 and ct.dtype == primal.dtype:  # the common case
             out.append(ct)
             continue
+        check_plain_array(ct, f"{what} {i}", transform)
         if isinstance(ct, (float, int)) and not isinstance(ct, bool):
             ct = np.asarray(ct, dtype=getattr(primal, "dtype", np.float64))
         shape_ct = tuple(getattr(ct, "shape", ()))
@@ -346,6 +393,8 @@ def own_arrays(values, callers):
                 values[i] = v
             if not _is_buffer(v):
                 continue
+            check_plain_array(v, "a derivative (a constant of that type, such as a non-differentiated argument "
+                                 "or a closed-over array, met a traced value)", "fgrad")
         if v.base is not None:  # a view: of a caller's array, of another value, or read-only
             values[i] = v.copy()
             continue

@@ -3,6 +3,7 @@
 The rules below are deliberately *different* from the true derivative, so a test can
 tell whether fgrad used the rule (at the level it should) or differentiated the body.
 """
+import functools
 import gc
 import weakref
 
@@ -288,3 +289,288 @@ def test_checkpoint_nested_and_composed():
     x = np.array([0.2, -0.5])
     np.testing.assert_allclose(grad(outer)(x), 8 * np.sin(x) * np.cos(x), rtol=1e-14)
     np.testing.assert_allclose(grad(grad(lambda x: outer(x)))(0.3), 8 * np.cos(0.6), rtol=1e-14)
+
+
+# ---- results that do not fit (issue 27) ---------------------------------------------------------
+def _jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def _doubled_sin_fwd(x):
+    return fnp.sin(fnp.concatenate([x, x])), x   # an output of shape (6,) for fun's (3,)
+
+
+def _sin_fwd_float32(x):
+    return fnp.astype(fnp.sin(x), np.float32), x
+
+
+def _sin_fwd_tuple(x):
+    return (fnp.sin(x),), x
+
+
+@pytest.mark.parametrize("fwd, words", [
+    (_doubled_sin_fwd, ["fwd (_doubled_sin_fwd) returned an output with shape (6,) and dtype float64",
+                        "output has shape (3,) and dtype float64"]),
+    (_sin_fwd_float32, ["dtype float32", "shape (3,) and dtype float64"]),
+    (_sin_fwd_tuple, ["structure PyTreeSpec((*,))", "structure PyTreeSpec(*)"]),
+])
+def test_fwd_output_must_be_the_functions(fwd, words):
+    @custom_vjp
+    def f(x):
+        return fnp.sin(x)
+
+    f.defvjp(fwd, lambda x, g: (fnp.cos(x) * g,))
+    loss = lambda x: fnp.sum(f(x))  # noqa: E731
+    runs = {
+        "value_and_grad": lambda: fgrad.value_and_grad(loss)(XV),
+        "vjp": lambda: vjp(f, XV),
+        "jvp": lambda: jvp(f, (XV,), (XV,)),
+        "vmap_grad": lambda: fgrad.vmap(grad(loss))(np.stack([XV, XV])),
+        "grad_vmap": lambda: grad(lambda v: fnp.sum(fgrad.vmap(f)(v)))(np.stack([XV, XV])),
+        "compile_grad": lambda: fgrad.compile(grad(loss))(XV),
+    }
+    for name, run in runs.items():
+        with pytest.raises(TypeError, match="custom_vjp f: ") as e:
+            run()
+        assert all(w in str(e.value) for w in words), (name, str(e.value))
+
+
+def test_jvp_rule_primal_must_be_the_functions():
+    @custom_jvp
+    def f(x):
+        return fnp.sin(x)
+
+    f.defjvp(lambda p, t: (fnp.concatenate([p[0], p[0]]), fnp.concatenate([t[0], t[0]])))
+    for run in (lambda: jvp(f, (XV,), (XV,)), lambda: grad(lambda x: fnp.sum(f(x)))(XV),
+                lambda: fgrad.vmap(lambda x: jvp(f, (x,), (x,)))(np.stack([XV, XV])),
+                lambda: jvp(fgrad.vmap(f), (np.stack([XV, XV]),), (np.stack([XV, XV]),))):
+        with pytest.raises(TypeError, match=r"custom_jvp f: the jvp rule returned an output with shape \(6,\)"):
+            run()
+
+    @f.defjvp
+    def f32(p, t):
+        return fnp.astype(fnp.sin(p[0]), np.float32), fnp.astype(t[0], np.float32)
+    with pytest.raises(TypeError, match=r"the jvp rule \(f32\) returned an output with shape \(3,\) and dtype "
+                                        r"float32, but f's output has shape \(3,\) and dtype float64"):
+        jvp(f, (XV,), (XV,))
+
+
+def test_a_rule_calling_the_function_costs_no_extra_run():
+    """fun's output type is learnt where fun runs anyway (the rule calling the function, as JAX's
+    examples do); a fwd computing the output itself makes fun run once per type of arguments."""
+    calls = []
+
+    @custom_vjp
+    def f(x):
+        calls.append("f")
+        return fnp.sin(x)
+
+    f.defvjp(lambda x: (calls.append("fwd"), (f(x), fnp.cos(x)))[1], lambda c, g: (c * g,))
+    for _ in range(3):
+        assert grad(f)(0.5) == pytest.approx(np.cos(0.5))
+    assert calls == ["fwd", "f"] * 3
+    calls.clear()
+    f.defvjp(lambda x: (calls.append("fwd"), (fnp.sin(x), fnp.cos(x)))[1], lambda c, g: (c * g,))
+    f._fun_types.clear()
+    for _ in range(3):
+        grad(f)(0.5)
+    grad(lambda v: fnp.sum(f(v)))(XV)   # a new type of argument: fun runs once more
+    grad(lambda v: fnp.sum(f(v)))(XV)
+    assert calls == ["fwd", "f", "fwd", "fwd", "fwd", "f", "fwd"]
+
+
+def test_an_output_shape_that_depends_on_values_is_not_refused():
+    @custom_vjp
+    def positive(x):
+        return x[x > 0] * 2.0
+
+    positive.defvjp(lambda x: (x[x > 0] * 2.0, x > 0), lambda keep, g: (fnp.where(keep, 3.0, 0.0),))
+    np.testing.assert_array_equal(grad(lambda x: fnp.sum(positive(x)))(np.array([1.0, -1.0, 2.0])), [3, 0, 3])
+    np.testing.assert_array_equal(grad(lambda x: fnp.sum(positive(x)))(np.array([1.0, 1.0, -2.0])), [3, 3, 0])
+
+
+def test_bwd_tuple_for_a_dict_argument_raises_as_in_jax():
+    @custom_vjp
+    def f(p):
+        return p["a"] * 2.0 + p["b"] * 3.0
+
+    f.defvjp(lambda p: (f(p), None), lambda _, g: ((g * 2.0, g * 3.0),))   # a tuple: sorted keys would swap
+    for run in (lambda: grad(f)({"b": 1.0, "a": 2.0}),
+                lambda: fgrad.vmap(grad(f))({"a": XV, "b": XV}),
+                lambda: grad(lambda a: fnp.sum(fgrad.vmap(f)({"a": a, "b": a})))(XV)):
+        with pytest.raises(TypeError, match=r"custom_vjp f: bwd's cotangent for args\[0\] has structure "
+                                            r"PyTreeSpec\(\(\*, \*\)\), but args\[0\] has structure "
+                                            r"PyTreeSpec\(\{'a': \*, 'b': \*\}\)"):
+            run()
+    f.defvjp(lambda p: (f(p), None), lambda _, g: ({"b": g * 3.0, "a": g * 2.0},))
+    assert grad(f)({"b": 1.0, "a": 2.0}) == {"a": 2.0, "b": 3.0}
+
+
+def test_bwd_none_is_a_zero_as_in_jax():
+    jax, jnp = _jax(), pytest.importorskip("jax.numpy")
+
+    def build(cv, np_):
+        @cv
+        def f(p, y):
+            return p["a"] * p["b"] * y
+
+        f.defvjp(lambda p, y: (f(p, y), (p, y)), lambda r, g: ({"a": None, "b": g * r[0]["a"]}, None))
+        return f
+    p = {"a": 2.0, "b": 3.0}
+    ours = grad(build(custom_vjp, fnp), argnums=(0, 1))(p, 4.0)
+    want = jax.grad(build(jax.custom_vjp, jnp), argnums=(0, 1))(p, 4.0)
+    assert ours == ({"a": 0.0, "b": float(want[0]["b"])}, 0.0) and float(want[0]["a"]) == 0.0
+
+    @custom_vjp
+    def g(x, y):
+        return x * y
+
+    g.defvjp(lambda x, y: (x * y, (x, y)), lambda r, ct: (None, ct * r[0]))
+    assert grad(g, argnums=(0, 1))(2.0, 3.0) == (0.0, 2.0)
+    assert jvp(g, (2.0, 3.0), (1.0, 1.0))[1] == 2.0                      # transposing bwd
+    np.testing.assert_allclose(fgrad.vmap(grad(g, argnums=1))(XV, XV), XV)
+    np.testing.assert_allclose(grad(lambda v: fnp.sum(fgrad.vmap(g)(v, v)))(XV), XV)  # only y's part
+
+
+# ---- defjvps and nondiff_argnums: JAX's custom-derivatives tutorial ----------------------------
+def test_defjvps_cells_of_the_jax_tutorial():
+    jax, jnp = _jax(), pytest.importorskip("jax.numpy")
+
+    def f_sin_y(cj, np_):
+        @cj
+        def f(x, y):
+            return np_.sin(x) * y
+        f.defjvps(lambda x_dot, primal_out, x, y: np_.cos(x) * x_dot * y,
+                  lambda y_dot, primal_out, x, y: np_.sin(x) * y_dot)
+        return f
+
+    def log1pexp(cj, np_):
+        @cj
+        def f(x):
+            return np_.log(1. + np_.exp(x))
+        f.defjvps(lambda t, ans, x: (1 - 1 / (1 + np_.exp(x))) * t)
+        return f
+
+    def sqrt_convention(cj, np_):
+        @cj
+        def f(x):
+            return x / (1 + np_.sqrt(x))
+        f.defjvps(lambda t, ans, x: ((np_.sqrt(x) + 2) / (2 * (np_.sqrt(x) + 1) ** 2)) * t)
+        return f
+
+    def sin(cj, np_):
+        @cj
+        def f(x):
+            return np_.sin(x)
+        f.defjvps(lambda t, ans, x: np_.cos(x) * t)
+        return f
+
+    def square_y(cj, np_, second=True):
+        @cj
+        def f(x, y):
+            return x ** 2 * y
+        f.defjvps(lambda x_dot, primal_out, x, y: 2 * x * y * x_dot,
+                  (lambda y_dot, primal_out, x, y: x ** 2 * y_dot) if second else None)
+        return f
+
+    def check(build, run):
+        ours, want = run(build(custom_jvp, fnp), fgrad), run(build(jax.custom_jvp, jnp), jax)
+        for a, b in zip(np.atleast_1d(np.asarray(ours, dtype=float)).ravel(),
+                        np.atleast_1d(np.asarray(want, dtype=float)).ravel()):
+            assert a == pytest.approx(b, rel=1e-14, abs=1e-300)
+
+    check(f_sin_y, lambda f, t: (f(2., 3.), *t.jvp(f, (2., 3.), (1., 0.)), t.grad(f)(2., 3.)))
+    check(log1pexp, lambda f, t: (t.grad(f)(100.), f(3.), t.grad(f)(3.), *t.vmap(t.grad(f))(np.arange(3.))))
+    check(sqrt_convention, lambda f, t: t.grad(f)(0.))
+    check(sin, lambda f, t: (t.grad(f)(3.), t.grad(t.grad(f))(3.)))
+    check(square_y, lambda f, t: (t.grad(f)(2., 3.), t.grad(f, 0)(2., 3.), t.grad(f, 1)(2., 3.)))
+    check(lambda cj, np_: square_y(cj, np_, second=False),
+          lambda f, t: (t.grad(f)(2., 3.), t.grad(f, 0)(2., 3.), t.grad(f, 1)(2., 3.)))
+    assert fgrad.compile(fgrad.grad(log1pexp(custom_jvp, fnp)))(3.) == pytest.approx(1 - 1 / (1 + np.exp(3.)))
+
+
+def test_defjvps_errors_name_the_rule():
+    f = custom_jvp(lambda x, y: x * y)
+    f.defjvps(lambda t, ans, x, y: t * y)
+    with pytest.raises(TypeError, match=r"defjvps was given 1 rule\(s\), but the function was called with 2"):
+        grad(f)(2.0, 3.0)
+    f.defjvps(lambda t, ans, x, y: fnp.ones(3), None)
+    with pytest.raises(TypeError, match=r"the tangent defjvps' rule for args\[0\] returned for output\[0\] has "
+                                        r"shape \(3,\)"):
+        grad(f)(2.0, 3.0)
+    with pytest.raises(TypeError, match="defjvps cannot be used with nondiff_argnums"):
+        custom_jvp(lambda n, x: x, nondiff_argnums=(0,)).defjvps(lambda t, ans, n, x: t)
+
+
+def test_nondiff_argnums_cells_of_the_jax_tutorial():
+    app = custom_jvp(lambda f, x: f(x), nondiff_argnums=(0,))
+    app.defjvp(lambda f, primals, tangents: (f(primals[0]), 2. * tangents[0]))
+    assert app(lambda x: x ** 3, 3.) == 27.0 and grad(app, 1)(lambda x: x ** 3, 3.) == 2.0
+
+    app2 = custom_jvp(lambda f, x, g: f(g(x)), nondiff_argnums=(0, 2))
+    app2.defjvp(lambda f, g, primals, tangents: (f(g(primals[0])), 3. * tangents[0]))
+    assert app2(lambda x: x ** 3, 3., lambda y: 5 * y) == 3375.0
+    assert grad(app2, 1)(lambda x: x ** 3, 3., lambda y: 5 * y) == 3.0
+
+    appv = custom_vjp(lambda f, x: f(x), nondiff_argnums=(0,))
+    appv.defvjp(lambda f, x: (f(x), x), lambda f, x, g: (5 * g,))
+    assert appv(lambda x: x ** 2, 4.) == 16.0 and grad(appv, 1)(lambda x: x ** 2, 4.) == 5.0
+    np.testing.assert_array_equal(fgrad.vmap(grad(appv, 1), in_axes=(None, 0))(lambda x: x ** 2, XV), [5.0] * 3)
+
+
+def test_fixed_point_of_the_jax_tutorial():
+    """The implicit-function vjp with a function as its nondiff argument (a Python loop for
+    JAX's while_loop), against JAX's values."""
+    def fixed_point(f, a, x_guess):
+        x_prev, x = x_guess, f(a, x_guess)
+        while fnp.abs(x_prev - x) > 1e-6:
+            x_prev, x = x, f(a, x)
+        return x
+    fixed_point = custom_vjp(fixed_point, nondiff_argnums=(0,))
+
+    def rev_iter(f, packed, u):
+        a, x_star, x_star_bar = packed
+        _, vjp_x = vjp(lambda x: f(a, x), x_star)
+        return x_star_bar + vjp_x(u)[0]
+
+    def fixed_point_rev(f, res, x_star_bar):
+        a, x_star = res
+        _, vjp_a = vjp(lambda a: f(a, x_star), a)
+        a_bar, = vjp_a(fixed_point(functools.partial(rev_iter, f), (a, x_star, x_star_bar), x_star_bar))
+        return a_bar, fnp.zeros_like(x_star)
+
+    fixed_point.defvjp(lambda f, a, x: (lambda s: (s, (a, s)))(fixed_point(f, a, x)), fixed_point_rev)
+    newton_sqrt = lambda a: fixed_point(lambda a, x: 0.5 * (x + a / x), a, a)  # noqa: E731
+    assert newton_sqrt(2.) == pytest.approx(np.sqrt(2.0))
+    assert grad(newton_sqrt)(2.) == pytest.approx(0.5 / np.sqrt(2.0), rel=1e-6)
+    assert grad(grad(newton_sqrt))(2.) == pytest.approx(-0.25 * 2.0 ** -1.5, rel=1e-5)
+
+
+def test_nondiff_arguments_come_in_positional_order():
+    seen = []
+    f = custom_vjp(lambda a, x, b: x * a * b, nondiff_argnums=(2, 0))
+    f.defvjp(lambda a, x, b: (x * a * b, None), lambda s1, s2, _, g: (seen.append((s1, s2)), (g * s1 * s2,))[1])
+    assert grad(f, argnums=1)(2.0, 3.0, 5.0) == 10.0 and seen == [(2.0, 5.0)]   # JAX: (a, b)
+    h = custom_jvp(lambda a, x, b: x * a * b, nondiff_argnums=(2, 0))
+    h.defjvp(lambda a, b, p, t: (p[0] * a * b, t[0] * a * 100.0))
+    assert grad(h, argnums=1)(2.0, 3.0, 5.0) == 200.0
+    with pytest.raises(TypeError, match="nondiff_argnums must be non-negative ints"):
+        custom_vjp(lambda a, x: x, nondiff_argnums=(-2,))
+
+
+@pytest.mark.parametrize("kind", ["custom_vjp", "custom_jvp"])
+def test_a_differentiated_value_as_a_nondiff_argument_raises(kind):
+    """JAX raises for custom_vjp and returns zero for custom_jvp; fgrad raises for both."""
+    if kind == "custom_vjp":
+        power = custom_vjp(lambda n, x: x ** n, nondiff_argnums=(0,))
+        power.defvjp(lambda n, x: (x ** n, x), lambda n, x, g: (g * n * x ** (n - 1),))
+    else:
+        power = custom_jvp(lambda n, x: x ** n, nondiff_argnums=(0,))
+        power.defjvp(lambda n, p, t: (p[0] ** n, n * p[0] ** (n - 1) * t[0]))
+    with pytest.raises(TypeError, match=rf"{kind} <lambda>: args\[0\] is in nondiff_argnums, but it holds a "
+                                        r"value grad differentiates"):
+        grad(lambda n: power(n, 2.0))(3.0)
+    # a value of an outer level is fine: that level differentiates through the rule
+    assert grad(lambda n: grad(lambda x: power(n, x))(2.0))(3.0) == pytest.approx(4.0 + 12.0 * np.log(2.0))

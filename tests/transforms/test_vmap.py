@@ -143,6 +143,20 @@ def test_bad_in_axes_structure_is_named():
         fgrad.vmap(lambda a: a, chunk_size=0)
 
 
+@pytest.mark.parametrize("out_axes, batched", [(3, True), (-4, True), (3, False), (-4, False)])
+def test_out_axes_out_of_range_raises_as_in_jax(out_axes, batched):
+    """A rank-2 example has batched rank 3: out_axes in [-3, 2] (NumPy's moveaxis would wrap 3 to 0)."""
+    f = (lambda a: a) if batched else (lambda a: fnp.ones((4, 5)))
+    with pytest.raises(ValueError, match=rf"out_axes gives output\[0\] axis {out_axes}, but its batched rank is 3 "
+                                         r"\(one example's rank is 2\)"):
+        fgrad.vmap(f, out_axes=out_axes)(np.ones((3, 4, 5)))
+    with pytest.raises(ValueError, match=r"out_axes gives output\[1\]\['w'\] axis 2"):
+        fgrad.vmap(lambda a: (a, {"w": a[0]}), out_axes=(0, {"w": 2}))(np.ones((3, 4)))
+    for axis in (2, -1, -3):  # in range, as JAX
+        assert fgrad.vmap(f, out_axes=axis)(np.ones((3, 4, 5))).shape == {2: (4, 5, 3), -1: (4, 5, 3),
+                                                                         -3: (3, 4, 5)}[axis]
+
+
 def test_out_axes_none_for_a_batched_output_raises():
     with pytest.raises(ValueError, match=r"out_axes is None for output\[0\]"):
         fgrad.vmap(lambda a: fnp.sin(a), out_axes=None)(X)
