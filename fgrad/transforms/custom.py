@@ -241,8 +241,9 @@ class _CustomBase:
     # that note; where there is none (a rule that computes the output itself) or it differs
     # (an output type that depends on values or on a nondiff argument), fun runs once more on
     # these arguments, under the rule's trace, to learn or confirm it: so an error is raised
-    # only when fun itself disagrees on these very arguments. (JAX checks only when it traced
-    # fun anyway, under jit; eagerly it returns fwd's output unchecked.)
+    # only when fun itself disagrees on these very arguments. (JAX checks only where it traced
+    # fun first, as under grad of a jit-compiled function; elsewhere, jit(grad(f)) and eager use
+    # among them, it returns fwd's output unchecked.)
 
     def _args_type(self, args):
         return _type_of(_split_args(args, self.nondiff_argnums, type(self).__name__)[1])
