@@ -22,9 +22,12 @@ from ..ir.node import new_node
 from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
+from ..transforms import trees
 from ..transforms.custom import custom_vjp
+from ..transforms.forward import dual
 from ..typing import Any, Iterable
-from . import saved_hooks
+from . import forward_ad, saved_hooks
+from .forward_ad import DualLevel
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, new_meta, with_history
 from .tensor import Tensor, _refuse_complex
@@ -41,6 +44,7 @@ class FunctionCtx:
         self._kept = None       # per saved value (output index, input index, packed, unpack), set by apply
         self._residuals = None  # (primals, outputs) while backward runs
         self._non_differentiable = set()
+        self._constants = ()  # positions of forward's outputs that are not arrays (Python numbers, None)
         self.materialize_grads = True
 
     def save_for_backward(self, *tensors: Any) -> None:
@@ -89,27 +93,110 @@ class Function:
         if prim is None:
             prim = Primitive(cls.__name__, None, multiple_results=True, register=False)
             prim.defvjp_all(lambda g, ans, primals, needs, ctx: _call_backward(
-                cls, ctx, materialize(g, ans) if ctx.materialize_grads else g, primals, ans))
+                cls, ctx, _output_grads(ctx, g, ans), primals, ans))
             cls._fgrad_prim = prim
         return prim
 
+    @staticmethod
+    def setup_context(ctx: FunctionCtx, inputs: tuple[Any, ...], output: Any) -> Any:
+        """torch 2's style: define it (static, setup_context(ctx, inputs, output)) and write
+        forward(*args) without ctx; forward then runs first and setup_context fills ctx."""
+        raise NotImplementedError("setup_context is not overridden: forward takes ctx")
+
     @classmethod
     def apply(cls, *args: Any) -> Any:
-        if current_trace() is not EVAL or any(isinstance(a, Tracer) and not isinstance(a, Tensor) for a in args):
-            return _as_custom_vjp(cls)(*args)
+        trace = current_trace()
+        if trace.__class__ is DualLevel:  # (forward_ad: the primals are Tensors; Note [dual tensors])
+            return _apply_dual(cls, trace, args)
+        if trace is not EVAL or any(isinstance(a, Tracer) and not isinstance(a, Tensor) for a in args):
+            return _apply_traced(cls, args)
         return _apply_on_tensors(cls, args)
 
 
-def _apply_on_tensors(cls, args):
-    needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-    ctx = FunctionCtx(needs)
+def _forward(cls, ctx, args):
+    """Run the user's forward: forward(ctx, *args), or in torch 2's style (setup_context defined)
+    forward(*args), then setup_context(ctx, args, output), as torch runs them (in no_grad mode)."""
+    if cls.setup_context is Function.setup_context:
+        return cls.forward(ctx, *args)
+    output = cls.forward(*args)
+    cls.setup_context(ctx, tuple(args), output)
+    return output
+
+
+def _output_grads(ctx, g, outs):
+    """The output gradients backward gets: None for an output that is not an array (a Python
+    number forward returned is a constant, as in torch), zeros for a zero one unless
+    ctx.set_materialize_grads(False)."""
+    g = materialize(g, outs) if ctx.materialize_grads else g
+    return tuple(None if i in ctx._constants else x for i, x in enumerate(g)) if ctx._constants else g
+
+
+def _is_constant(output):
+    """Is a forward output a constant (not a Tensor or an array: a Python number, None), which
+    apply returns as it is, as torch does?"""
+    return not isinstance(output, Tensor) and not hasattr(output, "shape")
+
+
+def _apply_dual(cls, level, args):
+    """Function.apply under forward_ad's dual level, as torch runs a Function in forward mode:
+    forward runs once on the primals (recording the node for backward, as on Tensors), and the
+    Function's jvp(ctx, *tangents), with the same ctx, gives the outputs' tangents."""
+    unpacked = [forward_ad.unpack_dual(a) if isinstance(a, Tensor) else (a, None) for a in args]
+    if all(t is None for _, t in unpacked):
+        return _apply_on_tensors(cls, args)
+    if "jvp" not in cls.__dict__:
+        raise NotImplementedError(f"{cls.__name__}: forward-mode AD (a dual Tensor of forward_ad among its "
+                                  f"inputs) needs the Function's jvp staticmethod, jvp(ctx, *tangents), one "
+                                  f"tangent per input, returning one per output")
+    primals = [p for p, _ in unpacked]
+    ctx = FunctionCtx(tuple(isinstance(p, Tensor) and p.requires_grad for p in primals))
+    result = _apply_on_tensors(cls, primals, ctx)
+    zeros = [Tensor._wrap(np.zeros_like(p.primal), None, 0) if t is None and isinstance(p, Tensor) else t
+             for p, t in unpacked]
     with no_grad():
-        result = cls.forward(ctx, *args)
+        t_out = cls.jvp(ctx, *zeros)
+    outs, t_outs = (result, t_out) if isinstance(result, tuple) else ((result,), (t_out,))
+    if len(t_outs) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(t_outs)} tangents for {len(outs)} outputs")
+    duals = []
+    for i, (o, t) in enumerate(zip(outs, t_outs)):
+        if t is None or not isinstance(o, Tensor) or id(o) in ctx._non_differentiable:
+            duals.append(o)
+            continue
+        t = t if isinstance(t, Tensor) else Tensor._wrap(np.asarray(t), None, 0)
+        if tuple(t.shape) != tuple(o.shape) or t.dtype != o.dtype:
+            raise RuntimeError(f"{cls.__name__}.jvp returned a tangent of shape {tuple(t.shape)} and dtype {t.dtype} "
+                               f"for output {i}, of shape {tuple(o.shape)} and dtype {o.dtype}")
+        duals.append(level.tensor(dual(level, o, t)))
+    return tuple(duals) if isinstance(result, tuple) else duals[0]
+
+
+def _apply_traced(cls, args):
+    """Under a transform: the Function as a custom_vjp of the traced values. A Tensor of a traced
+    value (what vmap or grad of a Tensor function passes: Note [tensors of traced values] in
+    tape.py) gives its value, and then the traced results are Tensors again."""
+    values = [trees.unfaced(a) for a in args]
+    out = _as_custom_vjp(cls)(*values)
+    faced = any(v is not a for v, a in zip(values, args))
+
+    def result(o):  # (a Python number forward returned is a constant: returned as it is, as on Tensors)
+        if isinstance(o, Tracer) and _is_constant(peek(o)):
+            return peek(o)
+        return trees.tensor_face(o) if faced and isinstance(o, Tracer) and not isinstance(o, Tensor) else o
+    return tuple(result(o) for o in out) if isinstance(out, tuple) else result(out)
+
+
+def _apply_on_tensors(cls, args, ctx=None):
+    needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+    ctx = FunctionCtx(needs) if ctx is None else ctx
+    with no_grad():
+        result = _forward(cls, ctx, args)
     multi = isinstance(result, tuple)
     outs = result if multi else (result,)
     raw = tuple(np.asarray(_raw(o)) if not hasattr(_raw(o), "shape") else _raw(o) for o in outs)
+    ctx._constants = frozenset(i for i, o in enumerate(outs) if _is_constant(o))
     if not (any(needs) and is_grad_enabled()):
-        wrapped = tuple(o if isinstance(o, Tensor) else Tensor._wrap(o, None, 0) for o in outs)
+        wrapped = tuple(o if isinstance(o, Tensor) or _is_constant(o) else Tensor._wrap(o, None, 0) for o in outs)
         return wrapped if multi else wrapped[0]
     for o, r in zip(outs, raw):
         if id(o) not in ctx._non_differentiable and hasattr(r, "dtype"):
@@ -123,6 +210,10 @@ def _apply_on_tensors(cls, args):
         if isinstance(o, Tensor) and o.primal is w.primal:  # (one array: one version counter)
             w._version_counter = o._version_counter
     _keep_saved(ctx, args, outs, wrapped)
+    if ctx._saved:  # (a backward releases it: Note [what a backward releases] in engine/backward.py)
+        node.meta.saved = node.meta.saved or []
+    if ctx._constants:  # (returned as they are, as torch does: no gradient flows through a number)
+        wrapped = tuple(o if i in ctx._constants else w for i, (o, w) in enumerate(zip(outs, wrapped)))
     return wrapped if multi else wrapped[0]
 
 
@@ -213,7 +304,9 @@ def _as_custom_vjp(cls):
     def run_forward(*args):
         ctx = FunctionCtx(tuple(True for _ in args))
         with no_grad():
-            result = cls.forward(ctx, *[_tensor_view(a) for a in args])
+            result = _forward(cls, ctx, [_tensor_view(a) for a in args])
+        ctx._constants = frozenset(i for i, o in enumerate(result if isinstance(result, tuple) else (result,))
+                                   if _is_constant(o))
         return _unwrap_out(result), ctx
 
     def fun(*args):
@@ -228,7 +321,8 @@ def _as_custom_vjp(cls):
         ctx, saved, args = res
         ctx._saved = tuple((_tensor_view(s), None) for s in saved)
         gs = g if isinstance(g, tuple) else (g,)
-        grads = _as_gradients(cls, cls.backward(ctx, *[_tensor_view(x) for x in gs]), len(args))
+        gs = [None if i in ctx._constants else _tensor_view(x) for i, x in enumerate(gs)]
+        grads = _as_gradients(cls, cls.backward(ctx, *gs), len(args))
         return tuple(np.zeros_like(peek(a)) if x is None else _raw(x) for x, a in zip(grads, args))
 
     custom = custom_vjp(fun)

@@ -147,7 +147,7 @@ class NodeMeta:
             anomaly_mode.check_nan(self, grads)
         if self.post_hooks:
             grads = self._run_post_hooks(grads, g)
-        if not retain_graph:
+        if not retain_graph and self.saved is not None:  # (Note [what a backward releases] in engine/backward.py)
             node.primals = node.out = None
             self.packed = None
         return grads

@@ -13,12 +13,14 @@ from builtins import float as _float
 from builtins import int as _int
 
 import numpy as np
+import optree
 
 from .. import numpy as fnp
 from ..backend import Device, array_module, device_of
 from ..backend import device as to_device
 from ..ir.node import Node
 from ..ir.value import Tracer, concrete, peek
+from ..numpy import bridge
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops.devices import device_put
@@ -161,10 +163,11 @@ class Tensor(Tracer):
     def detach(self) -> "Tensor":
         """A tensor sharing this one's data, cut from the graph (of a traced value, from the
         transform's too: Note [tensors of traced values] in tape.py)."""
-        primal = self.primal
+        source = _readable(self)  # (of a dual, its primal: the tangent is dropped too, as torch's)
+        primal = source.primal
         t = Tensor._wrap(primal if primal.__class__ is np.ndarray or not isinstance(primal, Tracer)
                          else stop_gradient(primal), None, 0)
-        t._version_counter = self._version_counter
+        t._version_counter = source._version_counter
         return t
 
     def detach_(self) -> "Tensor":
@@ -228,7 +231,8 @@ class Tensor(Tracer):
     def numpy(self, force: _bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self.primal if self.primal.__class__ is np.ndarray else to_device("cpu").send(self.primal)
+        array = _readable(self).primal
+        return array if array.__class__ is np.ndarray else to_device("cpu").send(array)
 
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad and is_grad_enabled():
@@ -236,10 +240,19 @@ class Tensor(Tracer):
         array = self.numpy(force=True)
         return array if dtype is None else array.astype(dtype)
 
+    def __array_function__(self, func, types, args, kwargs):
+        # NumPy's functions: fgrad's version where it has one (it differentiates); any other one
+        # (np.save, np.savetxt) gets the arrays of the Tensors, as a torch Tensor converts for
+        # NumPy, unless one requires grad (as numpy() refuses) or is of a traced value.
+        if bridge.covering(func) is not None:
+            return bridge.array_function(self, func, types, args, kwargs)
+        return _numpy_on_arrays(self, func, types, args, kwargs)
+
     def item(self) -> _int | _float | complex:
-        if self.primal.size != 1:
-            raise RuntimeError(f"a Tensor with {self.primal.size} elements cannot be converted to Scalar")
-        return self.primal.item()
+        array = _readable(self).primal
+        if array.size != 1:
+            raise RuntimeError(f"a Tensor with {array.size} elements cannot be converted to Scalar")
+        return array.item()
 
     # PyTorch's conversions: a Tensor's value is concrete, and float(loss) is the user's to take
     # (functional traced values refuse them: Note [no silent conversions] in ir/value.py).
@@ -250,26 +263,34 @@ class Tensor(Tracer):
         return complex(self.item())
 
     def tolist(self) -> list[Any] | _int | _float | complex:
-        return self.primal.tolist()
+        return _readable(self).primal.tolist()
 
     def clone(self) -> "Tensor":
         """A copy that stays in the graph (its gradient flows back to self)."""
         return fnp.copy(self)
 
-    def to(self, *args: str | Device | DTypeLike, **kwargs: str | Device | DTypeLike) -> "Tensor":
-        """to(device), to(dtype) or to(device, dtype)."""
-        dev, dtype = kwargs.get("device"), kwargs.get("dtype")
+    def to(self, *args: "str | Device | DTypeLike | Tensor", **kwargs: Any) -> "Tensor":
+        """to(device), to(dtype), to(device, dtype) or to(other) (other's dtype and device), and
+        the keywords device=, dtype=, copy= (a copy even when nothing changes) and non_blocking=,
+        as torch's. A dtype is a NumPy dtype or its name given as dtype= ('float32')."""
+        dev, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("non_blocking", None)  # (transfers are synchronous)
+        if kwargs:
+            raise TypeError(f"Tensor.to() got an unexpected keyword argument {next(iter(kwargs))!r}")
         for a in args:
-            if isinstance(a, (str,)) or hasattr(a, "kind"):
+            if isinstance(a, Tensor):
+                dtype, dev = a.dtype, device_of(peek(a))
+            elif isinstance(a, (str, Device)):
                 dev = a
             else:
                 dtype = a
         out = self
         if dtype is not None and np.dtype(dtype) != self.dtype:
             out = fnp.astype(out, dtype)
-        if dev is not None and to_device(dev) != device_of(self.primal):
+        if dev is not None and _device_arg(dev) != device_of(peek(self)):
             out = device_put(out, dev)  # (recorded: the gradient goes back to this device)
-        return out
+        return out.clone() if copy and out is self else out
 
     def cpu(self) -> "Tensor":
         return self.to("cpu")
@@ -442,6 +463,8 @@ class Tensor(Tracer):
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
     def _inplace(self, result, op):
+        if _of_traced(self) or _of_traced(result):
+            raise _traced_inplace_error(op)
         if (self._view is not None or (self._requires_grad and self._grad_fn is None)) and is_grad_enabled():
             _check_inplace(self, op)
         value = result.primal if isinstance(result, Tensor) else concrete(result)
@@ -535,6 +558,8 @@ class Tensor(Tracer):
         return self.div_(other)
 
     def __setitem__(self, index, value):
+        if _of_traced(value) and not _of_traced(self):  # (a traced self raises: traced values are immutable)
+            raise _traced_inplace_error("__setitem__")
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
         tracked = is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
         if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)
@@ -566,8 +591,67 @@ class Tensor(Tracer):
     def __hash__(self):
         return id(self)
 
-    def __reduce__(self):
-        return (Tensor, (self.primal, self._requires_grad))
+    def __reduce__(self):  # (its class too: a Parameter stays a Parameter through pickle and deepcopy)
+        return (type(self), (self.primal, self._requires_grad))
+
+
+def _numpy_on_arrays(self, func, types, args, kwargs):
+    """NumPy's own `func`, which fgrad does not cover, on the arrays of the Tensors among its
+    arguments (Tensor.__array_function__)."""
+    name = bridge.qualified_name(func)
+    for x in optree.tree_leaves((args, kwargs)):
+        if isinstance(x, Tracer):
+            if _of_traced(x):  # (the bridge's error: NumPy cannot differentiate it)
+                return bridge.array_function(self, func, types, args, kwargs)
+            if x._requires_grad and is_grad_enabled():
+                raise RuntimeError(f"{name}: Can't call numpy() on Tensor that requires grad ({name} is NumPy's "
+                                   f"and would drop its gradient). Use tensor.detach() first, or fgrad.numpy's "
+                                   f"functions where the gradient is wanted")
+    args, kwargs = optree.tree_map(lambda x: x.numpy(force=True) if isinstance(x, Tensor) else x, (args, kwargs))
+    return func(*args, **kwargs)
+
+
+def _device_arg(spec):
+    """The Device that Tensor.to's positional `spec` names; a dtype's name there ('float32') is an
+    error that says so (torch: "Invalid device string"), not an unknown device."""
+    try:
+        return to_device(spec)
+    except ValueError:
+        if isinstance(spec, str) and _is_dtype_name(spec):
+            raise ValueError(f"Tensor.to: {spec!r} is a dtype, not a device (a string there names a device: 'cpu' or "
+                             f"'cuda:N'); pass the dtype itself: t.to(np.{np.dtype(spec).name}) or "
+                             f"t.to(dtype={spec!r})") from None
+        raise
+
+
+def _is_dtype_name(name):
+    try:
+        np.dtype(name)
+    except TypeError:
+        return False
+    return True
+
+
+def _of_traced(x):
+    """Is `x` a traced value, or a Tensor of one (a dual of forward_ad, a Function's input under
+    a transform)?"""
+    return isinstance(x, Tracer) and (not isinstance(x, Tensor) or isinstance(x.primal, Tracer))
+
+
+def _traced_inplace_error(op):
+    return RuntimeError(f"{op}: an in-place operation on or with a Tensor of a traced value (a dual Tensor of "
+                        f"forward_ad, or a Function's input under a functional transform) is not supported: the "
+                        f"written Tensor would not carry the tangent or the transform's derivative. Use the "
+                        f"out-of-place operation (y = x + 1, fnp.where, fgrad.cat) instead")
+
+
+def _readable(t):
+    """`t`, or for a dual Tensor of forward_ad its primal Tensor: conversions (numpy(), item(),
+    tolist()) read a dual's primal, as torch's do (Note [dual tensors] in forward_ad.py). A
+    Tensor of any other traced value stays itself (its conversions raise)."""
+    while isinstance(t.primal, Tracer) and getattr(t.primal._trace, "reads_primal", False):
+        t = t.primal.primal
+    return t
 
 
 def _refuse_complex(dtype, where):

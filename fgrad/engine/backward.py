@@ -59,7 +59,10 @@ def send(cts, t, g):
         node, index = t.node, t.index
         slot = cts.get(node)
         if slot is None:
-            slot = cts[node] = [None] * len(node.out)
+            out = node.out
+            if out is None:  # (released by a backward: Note [what a backward releases])
+                raise freed_graph_error(node)
+            slot = cts[node] = [None] * len(out)
         slot[index] = g if slot[index] is None else add(slot[index], g)
     else:
         prev = cts.get(t)
@@ -106,6 +109,15 @@ def apply_rule(node, g, primals, out):
                 gi = fit_cotangent(gi, p, prim, i)
         fitted.append(gi)
     return fitted
+
+
+# Note [what a backward releases]: without retain_graph, a backward releases each node's
+# residuals once its rule has run, so that a second backward through them raises
+# (freed_graph_error) instead of reading released values. A node of the imperative face whose
+# rules read no value (meta.saved is None: add, sum, reshape, a Function that saved nothing)
+# keeps what it has, only shapes and constants, as PyTorch releases only saved tensors: then a
+# second backward of `(x + 1).sum()` works, as in PyTorch, and one through `(x * x).sum()`
+# raises at MulBackward0, which saved x.
 
 
 def freed_graph_error(node):
@@ -281,8 +293,8 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                         i += 1
                         if gi is not None:
                             send(cts, inputs[i], gi)
-                if not retain_graph:
-                    node.primals = node.out = None  # residuals released
+                if not retain_graph and (meta is None or meta.saved is not None):
+                    node.primals = node.out = None  # residuals released (Note [what a backward releases])
         if deps is not None:
             for t in node.inputs:
                 if t is not None:
@@ -339,7 +351,7 @@ def _node_grads(node, g, retain_graph, create_graph):
         if node.primals is None:
             raise freed_graph_error(node)
         grads = apply_rule(node, g, node.primals, node.out)
-        if not retain_graph:
+        if not retain_graph and (meta is None or meta.saved is not None):
             node.primals = node.out = None
     if t0 is not None:
         profiler.record_backward(node, t0)

@@ -56,6 +56,7 @@ def nll_loss(log_probs, target, reduction="mean"):
     """Negative log-likelihood of integer class targets (shape (N,)) under log_probs (N, C)."""
     labels = target
     n, c = log_probs.shape
+    _check_class_indices(labels, "nll_loss")
     if is_batched(labels) or is_staged(labels):  # under vmap each example picks its own, under compile the
         # program does (the labels are its operands, not guarded values); NumPy's indexing checks the range
         if tuple(labels.shape) != (n,):
@@ -68,10 +69,32 @@ def nll_loss(log_probs, target, reduction="mean"):
     return _reduce(-picked, reduction, "nll_loss")
 
 
+def _dtype(x):
+    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def _check_class_indices(target, where, probabilities=False):
+    """Class indices are integers: float labels are refused, never truncated (torch: "expected
+    target dtype to be Long"), and so are booleans."""
+    dtype = _dtype(target)
+    if not np.issubdtype(dtype, np.integer):
+        raise TypeError(f"{where}: class-index targets must have an integer dtype, got {dtype} (shape "
+                        f"{tuple(np.shape(target)) if not hasattr(target, 'shape') else tuple(target.shape)}); "
+                        f"convert exact labels with target.astype(np.int64) (a Tensor: target.long())"
+                        + (", or pass class probabilities of the input's shape" if probabilities else ""))
+
+
 def cross_entropy(input, target, reduction="mean"):
-    """Cross-entropy of logits `input` (N, C) with class indices or class probabilities `target`."""
+    """Cross-entropy of logits `input` (N, C) with class indices (an integer target of shape
+    (N,)) or class probabilities (a floating-point target of the input's shape), as torch's."""
     logp = log_softmax(input, dim=-1)
-    tdtype = target.dtype if hasattr(target, "dtype") else np.asarray(target).dtype
-    if np.issubdtype(tdtype, np.integer):
+    if not np.issubdtype(_dtype(target), np.floating):
+        _check_class_indices(target, "cross_entropy", probabilities=True)
         return nll_loss(logp, target, reduction)
+    shape = tuple(target.shape) if hasattr(target, "shape") else np.shape(target)
+    if shape != tuple(input.shape):
+        raise ValueError(f"cross_entropy: a floating-point target holds class probabilities and must have the "
+                         f"input's shape {tuple(input.shape)}, got shape {shape} (dtype {_dtype(target)}); class "
+                         f"indices must be integers: convert exact labels with target.astype(np.int64) (a "
+                         f"Tensor: target.long())")
     return _reduce(-fnp.sum(target * logp, axis=-1), reduction, "cross_entropy")

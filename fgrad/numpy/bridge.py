@@ -109,9 +109,18 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return _lookup(f"numpy.{name}")(*inputs, **kwargs)
 
 
+def qualified_name(func):
+    """`numpy.save` for np.save: the name a NumPy (or SciPy) function is covered under."""
+    return f"{getattr(func, '__module__', None) or 'numpy'}.{func.__name__}"
+
+
+def covering(func):
+    """fgrad's function for the NumPy function `func`, or None when fgrad does not cover it."""
+    return _lookup(qualified_name(func))
+
+
 def array_function(self, func, types, args, kwargs):
-    module = getattr(func, "__module__", None) or "numpy"
-    qualname = f"{module}.{func.__name__}"
+    qualname = qualified_name(func)
     fn = _lookup(qualname)
     if fn is None:
         raise _unsupported(qualname)

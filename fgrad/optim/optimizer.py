@@ -1,21 +1,68 @@
-"""Optimizers update parameters in place from their .grad: SGD (momentum, weight decay) and Adam."""
+"""Optimizers update parameters in place from their .grad: SGD (momentum, weight decay) and Adam.
+
+Note [optimizer state follows its parameters]: as torch's, `Optimizer.state` is keyed by the
+parameter objects themselves (a Tensor hashes by identity), never by `id(p)`: an id is a
+number that pickle, copy.deepcopy and a restarted process do not keep, so state keyed by it
+would silently start over (Adam's moments from zero) after `pickle.loads(pickle.dumps((model,
+opt)))`. Keyed by the objects, the state travels with them through pickle and deepcopy (which
+keep shared objects shared). `state_dict()` names parameters by their position in the groups
+instead, as torch's does, and `load_state_dict()` gives each position's state to the parameter
+now at that position. The state's arrays are copied both ways: a dict taken as a checkpoint
+does not change as training goes on (torch shares them; a checkpoint kept in memory would
+silently follow the optimizer).
+"""
+import collections
+import copy
+import warnings
+
 import numpy as np
 
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.tensor import Tensor
 
 __all__ = ["SGD", "Adam", "Optimizer"]
 
 
 class Optimizer:
-    """Holds parameter groups; step() updates, zero_grad() clears .grad."""
+    """Holds parameter groups and their state; step() updates, zero_grad() clears .grad."""
 
     def __init__(self, params, defaults):
-        params = list(params)
-        if not params:
+        if isinstance(params, Tensor):
+            raise TypeError(f"params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got a Tensor of shape {tuple(params.shape)}; pass [tensor] or model.parameters()")
+        self.defaults = defaults
+        self.state = collections.defaultdict(dict)  # parameter -> its state (Note [optimizer state follows ...])
+        self.param_groups = []
+        groups = list(params)
+        if not groups:
             raise ValueError(f"{type(self).__name__}: optimizer got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.param_groups = [{**defaults, **g, "params": list(g["params"])} for g in groups]
-        self.state = {}
+        for group in groups if isinstance(groups[0], dict) else [{"params": groups}]:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with "params" and options that override the defaults)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        if len(params) != len(set(params)):  # (as torch: kept twice, so step() updates it twice)
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        taken = set()
+        for group in self.param_groups:
+            taken.update(group["params"])
+        if not taken.isdisjoint(params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append({**self.defaults, **param_group, "params": params})
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -25,11 +72,68 @@ class Optimizer:
                 elif p.grad is not None:
                     p.grad.zero_()
 
-    def _each(self):
+    def step(self, closure=None):
+        """One update of every parameter that has a .grad; `closure` (re-evaluating the loss,
+        with grad enabled) is called first and its loss returned."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                self._update(group, [p for p in group["params"] if p.grad is not None])
+        return loss
+
+    def _update(self, group, params):
+        raise NotImplementedError(f"{type(self).__name__} must implement _update(group, params)")
+
+    def state_dict(self):
+        """{"state": {index: state}, "param_groups": [options with "params" as indices]}, as torch's:
+        a parameter's index is its first position counting through the groups in order."""
+        index, start, groups = {}, 0, []
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    yield group, p, p.grad.primal, self.state.setdefault(id(p), {})
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(p, i)
+            groups.append({**{k: v for k, v in group.items() if k != "params"},
+                           "params": [index[p] for p in group["params"]]})
+            start += len(group["params"])
+        return {"state": {index.get(k, k): _copied(v) for k, v in self.state.items()}, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Take the state and options of `state_dict` (from state_dict(), perhaps of another
+        optimizer over parameters of the same shapes, in the same order)."""
+        saved = copy.deepcopy(state_dict["param_groups"])
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        at = {i: p for s, g in zip(saved, self.param_groups) for i, p in zip(s["params"], g["params"])}
+        state = collections.defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            param = at.get(k)
+            if param is None:
+                state[k] = _copied(v)
+                continue
+            for name, value in v.items():
+                if isinstance(value, np.ndarray) and value.shape != param.primal.shape:
+                    raise ValueError(f"load_state_dict: state {name!r} of parameter {k} has shape {value.shape}, "
+                                     f"but the parameter at that position has shape {tuple(param.shape)}")
+            state[param] = {name: np.array(value, dtype=param.primal.dtype) if isinstance(value, np.ndarray)
+                            else copy.deepcopy(value) for name, value in v.items()}
+        self.state = state
+        self.param_groups = [{**s, "params": g["params"]} for g, s in zip(self.param_groups, saved)]
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
+        return "\n".join(lines + [")"])
+
+
+def _copied(state):
+    return {k: v.copy() if isinstance(v, np.ndarray) else copy.deepcopy(v) for k, v in state.items()}
 
 
 class SGD(Optimizer):
@@ -37,43 +141,65 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
         if lr < 0:
-            raise ValueError(f"SGD: invalid learning rate {lr}")
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov))
 
-    @no_grad()
-    def step(self):
-        for group, p, g, state in self._each():
+    def _update(self, group, params):
+        # As torch's: every buffer is read before any is written, so a parameter given twice
+        # gets two updates, each with a fresh buffer on the first step (torch's numbers).
+        momentum = group["momentum"]
+        buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum else None
+        for i, p in enumerate(params):
+            g = p.grad.primal
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p.primal
-            if group["momentum"]:
-                buf = state.get("momentum_buffer")
+            if momentum:
+                buf = buffers[i]
                 if buf is None:
-                    buf = state["momentum_buffer"] = np.array(g, copy=True)
+                    buf = buffers[i] = np.array(g, copy=True)
                 else:
-                    buf *= group["momentum"]
+                    buf *= momentum
                     buf += (1 - group["dampening"]) * g
-                g = g + group["momentum"] * buf if group["nesterov"] else buf
+                g = g + momentum * buf if group["nesterov"] else buf
             p.primal -= group["lr"] * g
             p._version_counter.value += 1
+        for p, buf in zip(params, buffers or ()):
+            self.state[p]["momentum_buffer"] = buf
 
 
 class Adam(Optimizer):
-    """Adam (Kingma and Ba), with PyTorch's defaults and bias correction."""
+    """Adam (Kingma and Ba), with PyTorch's defaults, bias correction and state names."""
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
+        if lr < 0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if eps < 0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        if weight_decay < 0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
 
-    @no_grad()
-    def step(self):
-        for group, p, g, state in self._each():
+    def _update(self, group, params):
+        b1, b2 = group["betas"]
+        for p in params:
+            g = p.grad.primal
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p.primal
-            b1, b2 = group["betas"]
+            state = self.state[p]  # (one dict for a parameter given twice: two steps on it, as torch)
             if not state:
-                state.update(step=0, m=np.zeros_like(p.primal), v=np.zeros_like(p.primal))
+                state.update(step=0, exp_avg=np.zeros_like(p.primal), exp_avg_sq=np.zeros_like(p.primal))
             state["step"] += 1
-            m, v, t = state["m"], state["v"], state["step"]
+            m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
             m *= b1
             m += (1 - b1) * g
             v *= b2
