@@ -340,7 +340,7 @@ def test_second_backward_through_a_rule_based_node_raises():
     x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = fnp.concatenate([x, x]) @ fnp.concatenate([x, x])
     y.backward()
-    with pytest.raises(RuntimeError, match="backward through the graph a second time.*at DotBackward0"):
+    with pytest.raises(RuntimeError, match=r"backward through the graph a second time.*at DotBackward0"):
         y.backward()
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0, 12.0])
 
