@@ -24,9 +24,11 @@ import weakref
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
+from ..ir.held import Held
 from ..ir.node import Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
+from ..ops.indexing import dense
 from ..ops.primitive import OTHER, escaped_tracer_error
 from . import anomaly_mode, grad_mode, saved_hooks
 
@@ -61,7 +63,7 @@ class RemovableHandle:
 class NodeMeta:
     """What the imperative face adds to a tape node."""
 
-    __slots__ = ("name", "saved", "packed", "pre_hooks", "post_hooks", "tensor_hooks", "stack")
+    __slots__ = ("name", "saved", "packed", "pre_hooks", "post_hooks", "tensor_hooks", "stack", "held")
 
     def __init__(self, name):
         self.name = name
@@ -71,6 +73,7 @@ class NodeMeta:
         self.post_hooks = ()
         self.tensor_hooks = None  # {output index: [hook]} from Tensor.register_hook on non-leaf tensors
         self.stack = None         # forward traceback, in anomaly mode
+        self.held = None          # a Held of the NumPy arrays among the inputs that the rule reads
 
     def register(self, kind, fn):
         """Add fn to the "pre_hooks" or "post_hooks"; returns its removable handle."""
@@ -120,7 +123,7 @@ class NodeMeta:
         """Nothing to do beyond the rule (no hooks, packing or anomaly checks): then the engine
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
-                or self.stack is not None \
+                or self.stack is not None or self.held is not None \
                 or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):  # (NaN checks)
             return False
         if node.primals is None:
@@ -137,7 +140,7 @@ class NodeMeta:
             g = self._run_pre_hooks(g, node.prim.multiple_results)
         primals, out = self.residuals(node, create_graph)
         try:  # grad mode is set for the whole backward (autograd/functional.py)
-            grads = apply_rule(node, g, primals, out)
+            grads = [dense(x) for x in apply_rule(node, g, primals, out)]  # (hooks see arrays)
         except Exception as exc:
             if self.stack is not None:
                 raise RuntimeError(f"Error detected in {self.name}: {type(exc).__name__}: {exc}\n"
@@ -150,6 +153,8 @@ class NodeMeta:
         if not retain_graph and self.saved is not None:  # (Note [what a backward releases] in engine/backward.py)
             node.primals = node.out = None
             self.packed = None
+            if self.held is not None:
+                self.held.release()
         return grads
 
     def _run_pre_hooks(self, g, multi):
@@ -330,6 +335,8 @@ def record(prim, args, params):
     result = Tensor._wrap(out, node, 0)
     if prim.saves_inputs or prim.saves_output:
         meta.saved = saved_versions(prim, args, inputs, result)
+        if not (ta and (n == 1 or tb)):
+            hold_arrays(node, args)
     return result
 
 
@@ -365,6 +372,8 @@ def record_general(prim, args, params):
     results = _outputs(prim, out, node, args, params)
     if saves_inputs or prim.saves_output:  # guard exactly the values the rules read
         meta.saved = saved_versions(prim, args, inputs, results)
+        if saves_inputs:
+            hold_arrays(node, args)
         if saved_hooks._state.stack:
             _pack_saved(node, args, results)
     return results
@@ -388,6 +397,21 @@ def _pack_saved(node, args, results):
         else:
             packed[-1] = saved_hooks.pack(results)
             node.out = None
+
+
+def hold_arrays(node, args):
+    """The arrays among a node's inputs that are not tensors (tensors have versions) stay
+    read-only until its backward has run or it dies (Note [what fgrad keeps is read-only]);
+    the node keeps a copy of a CuPy array instead."""
+    meta, primals = node.meta, node.primals
+    kept = list(primals)
+    for i, (a, p) in enumerate(zip(args, primals)):
+        if not isinstance(a, Tensor) and hasattr(p, "shape"):
+            if meta.held is None:
+                meta.held = Held()
+            kept[i] = meta.held.keep(p)
+    if any(k is not p for k, p in zip(kept, primals)):
+        node.primals = kept
 
 
 def saved_versions(prim, args, inputs, results):

@@ -19,6 +19,7 @@ from ..ir.node import Edge
 from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add
+from ..ops.indexing import Scattered, dense
 from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
 from .threads import HEAVY, Offload, heavy
@@ -57,6 +58,7 @@ def send(cts, t, g):
     grad) the add primitive."""
     if t.__class__ is Edge:
         node, index = t.node, t.index
+        g = dense(g)  # (an output of a multiple-result node: its slot sums with add)
         slot = cts.get(node)
         if slot is None:
             out = node.out
@@ -237,6 +239,8 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
             if deps is None:
                 continue
         else:
+            if g.__class__ is Scattered:  # (Note [scattered cotangents] in ops/indexing.py)
+                g = g.dense()
             prim = node.prim
             if workers is not None and (g.__class__ is not ndarray or g.size >= HEAVY) and prim is not None \
                     and workers.takes(node, g, _device(g), bool(queue), run):
@@ -303,8 +307,8 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                     deps[parent] = left
                     if left == 0:
                         push(parent)
-    if tape is not None:
-        leaves.update(cts)  # what is left are the cotangents of the leaves
+    if tape is not None:  # what is left are the cotangents of the leaves
+        leaves.update((leaf, dense(g)) for leaf, g in cts.items())
     return leaves
 
 

@@ -39,7 +39,7 @@ _mutex = threading.Lock()  # (traces in several threads may keep one array)
 class Held:
     """The arrays one tape, pullback, checkpoint or program keeps locked read-only."""
 
-    __slots__ = ("arrays", "__weakref__")
+    __slots__ = ("arrays",)
 
     def __init__(self):
         self.arrays = []  # each hold in the order taken: a view before its bases
@@ -77,7 +77,12 @@ class Held:
             if _stuck:
                 _stuck[:] = [a for a in _stuck if not _unlock(a, retry=True)]
 
-    __del__ = release  # (a pullback's or a program's holder goes with it)
+    def __del__(self):  # (a pullback's or a program's holder lets go with it)
+        if self.arrays:
+            try:
+                self.release()
+            except (TypeError, AttributeError):  # (at interpreter exit this module's globals may be gone)
+                pass
 
 
 def _lock(a, arrays):

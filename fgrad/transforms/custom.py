@@ -25,7 +25,7 @@ from ..typing import Callable, Iterable, PyTree
 from . import trees
 from .batching import keeping, leaf_axes, vmap
 from .forward import JVPTracer, dual
-from .reverse import VJPTracer, vjp
+from .reverse import VJPTracer, vjp, vjp_named
 
 __all__ = ["checkpoint", "custom_jvp", "custom_vjp"]
 
@@ -158,6 +158,13 @@ def _aval(x):
     if hasattr(x, "dtype"):
         return tuple(x.shape), x.dtype
     return (), np.result_type(x)
+
+
+def _held(held, tree):
+    """`tree` with its arrays held by `held`: fwd's residuals are read by bwd, later."""
+    leaves, treedef = trees.flatten(tree)
+    kept = [held.keep(x) for x in leaves]
+    return tree if all(k is x for k, x in zip(kept, leaves)) else trees.unflatten(treedef, kept)
 
 
 def check_rule_results(values, primals, describe):
@@ -437,6 +444,7 @@ class custom_vjp(_CustomBase):
         if not any(mine):
             return self._call_parent(trace, args)
         out, params = self._forward(trace, args, static, leaves, in_tree, primals)
+        params["res"] = _held(trace.held, params["res"])
         return self._record(trace, leaves, mine, primals, out, params)
 
     def process_jvp(self, trace, args):
@@ -541,15 +549,17 @@ class custom_jvp(_CustomBase):
         batched.checks_output = False  # (its rule is _checked_rule vmapped: each example checked against fun)
         return batched
 
-    def jvp_rule(self, primals, tangents, ans, static, in_tree):
+    def jvp_rule(self, primals, tangents, ans, static, in_tree, pull):
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
         return tuple(trees.flatten(self._rule(static, in_tree, primals, ts)[1])[0])
 
-    def vjp_rule(self, g, ans, primals, needs, **params):
+    def _transposed(self, static, in_tree, primals):
+        """The vjp of the jvp rule's linear map t -> tangent_out at `primals` (its pullback)."""
         zeros = [zeros_like_value(p) for p in primals]
-        tangent_map = lambda *ts: tuple(  # noqa: E731
-            trees.flatten(self._rule(params["static"], params["in_tree"], primals, ts)[1])[0])
-        _, pull = vjp(tangent_map, *zeros)
+        tangent_map = lambda *ts: tuple(trees.flatten(self._rule(static, in_tree, primals, ts)[1])[0])  # noqa: E731
+        return vjp(tangent_map, *zeros)[1]
+
+    def vjp_rule(self, g, ans, primals, needs, pull, **params):
         return tuple(c if need else None for c, need in zip(pull(materialize(g, ans)), needs))
 
     def _check_defined(self):
@@ -564,7 +574,11 @@ class custom_jvp(_CustomBase):
         out = run_under(trace.parent, self.fun, *_merge_args(static, diff, self.nondiff_argnums))
         if self.checks_output:  # (fun ran: the rule's output, traced next, is checked against it)
             self._note(_type_of(tuple(diff)), out)
-        return self._record(trace, leaves, mine, primals, out, {"custom": self, "static": static, "in_tree": in_tree})
+        # The rule's linear map is traced now, as JAX linearizes it: what the rule reads (a closed-over
+        # array) is read now, and held by the pullback's tape (Note [what fgrad keeps is read-only]).
+        pull = run_under(trace.parent, self._transposed, static, in_tree, primals)
+        return self._record(trace, leaves, mine, primals, out,
+                            {"custom": self, "static": static, "in_tree": in_tree, "pull": pull})
 
     def process_jvp(self, trace, args):
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
@@ -585,7 +599,12 @@ def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     arrives. Forward mode traces fun as usual.
     """
     remat = custom_vjp(fun)
-    remat.defvjp(lambda *args: (fun(*args), args), lambda args, g: vjp(fun, *args)[1](g))
+
+    def fwd(*args):  # fun traced once, its tape dropped: what the recomputation reads stays held
+        out, pull = vjp_named(fun, args, False, "checkpoint")  # (Note [what fgrad keeps is read-only])
+        return out, (args, pull.held.take())
+
+    remat.defvjp(fwd, lambda res, g: vjp_named(fun, res[0], False, "checkpoint")[1](g))
     remat.jvp_through_fun = True
     remat.checks_output = False  # (fwd's output is fun's own)
     return remat

@@ -213,6 +213,10 @@ def scalar_seed(out, transform, fun):
     shape = getattr(out, "shape", None)
     dtype = getattr(out, "dtype", None)
     if shape is None or dtype is None:
+        if isinstance(out, (tuple, list)) and out:  # (value, aux) without has_aux=True, mostly
+            raise TypeError(f"{transform}: {name} returned a {type(out).__name__} of {len(out)} items, where a "
+                            f"scalar output was expected; if it returns (output, auxiliary data), pass "
+                            f"has_aux=True to {transform}, else return a scalar array or float")
         raise TypeError(f"{transform}: {name} must return a scalar array or float, got {type(out).__name__}")
     if shape != ():
         raise TypeError(f"{transform} requires a scalar output, but {name} returned shape {tuple(shape)} "
