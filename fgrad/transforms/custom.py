@@ -592,6 +592,14 @@ class custom_jvp(_CustomBase):
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 
+def _is_floating(x):
+    """Does checkpoint differentiate leaf `x` (a float, a traced value, a floating-point array)?"""
+    if isinstance(x, (Tracer, float)):
+        return True
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and np.dtype(dtype).kind == "f"
+
+
 def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     """`fun`, but its backward pass recomputes fun's intermediates instead of keeping them.
 
@@ -600,11 +608,27 @@ def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     """
     remat = custom_vjp(fun)
 
+    def pullback(args):
+        """(fun(*args), its vjp over the floating-point leaves of args; the other leaves' places)."""
+        leaves, tree = trees.flatten(args)
+        floating = [_is_floating(x) for x in leaves]
+
+        def of_floats(*floats):
+            it = iter(floats)
+            return fun(*trees.unflatten(tree, [next(it) if f else x for x, f in zip(leaves, floating)]))
+        out, pull = vjp_named(of_floats, [x for x, f in zip(leaves, floating) if f], False, "checkpoint")
+        return out, pull, floating, tree
+
     def fwd(*args):  # fun traced once, its tape dropped: what the recomputation reads stays held
-        out, pull = vjp_named(fun, args, False, "checkpoint")  # (Note [what fgrad keeps is read-only])
+        out, pull, _, _ = pullback(args)  # (Note [what fgrad keeps is read-only])
         return out, (args, pull.held.take())
 
-    remat.defvjp(fwd, lambda res, g: vjp_named(fun, res[0], False, "checkpoint")[1](g))
+    def bwd(res, g):  # (an integer or non-array argument is a constant: its cotangent is None, a zero)
+        _, pull, floating, tree = pullback(res[0])
+        cts = iter(pull(g))
+        return tuple(trees.unflatten(tree, [next(cts) if f else None for f in floating]))
+
+    remat.defvjp(fwd, bwd)
     remat.jvp_through_fun = True
     remat.checks_output = False  # (fwd's output is fun's own)
     return remat

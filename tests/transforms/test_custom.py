@@ -574,3 +574,12 @@ def test_a_differentiated_value_as_a_nondiff_argument_raises(kind):
         grad(lambda n: power(n, 2.0))(3.0)
     # a value of an outer level is fine: that level differentiates through the rule
     assert grad(lambda n: grad(lambda x: power(n, x))(2.0))(3.0) == pytest.approx(4.0 + 12.0 * np.log(2.0))
+
+
+def test_checkpoint_takes_integer_and_non_array_arguments_as_constants():
+    # (JAX's checkpoint accepts them; fgrad's raised "can only differentiate ... the int 3")
+    f = fgrad.checkpoint(lambda x, n, idx: fnp.sum(x[idx] ** n))
+    x, idx = np.array([1.0, 2.0, 3.0]), np.array([0, 2])
+    assert np.allclose(fgrad.grad(lambda x: f(x, 3, idx))(x), [3.0, 0.0, 27.0])
+    assert np.allclose(fgrad.hessian(lambda x: f(x, 3, idx))(x), np.diag([6.0, 0.0, 18.0]))
+    assert np.allclose(fgrad.vmap(fgrad.grad(lambda x: f(x, 2, idx)))(np.stack([x, 2 * x])), [[2, 0, 6], [4, 0, 12]])
