@@ -1,4 +1,23 @@
-"""fgrad: differentiate NumPy and CuPy programs."""
+"""fgrad: differentiate NumPy and CuPy programs.
+
+The folders, lowest layer first (each imports only the ones above it in this list;
+tests/test_layers.py checks it), and the top-level modules:
+
+- backend/: array modules and devices: NumPy backs "cpu", CuPy "cuda:N".
+- ir/: the tape's IR: traced values, tape nodes, the Graph.
+- ops/: the primitives, each declared once with its kernel and its derivative rules.
+- engine/: the backward engine: ready queue, worker threads, the collector pause.
+- transforms/: grad/vjp, jvp/linearize, vmap, jacobians, custom rules, make_graph.
+- numpy/: fgrad.numpy, NumPy's names and signatures, differentiable, and the protocol bridge.
+- scipy/: fgrad.scipy: special, stats, linalg, signal, integrate.
+- autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
+- nn/: just enough of torch.nn for training loops.
+- optim/: SGD and Adam.
+- testing/: finite differences, check_grads, gradcheck.
+- func.py: fgrad.func, the functional transforms under torch.func's names.
+- typing.py: the type aliases of fgrad's public signatures.
+- __main__.py: `python -m fgrad`, a one-minute tour.
+"""
 from . import (
                                  autograd,
                                  func,

@@ -3,6 +3,18 @@
 It shares the primitives, the tape nodes and the backward engine with the functional
 transforms: the bottom trace records ops on tensors (tape.py) and backward() runs the
 same engine as fgrad.grad.
+
+- tensor.py: `Tensor`, an array that may record its history: methods, operators, views.
+- tape.py: the imperative tape: an op on tensors records a grad_fn node (`record`).
+- functional.py: backward() and grad(), the face's entry points into the engine.
+- function.py: `Function`, user-defined forward and backward, PyTorch style.
+- factories.py: tensor constructors (fgrad.tensor, zeros, ones, randn, arange, ...).
+- grad_mode.py: no_grad, enable_grad, set_grad_enabled: whether ops record, per thread.
+- anomaly_mode.py: detect_anomaly: where each node was made, and a loud failure on NaN.
+- saved_hooks.py: saved_tensors_hooks(pack, unpack) around the values saved for backward.
+- forward_ad.py: forward-mode AD on tensors: dual_level, make_dual, unpack_dual.
+- graph.py: fgrad.autograd.graph's names: the node type and saved_tensors_hooks.
+- profiler.py: a small profiler: per-op forward and backward counts and times.
 """
 from . import forward_ad, graph, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly

@@ -5,6 +5,8 @@
 - node.py: tape nodes (`Node`, `Leaf`, `Edge`, `Aval`): what backward needs of one
   recorded primitive application, pointing only to the nodes that produced its inputs.
 - graph.py: `Graph`, one traced call's tape for printing and networkx/DOT export.
+- held.py: the arrays a tape, a pullback or a program keeps, read-only while it keeps them.
+- program.py: `Program`, the flat list of kernel calls fgrad.compile traces once and replays.
 
 It imports nothing of fgrad but fgrad.backend.
 """

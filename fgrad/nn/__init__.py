@@ -1,4 +1,8 @@
-"""fgrad.nn: just enough of torch.nn for training loops."""
+"""fgrad.nn: just enough of torch.nn for training loops.
+
+- modules.py: Module, Parameter, Linear, the activations, Sequential and the losses.
+- functional.py: fgrad.nn.functional: activations and losses written in fgrad ops.
+"""
 from . import functional
 from .modules import CrossEntropyLoss, Linear, Module, MSELoss, Parameter, ReLU, Sequential, Sigmoid, Tanh
 

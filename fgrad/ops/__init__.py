@@ -1,13 +1,24 @@
 """fgrad.ops: the primitives, each declared once with its kernel and its derivative rules.
 
-- primitive.py: `Primitive`, the traces' interface (`Trace.process`) and `bind`.
+- primitive.py: `Primitive`, the traces' interface (`Trace.process`), the trace stack and `bind`.
 - entries.py: the entry functions of elementwise primitives (what `fnp.sin` and `x * y` are).
-- elementwise.py, special.py: ufuncs and their partial derivatives, one line each.
+- elementwise.py: NumPy's ufuncs as primitives, each with its partial derivatives in one line.
+- special.py: scipy.special's kernels as elementwise primitives, with their partials.
 - broadcasting.py: broadcast_to and sum (each other's transposes), convert, and fitting a
   derivative to its primal's shape and dtype.
-- shape.py, indexing.py, reductions.py, einsum.py, linalg.py: the other primitives.
-- zeros.py: concrete zeros where a rule needs one; transpose.py: vjps of the matrix
-  decompositions, by transposing their jvp rules; stop_gradient.py.
+- axes.py: reshape and transpose, and the composites written with them (moveaxis, expand_dims).
+- shape.py: the other structural primitives: concatenate, flip, pad, diagonal.
+- indexing.py: `x[index]`, gather and their transposes, scatter-adds into zeros.
+- reductions.py: max, min, prod, cumsum, cumprod and the arg-reductions.
+- einsum.py: one primitive for every Einstein summation.
+- linalg.py: matmul, solve, inv, det, slogdet and the matrix decompositions.
+- scipy_linalg.py: the primitives of fgrad.scipy.linalg (expm, triangular_solve, lu, sqrtm, ...).
+- signal.py: the N-D convolution primitive of fgrad.scipy.signal.
+- devices.py: the transfer primitive between devices, and device_put.
+- batching.py: what the batching rules share (the elementwise rule, moving a batch axis).
+- zeros.py: concrete zeros where a rule needs an array (None is the one symbolic zero).
+- transpose.py: vjps of the matrix decompositions, by transposing their jvp rules.
+- stop_gradient.py: the identity whose derivative is zero.
 
 Rules are written in these ops, so an enclosing transform traces them. Ops sit below the
 transforms and never import them (what they need of one is set from above: see

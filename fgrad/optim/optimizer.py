@@ -31,7 +31,8 @@ class Optimizer:
             raise TypeError(f"params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got a Tensor of shape {tuple(params.shape)}; pass [tensor] or model.parameters()")
         self.defaults = defaults
-        self.state = collections.defaultdict(dict)  # parameter -> its state (Note [optimizer state follows ...])
+        # parameter -> its state (Note [optimizer state follows its parameters])
+        self.state = collections.defaultdict(dict)
         self.param_groups = []
         groups = list(params)
         if not groups:

@@ -4,6 +4,13 @@
 `special` loads with fgrad (SciPy's special ufuncs called on traced values dispatch to it);
 the others load on first use, as `fgrad.scipy.stats` or `from fgrad.scipy import stats`:
 SciPy's signal and stats modules alone take half a second to import.
+
+- special.py: scipy.special's names and signatures (expit, logsumexp, gammaln, ...).
+- stats/: scipy.stats's distributions as functions, one module each.
+- linalg.py: scipy.linalg's names and signatures (cho_solve, lu_solve, expm, ...).
+- signal.py: scipy.signal's convolutions, differentiable in both inputs.
+- integrate.py: trapezoid, and odeint differentiated by the adjoint method.
+- coverage.py: what fgrad.scipy covers, as the page docs/scipy-coverage.md.
 """
 import importlib as _importlib
 
