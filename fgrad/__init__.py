@@ -14,12 +14,14 @@ tests/test_layers.py checks it), and the top-level modules:
 - nn/: just enough of torch.nn for training loops.
 - optim/: SGD and Adam.
 - testing/: finite differences, check_grads, gradcheck.
+- errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
 - func.py: fgrad.func, the functional transforms under torch.func's names.
 - typing.py: the type aliases of fgrad's public signatures.
 - __main__.py: `python -m fgrad`, a one-minute tour.
 """
 from . import (
                                  autograd,
+                                 errors,
                                  func,
                                  nn,
                                  numpy,  # noqa: F401  (attaches operators to traced values)
@@ -79,6 +81,7 @@ __all__ = [
                                  "devices",
                                  "empty",
                                  "enable_grad",
+                                 "errors",
                                  "eye",
                                  "from_numpy",
                                  "full",

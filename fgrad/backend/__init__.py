@@ -15,6 +15,8 @@ import importlib
 
 import numpy as np
 
+from ..errors import DeviceMismatchError  # (public here too: fgrad.backend.DeviceMismatchError)
+
 try:  # CuPy is an optional extra; its absence must cost nothing on the CPU path.
     import cupy as _cupy
     _CUPY_ARRAY = _cupy.ndarray
@@ -79,10 +81,6 @@ def _on_host(xp, fn):
         out = fn(*[to_host(a) if isinstance(a, xp.ndarray) else a for a in args], **params)
         return tuple(xp.asarray(o) for o in out) if isinstance(out, tuple) else xp.asarray(out)
     return run
-
-
-class DeviceMismatchError(ValueError):
-    """An op got arrays that live on two devices."""
 
 
 class Device:

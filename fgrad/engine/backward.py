@@ -15,6 +15,7 @@ itself; that is what makes grad-of-grad work.
 from numpy import ndarray
 
 from ..backend import CPU, device_of
+from ..errors import FreedGraphError
 from ..ir.node import Edge
 from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
@@ -25,10 +26,6 @@ from .queue import ReadyQueue
 from .threads import HEAVY, Offload, heavy
 
 __all__ = ["FreedGraphError", "backward"]
-
-
-class FreedGraphError(RuntimeError):
-    pass
 
 
 def _count_dependencies(roots):

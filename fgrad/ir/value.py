@@ -18,6 +18,7 @@ from operator import attrgetter
 import numpy as np
 
 from ..backend import device_of
+from ..errors import BatchedValueError, ConversionError
 
 __all__ = ["BatchTracer", "JVPTracer", "StageTracer", "Tracer", "VJPTracer", "concrete", "conversion_error",
            "decided", "is_batched", "is_staged", "peek"]
@@ -100,7 +101,8 @@ class Tracer:
 
 def decided(x, what):
     """The concrete value beneath `x`, for a Python decision on it or a value that must be the
-    same for every example (`what`: "bool()", "an index", ...); a TypeError when vmap batches it."""
+    same for every example (`what`: "bool()", "an index", ...); a BatchedValueError (a TypeError)
+    when vmap batches it."""
     v = x
     while isinstance(v, Tracer):
         if v.__class__ is BatchTracer:
@@ -112,7 +114,7 @@ def decided(x, what):
 
 
 def _batched_error(v, what):
-    return TypeError(
+    return BatchedValueError(
         f"fgrad: {what} needs a value that is the same for every example, but this one is batched by vmap "
         f"(one example's shape {v.shape}, dtype {v.dtype}) and may differ between examples, so Python "
         f"control flow, conversions, shapes and indices cannot depend on it. Compute per example with fgrad.numpy "
@@ -139,9 +141,9 @@ def is_staged(x):
 
 
 def conversion_error(value, what, instead=None):
-    """The TypeError for a conversion of traced `value` that would drop its derivative
-    (Note [no silent conversions]): `what` names the conversion, `instead` what to write.
-    Under vmap the value differs between examples, which the error says instead."""
+    """The ConversionError (a TypeError) for a conversion of traced `value` that would drop
+    its derivative (Note [no silent conversions]): `what` names the conversion, `instead` what
+    to write. Under vmap the value differs between examples: a BatchedValueError says so."""
     v = value
     while isinstance(v, Tracer):
         if v.__class__ is BatchTracer:
@@ -152,7 +154,7 @@ def conversion_error(value, what, instead=None):
         instead = ("use fgrad.numpy's functions on it (fnp.sin(x), not math.sin(x)); build arrays with "
                    "fnp.stack, fnp.where or fnp.at(b)[i].set(x) instead of writing it into a NumPy array "
                    "(b[i] = x converts it with float())")
-    return TypeError(
+    return ConversionError(
         f"fgrad: {what} would drop the derivative of a traced value of {transform} (shape {value.shape}, dtype "
         f"{value.dtype}), and {transform} would return a wrong number. Instead, {instead}; or apply "
         f"fgrad.stop_gradient(x) first if dropping the derivative is meant. (Control flow is free: "

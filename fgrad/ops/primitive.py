@@ -11,7 +11,8 @@ so values of different transform calls can never be confused.
 """
 import threading
 
-from ..backend import DeviceMismatchError, check_one_device
+from ..backend import check_one_device
+from ..errors import DeviceMismatchError, EscapedTracerError
 from ..ir.value import Tracer, peek
 from ..typing import Any, Callable
 
@@ -262,9 +263,11 @@ def record_tensor_op(prim, args, params):
 
 
 def escaped_tracer_error(prim, value):
+    """The EscapedTracerError (a TypeError) for op `prim` meeting `value`, a traced value of a
+    transform that has returned or is not the one active here."""
     t = value._trace
     state = "has already returned" if not t.alive else "is not active here"
-    return TypeError(
+    return EscapedTracerError(
         f"fgrad: {prim.name} got a traced value of {t.transform} (shape {value.shape}, "
         f"dtype {value.dtype}) but that {t.transform} {state}; a traced value must not "
         f"escape the function being transformed (return it instead, or use stop_gradient)")

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..engine.gc_pause import paused
+from ..errors import EscapedTracerError, SideEffectWarning
 from ..ir.program import value_key
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
@@ -34,10 +35,6 @@ from .staging import StageTrace
 __all__ = ["CacheInfo", "Compiled", "Lowered", "SideEffectWarning", "compile"]
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace")
-
-
-class SideEffectWarning(UserWarning):
-    """A compiled function did something while traced that replay will not do again."""
 
 
 class Lowered:
@@ -280,9 +277,9 @@ def _check_output(o, trace, j, out_tree, name):
     if o.__class__ is StageTracer and o._trace is trace:
         return
     if isinstance(o, Tracer):
-        raise TypeError(f"fgrad.compile: {name} returned a traced value of {o._trace.transform} at output "
-                        f"{list(out_tree.paths()[j])} (shape {o.shape}); a traced value must not escape the "
-                        f"transform that made it")
+        raise EscapedTracerError(f"fgrad.compile: {name} returned a traced value of {o._trace.transform} at output "
+                                 f"{list(out_tree.paths()[j])} (shape {o.shape}); a traced value must not "
+                                 f"escape the transform that made it")
     if not (hasattr(o, "shape") and hasattr(o, "dtype")) and o.__class__ not in (int, float, complex, bool):
         raise TypeError(f"fgrad.compile: {name} returned a {type(o).__name__} ({o!r:.60}) at output "
                         f"{list(out_tree.paths()[j])}; a compiled function returns arrays, numbers, or pytrees "
