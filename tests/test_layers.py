@@ -100,6 +100,14 @@ def test_no_cycle_between_folders():
     assert _cycle(edges) is None, f"a cycle between folders: {_cycle(edges)}"
 
 
+def test_the_tensor_face_does_not_stand_on_scipy():
+    """The imperative face's softmax, log_softmax and sigmoid are fgrad.numpy-level (numpy/_softmax.py)
+    and ops-level (ops/special.py's expit): fgrad.scipy may be left out of its import graph."""
+    wrong = [(a, b, line) for a, b, line, _, _ in IMPORTS
+             if _folder(a) in ("autograd", "nn", "optim") and _folder(b) == "scipy"]
+    assert not wrong, f"the Tensor face imports fgrad.scipy: {wrong}"
+
+
 def test_no_cycle_among_the_ops_modules():
     edges = {}
     for a, b, _, _, _ in IMPORTS:

@@ -20,13 +20,13 @@ from ..backend import Device, array_module, device_of
 from ..backend import device as to_device
 from ..ir.node import Node
 from ..ir.value import Tracer, concrete, peek
-from ..numpy import bridge
+from ..numpy import _softmax, bridge
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops.devices import device_put
 from ..ops.primitive import EVAL, VIEW
+from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
-from ..scipy import special
 from ..transforms import trees
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
@@ -444,16 +444,16 @@ class Tensor(Tracer):
         return -self
 
     def sigmoid(self) -> "Tensor":
-        return special.expit(self)
+        return expit(self)
 
     def relu(self) -> "Tensor":
         return fnp.where(self > 0, self, 0.0)
 
     def softmax(self, dim: _int) -> "Tensor":
-        return special.softmax(self, axis=dim)
+        return _softmax.softmax(self, axis=dim)
 
     def log_softmax(self, dim: _int) -> "Tensor":
-        return special.log_softmax(self, axis=dim)
+        return _softmax.log_softmax(self, axis=dim)
 
     def all(self) -> _bool:
         return bool(np.all(self.primal))

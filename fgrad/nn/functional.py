@@ -3,7 +3,8 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ir.value import concrete, is_batched, is_staged
-from ..scipy import special
+from ..numpy import _softmax
+from ..ops.special import expit
 
 __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
 
@@ -17,7 +18,7 @@ def tanh(x):
 
 
 def sigmoid(x):
-    return special.expit(x)
+    return expit(x)
 
 
 def linear(input, weight, bias=None):
@@ -27,11 +28,11 @@ def linear(input, weight, bias=None):
 
 
 def log_softmax(x, dim=-1):
-    return special.log_softmax(x, axis=dim)
+    return _softmax.log_softmax(x, axis=dim)
 
 
 def softmax(x, dim=-1):
-    return special.softmax(x, axis=dim)
+    return _softmax.softmax(x, axis=dim)
 
 
 def _reduce(loss, reduction, where):

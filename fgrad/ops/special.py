@@ -3,7 +3,8 @@
 Each kernel runs scipy.special on NumPy arrays and cupyx.scipy.special on CuPy arrays,
 and its derivative is declared once as a partial (elementwise.defderiv), in fgrad ops,
 so it differentiates again: gammaln' = digamma, digamma' = polygamma(1, .), and so on.
-Composites (logsumexp, softmax, comb, multigammaln, ...) live in fgrad.scipy.special.
+Composites live in fgrad.scipy.special (comb, multigammaln, ...) and, for logsumexp, softmax
+and log_softmax, which the Tensor face uses too, in fgrad/numpy/_softmax.py.
 
 A partial that has no closed form (betainc's a and b, a Bessel function's order, zeta's
 x, ...) raises NotImplementedError naming the function and the argument when it is

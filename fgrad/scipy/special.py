@@ -6,8 +6,8 @@ hyp1f1's and hyp2f1's parameters, a Bessel function's order, zeta's x) raises
 NotImplementedError when it is needed, and discrete arguments (polygamma's, expn's, yn's
 n) are not differentiated. wofz and sph_harm_y are complex: their values, not their
 derivatives. logsumexp, softmax and log_softmax are composites in fgrad ops, stabilized by
-subtracting the maximum under stop_gradient (the result does not depend on the shift, so
-neither does its derivative); comb, factorial, multigammaln, sici, fresnel and bessel_jn
+subtracting the maximum under stop_gradient, at the fgrad.numpy layer (numpy/_softmax.py),
+which the Tensor face calls too; comb, factorial, multigammaln, sici, fresnel and bessel_jn
 are composites of the primitives.
 """
 import sys as _sys
@@ -19,7 +19,8 @@ from .. import numpy as _fnp
 from ..ir.value import Tracer as _Tracer
 from ..numpy import bridge as _bridge
 from ..numpy import expm1, log1p
-from ..numpy._core import _as_operand, _check_out, normalize_axis
+from ..numpy._core import _as_operand, _check_out
+from ..numpy._softmax import log_softmax, logsumexp, softmax
 from ..ops import special as _ops
 from ..ops.special import (
     beta,
@@ -85,7 +86,6 @@ from ..ops.special import (
     yn,
     yv,
 )
-from ..ops.stop_gradient import stop_gradient as _stop_gradient
 
 __all__ = [
     "bernoulli",
@@ -265,50 +265,6 @@ def sph_harm_y(n, m, theta, phi, *, diff_n=0):
         _static("sph_harm_y", "every argument with diff_n > 0", n, m, theta, phi)
         return _scipy_special.sph_harm_y(n, m, theta, phi, diff_n=diff_n)
     return _ops.sph_harm_y(n, m, theta, phi)
-
-
-# ---- reductions --------------------------------------------------------------------------
-def _shift(a, axis):
-    """The maximum over `axis` (kept), as a constant; 0 where it is not finite (all -inf)."""
-    m = _stop_gradient(_fnp.max(a, axis=axis, keepdims=True))
-    return _fnp.where(_fnp.isfinite(m), m, 0.0)
-
-
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """log(sum(b * exp(a))) over `axis`; with return_sign, (log|sum|, sign of sum)."""
-    a = _as_operand(a)
-    if b is not None:
-        a, b = _fnp.broadcast_arrays(a, _as_operand(b))
-    if any(v is not None and v.dtype.kind == "c" for v in (a, b)):
-        raise TypeError("fgrad.scipy.special.logsumexp: complex inputs are not supported (fgrad's logsumexp "
-                        "is real; call scipy.special.logsumexp on plain complex arrays)")
-    axis = normalize_axis(axis, a.ndim, "logsumexp")
-    m = _shift(a, axis)
-    e = _fnp.exp(a - m)
-    s = _fnp.sum(e if b is None else b * e, axis=axis, keepdims=True)
-    sign = None
-    if return_sign:
-        sign, s = _fnp.sign(s), _fnp.abs(s)
-    with _np.errstate(divide="ignore"):  # log(0) = -inf is the answer when every a is -inf (as SciPy)
-        out = _fnp.log(s) + m
-    if not keepdims:
-        out = _fnp.squeeze(out, axis=axis)
-        sign = None if sign is None else _fnp.squeeze(sign, axis=axis)
-    return (out, sign) if return_sign else out
-
-
-def softmax(x, axis=None):
-    """exp(x) / sum(exp(x)) over `axis` (all elements when None), as scipy.special.softmax."""
-    x = _as_operand(x)
-    e = _fnp.exp(x - _shift(x, axis))
-    return e / _fnp.sum(e, axis=axis, keepdims=True)
-
-
-def log_softmax(x, axis=None):
-    """x - logsumexp(x) over `axis`, as scipy.special.log_softmax."""
-    x = _as_operand(x)
-    shifted = x - _shift(x, axis)
-    return shifted - _fnp.log(_fnp.sum(_fnp.exp(shifted), axis=axis, keepdims=True))
 
 
 # scipy.special's ufuncs on traced values run these (its Python-level functions convert first).
