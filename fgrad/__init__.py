@@ -8,6 +8,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - ops/: the primitives, each declared once with its kernel and its derivative rules.
 - engine/: the backward engine: ready queue, worker threads, the collector pause.
 - transforms/: grad/vjp, jvp/linearize, vmap, jacobians, custom rules, make_graph.
+- compile/: fgrad.compile: a composition staged once into a Program, optimized, written as Python, replayed.
 - numpy/: fgrad.numpy, NumPy's names and signatures, differentiable, and the protocol bridge.
 - scipy/: fgrad.scipy: special, stats, linalg, signal, integrate.
 - autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
@@ -49,6 +50,7 @@ from .autograd.factories import (
                                  zeros_like,
 )
 from .backend import Device, device, devices
+from .compile.api import compile
 from .engine.threads import get_num_threads, set_num_threads
 from .ir.graph import Graph
 from .numpy import allclose
@@ -56,7 +58,6 @@ from .ops.devices import device_put
 from .ops.stop_gradient import stop_gradient
 from .testing import gradcheck, gradgradcheck
 from .transforms.batching import vmap
-from .transforms.compiled import compile
 from .transforms.custom import checkpoint, custom_jvp, custom_vjp
 from .transforms.forward import jvp, linearize
 from .transforms.graph import make_graph

@@ -41,8 +41,8 @@ def test_each_class_subclasses_what_was_raised_before():
 
 
 def test_the_old_addresses_are_the_same_classes():
+    from fgrad.compile.side_effects import SideEffectWarning as compile_warning
     from fgrad.engine.backward import FreedGraphError as engine_freed
-    from fgrad.transforms.compiled import SideEffectWarning as compile_warning
     assert fgrad.backend.DeviceMismatchError is DeviceMismatchError
     assert engine_freed is FreedGraphError and compile_warning is SideEffectWarning
     assert fgrad.errors is errors

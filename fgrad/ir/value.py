@@ -210,8 +210,10 @@ class BatchTracer(Tracer):
 
 
 class StageTracer(Tracer):
-    """A value of a call being compiled (transforms/staging.py): `primal` is its concrete
+    """A value of a call being compiled (compile/staging.py): `primal` is its concrete
     value (staging runs every kernel), `var` its number in the program being recorded.
+    It lives here, with the other traced values, not in fgrad/compile/: ops test for it
+    (`is_staged`, `any_zero` in ops/reductions.py), and ops sit below compile.
 
     Note [reading values while compiling]: a compiled program replays kernels on new inputs,
     so any Python that read a traced value while it was recorded (`if x > 0`, `int(n)`, a

@@ -7,8 +7,4 @@
 - custom.py: custom_vjp, custom_jvp, checkpoint.
 - graph.py: make_graph.
 - trees.py: pytrees in and out, and the checks on what users pass and get back.
-- staging.py: the staging trace of fgrad.compile, recording every kernel into a Program.
-- optimize.py: the passes over a staged Program (folding, common subexpressions, dead code).
-- codegen.py: a Program written as straight-line Python source calling the kernels.
-- compiled.py: fgrad.compile itself: trace once, guard, replay on later calls.
 """

@@ -1,38 +1,38 @@
 """fgrad.compile: trace a composition once into a flat program, replay it on later calls.
 
-The first call for some inputs runs `fun` under a staging trace (transforms/staging.py):
+The first call for some inputs runs `fun` under a staging trace (compile/staging.py):
 every kernel that fun and the transforms inside it call, forward and backward, becomes a
-step of a Program, and every value Python read becomes a guard. The program is optimized
-(transforms/optimize.py) and turned into straight-line Python (transforms/codegen.py).
+step of a Program (compile/program.py), and every value Python read becomes a guard. The
+program is optimized (compile/optimize.py) and turned into straight-line Python
+(compile/codegen.py).
 Later calls with inputs of the same avals (shape, dtype, device), the same pytree
 structure and the same static arguments replay it; a replay whose guard fails is abandoned
 (a program writes nothing outside itself until it returns) and the call is traced again.
+What the function does besides computing (print, np.random) is watched while it is traced
+(compile/side_effects.py): replay will not do it again.
 
 Note [a kernel that raises on replay]: Python may also decide by catching an exception
 (det's derivative takes the adjugate where inv raises LinAlgError), and no guard records
 that. So a replay in which any kernel raises is abandoned like a failed guard: the call is
 traced again, eagerly, and either takes the other path or raises the error itself.
 """
-import builtins
 import collections
 import functools
 import threading
-import warnings
-
-import numpy as np
 
 from ..engine.gc_pause import paused
-from ..errors import EscapedTracerError, SideEffectWarning
-from ..ir.program import value_key
+from ..errors import EscapedTracerError
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
+from ..transforms import trees
 from ..typing import Callable, PyTree, Sequence
-from . import trees
 from .codegen import Retrace, generate
 from .optimize import optimize
+from .program import value_key
+from .side_effects import SideEffectWatch
 from .staging import StageTrace
 
-__all__ = ["CacheInfo", "Compiled", "Lowered", "SideEffectWarning", "compile"]
+__all__ = ["CacheInfo", "Compiled", "Lowered", "compile"]
 
 CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace")
 
@@ -207,7 +207,7 @@ class Compiled:
                 trees.check_plain_array(x, lbl, "fgrad.compile")
         trace = push_trace(StageTrace, "compile")
         try:
-            with _SideEffects(self):
+            with SideEffectWatch(self):
                 traced = [trace.new_value(x) for x in dynamic]
                 it = iter(traced)
                 staged = [next(it) if _is_traced_leaf(x) else x for x in leaves]
@@ -284,70 +284,6 @@ def _check_output(o, trace, j, out_tree, name):
         raise TypeError(f"fgrad.compile: {name} returned a {type(o).__name__} ({o!r:.60}) at output "
                         f"{list(out_tree.paths()[j])}; a compiled function returns arrays, numbers, or pytrees "
                         f"of them (return other things from a function that calls the compiled one)")
-
-
-class _SideEffects:
-    """While tracing: warn once per function when it prints or draws from NumPy's global
-    random state, since replay will not do either again.
-
-    print is watched by one wrapper, installed while any thread traces (a count under a
-    lock) and asking which function this thread traces, so concurrent traces cannot leave
-    a stale wrapper behind. The random state is compared before and after: a draw by
-    another thread meanwhile would warn too (docs/compile.md says what is detected)."""
-
-    _lock = threading.Lock()
-    _users = 0
-    _print = None  # builtins.print as it was before the first trace installed the wrapper
-    _tracing = threading.local()  # .compiled: the Compiled this thread traces now
-
-    def __init__(self, compiled):
-        self.compiled = compiled
-
-    def __enter__(self):
-        cls = _SideEffects
-        with cls._lock:
-            if cls._users == 0:
-                cls._print = builtins.print
-                builtins.print = _watching_print
-            cls._users += 1
-        self.outer = getattr(cls._tracing, "compiled", None)
-        cls._tracing.compiled = self.compiled
-        self.random_state = _random_position()
-
-    def __exit__(self, *exc):
-        cls = _SideEffects
-        cls._tracing.compiled = self.outer
-        with cls._lock:
-            cls._users -= 1
-            if cls._users == 0:
-                builtins.print = cls._print
-        if _random_position() != self.random_state:
-            _warn_once(self.compiled, "random", "drew from np.random while being traced; the draws are constants "
-                                                "of the compiled program, the same on every replay (pass random "
-                                                "numbers in as arguments)", stacklevel=5)
-        return False
-
-
-def _watching_print(*args, **kwargs):
-    compiled = getattr(_SideEffects._tracing, "compiled", None)
-    if compiled is not None:
-        _warn_once(compiled, "print", "printed while being traced; print runs only when fgrad.compile traces, "
-                                      "not on replay (return the value instead)", stacklevel=2)
-    return _SideEffects._print(*args, **kwargs)
-
-
-def _random_position():
-    """Where NumPy's global random state is (it moves with every draw)."""
-    state = np.random.get_state(legacy=False)["state"]
-    return state["pos"], int(state["key"][0])
-
-
-def _warn_once(compiled, what, message, stacklevel):
-    """Warn of `what` once per compiled function; stacklevel points at the user's line (the
-    print, or the call of the compiled function)."""
-    if what not in compiled._warned:
-        compiled._warned.add(what)
-        warnings.warn(f"fgrad.compile: {compiled.__name__} {message}", SideEffectWarning, stacklevel=stacklevel + 1)
 
 
 def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = (),

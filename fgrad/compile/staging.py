@@ -12,9 +12,9 @@ import numpy as np
 
 from ..backend import CPU, device_of
 from ..ir.held import Held
-from ..ir.program import Eqn, Guard, Literal, Program
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import Trace, escaped_tracer_error
+from .program import Eqn, Guard, Literal, Program
 
 __all__ = ["StageTrace"]
 
@@ -24,7 +24,7 @@ _AVALS = {}  # (class, shape, dtype) -> the aval of a CPU value: one tuple for a
 
 def _aval(value):
     """(shape, dtype, where): where is the array's class and device, so that a buffer is
-    reused only for a value of the same kind (transforms/codegen.py)."""
+    reused only for a value of the same kind (compile/codegen.py)."""
     cls = value.__class__
     if cls is np.ndarray or isinstance(value, np.generic):
         key = (cls, value.shape, value.dtype)

@@ -1,4 +1,4 @@
-"""Passes over a staged Program, before it is turned into code (transforms/codegen.py).
+"""Passes over a staged Program, before it is turned into code (compile/codegen.py).
 
 In one pass over the steps: scalar literals become 0-d arrays of their operand's dtype
 (NumPy's weak-scalar path costs more per call); steps of constants alone are computed once,
@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..backend import CPU
-from ..ir.program import Eqn, Guard, Literal, Program, value_key
+from .program import Eqn, Guard, Literal, Program, value_key
 
 __all__ = ["optimize"]
 
@@ -76,7 +76,7 @@ def _literals_as_arrays(p, step, ins):
     """A Python scalar operand of a ufunc becomes a 0-d array of the result's dtype, where
     that changes neither the dtype nor the value (a float in a float op). For NumPy arrays
     only: elsewhere the constant would have to be made on the op's device, and a NumPy
-    scalar's own operators take a float faster (transforms/codegen.py writes those)."""
+    scalar's own operators take a float faster (compile/codegen.py writes those)."""
     _, dtype, (cls, _) = p.avals[step.outs[0]]
     if dtype.kind != "f" or cls is not np.ndarray or not any(a.__class__ is Literal for a in ins):
         return ins

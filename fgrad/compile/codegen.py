@@ -15,13 +15,21 @@ import operator
 
 import numpy as np
 
-from ..ir.program import Eqn, Guard, Literal, Program
+from .program import Eqn, Guard, Literal, Program
 
 __all__ = ["CHUNK", "LOOP_LIMIT", "Retrace", "generate"]
 
 CHUNK = 2000          # steps per generated function
 LOOP_LIMIT = 100_000  # beyond this many steps, interpret instead of generating code
 POISON = False        # debug: fill each buffer free for reuse with NaN when it dies (tests)
+
+# The kinds of a step of the loop (_loop), by what it reads: the common calls index V directly.
+GUARD = 0                # raise Retrace unless V[a] equals b, the value Python read when tracing
+CALL_ONE_VALUE = 1       # V[out] = kernel(V[a])
+CALL_TWO_VALUES = 2      # V[out] = kernel(V[a], V[b])
+CALL_VALUE_CONSTANT = 3  # V[out] = kernel(V[a], b): b a constant or a literal
+CALL_CONSTANT_VALUE = 4  # V[out] = kernel(a, V[b]): a a constant or a literal
+CALL_ANY = 5             # V[out] (or each of several outs) = kernel(*operands, **params)
 
 
 class Retrace(Exception):
@@ -242,7 +250,7 @@ def _under(kernel, errstate):
 def _loop(p):
     """A program too long to compile, as a loop over its steps, values in a list V (freed
     after their last use). Each step is (kind, kernel, out, a, b, frees); the common kinds,
-    one or two operands without parameters, index V directly."""
+    one or two operands without parameters, index V directly (GUARD ... CALL_ANY above)."""
     size = max(p.avals, default=-1) + 1
     last = _last_uses(p)
     ops = {np.add: operator.add, np.subtract: operator.sub, np.multiply: operator.mul,
@@ -251,7 +259,7 @@ def _loop(p):
     for i, s in enumerate(p.body):
         frees = tuple(_dying(s, i, last, p.consts))
         if s.__class__ is Guard:
-            steps.append((0, None, i, s.var, s.value, frees))
+            steps.append((GUARD, None, i, s.var, s.value, frees))
             continue
         kernel = s.prim.impl
         if _as_operator(p, s, ["a", "b"]) is not None:
@@ -262,38 +270,41 @@ def _loop(p):
                (p.consts[a] if a.__class__ is int else a.value, ) for a in s.ins]
         var = [a.__class__ is int for a in ins]
         if s.params or s.prim.multiple_results or len(ins) > 2:
-            steps.append((5, kernel, s.outs if s.prim.multiple_results else s.outs[0], ins, s.params, frees))
+            steps.append((CALL_ANY, kernel, s.outs if s.prim.multiple_results else s.outs[0], ins, s.params, frees))
         elif var == [True]:
-            steps.append((1, kernel, s.outs[0], ins[0], None, frees))
+            steps.append((CALL_ONE_VALUE, kernel, s.outs[0], ins[0], None, frees))
         elif var == [True, True]:
-            steps.append((2, kernel, s.outs[0], ins[0], ins[1], frees))
+            steps.append((CALL_TWO_VALUES, kernel, s.outs[0], ins[0], ins[1], frees))
         elif var == [True, False]:
-            steps.append((3, kernel, s.outs[0], ins[0], ins[1][0], frees))
+            steps.append((CALL_VALUE_CONSTANT, kernel, s.outs[0], ins[0], ins[1][0], frees))
         elif var == [False, True]:
-            steps.append((4, kernel, s.outs[0], ins[0][0], ins[1], frees))
+            steps.append((CALL_CONSTANT_VALUE, kernel, s.outs[0], ins[0][0], ins[1], frees))
         else:
-            steps.append((5, kernel, s.outs[0], ins, s.params, frees))
+            steps.append((CALL_ANY, kernel, s.outs[0], ins, s.params, frees))
     invars, consts = p.invars, p.consts
     outs = [(v, None) if v.__class__ is int and v not in consts else
             (None, v.value if v.__class__ is Literal else consts[v]) for v in p.outvars]
 
     def program(*inputs):
+        # (the kinds as locals: compared as fast as the literal ints, LOAD_FAST for LOAD_CONST)
+        call_one_value, call_two_values, call_value_constant, call_constant_value, guard = \
+            CALL_ONE_VALUE, CALL_TWO_VALUES, CALL_VALUE_CONSTANT, CALL_CONSTANT_VALUE, GUARD
         V = [None] * size
         for v, x in zip(invars, inputs):
             V[v] = x
         for kind, kernel, out, a, b, frees in steps:
-            if kind == 1:
+            if kind == call_one_value:
                 V[out] = kernel(V[a])
-            elif kind == 2:
+            elif kind == call_two_values:
                 V[out] = kernel(V[a], V[b])
-            elif kind == 3:
+            elif kind == call_value_constant:
                 V[out] = kernel(V[a], b)
-            elif kind == 4:
+            elif kind == call_constant_value:
                 V[out] = kernel(a, V[b])
-            elif kind == 0:
+            elif kind == guard:
                 if not _same(V[a], b):
                     raise Retrace(out)
-            else:
+            else:  # CALL_ANY
                 r = kernel(*[V[x] if x.__class__ is int else x[0] for x in a], **b)
                 if out.__class__ is int:
                     V[out] = r

@@ -6,8 +6,8 @@ import pytest
 
 import fgrad
 import fgrad.numpy as fnp
-from fgrad.transforms import codegen
-from fgrad.transforms.compiled import SideEffectWarning
+from fgrad.compile import codegen
+from fgrad.errors import SideEffectWarning
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal(6)

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..ir.graph import aval_text, param_text
 from ..typing import Iterator, Sequence
-from .graph import aval_text, param_text
 
 if TYPE_CHECKING:
     import networkx as nx
