@@ -22,7 +22,7 @@ from ..ir.node import new_node
 from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
-from ..transforms import trees
+from ..transforms import faces
 from ..transforms.custom import custom_vjp
 from ..transforms.forward import dual
 from ..typing import Any, Iterable
@@ -175,14 +175,14 @@ def _apply_traced(cls, args):
     """Under a transform: the Function as a custom_vjp of the traced values. A Tensor of a traced
     value (what vmap or grad of a Tensor function passes: Note [tensors of traced values] in
     tape.py) gives its value, and then the traced results are Tensors again."""
-    values = [trees.unfaced(a) for a in args]
+    values = [faces.unfaced(a) for a in args]
     out = _as_custom_vjp(cls)(*values)
     faced = any(v is not a for v, a in zip(values, args))
 
     def result(o):  # (a Python number forward returned is a constant: returned as it is, as on Tensors)
         if isinstance(o, Tracer) and _is_constant(peek(o)):
             return peek(o)
-        return trees.tensor_face(o) if faced and isinstance(o, Tracer) and not isinstance(o, Tensor) else o
+        return faces.tensor_face(o) if faced and isinstance(o, Tracer) and not isinstance(o, Tensor) else o
     return tuple(result(o) for o in out) if isinstance(out, tuple) else result(out)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
 from ..ir.held import Held
-from ..ir.node import Aval, Edge, Node, new_node, unread
+from ..ir.node import KEEPS_VALUES, Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
 from ..ops.indexing import dense
@@ -313,7 +313,7 @@ def record(prim, args, params):
         pa = a.primal
         out = prim.impl(pa, **params) if params else prim.impl(pa)
         inputs = (edge_of(a),)  # (tuples, as the functional tape: the engine splats primals into rules)
-        primals = (pa if prim.saves_inputs else unread(pa, out, prim),)
+        primals = (pa if prim.keeps is KEEPS_VALUES else unread(pa, out, prim),)
     else:
         b = args[1]
         tb = isinstance(b, Tensor)
@@ -324,7 +324,7 @@ def record(prim, args, params):
         pb = b.primal if tb else b
         out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
         inputs = (edge_of(a) if ga else None, edge_of(b) if gb else None)
-        if prim.saves_inputs:
+        if prim.keeps is KEEPS_VALUES:
             primals = (pa, pb)
         else:
             primals = (unread(pa, out, prim) if ta else pa, unread(pb, out, prim) if tb else pb)
@@ -333,7 +333,7 @@ def record(prim, args, params):
     node.prim, node.params, node.inputs, node.primals, node.meta = prim, params, inputs, primals, meta
     node.out = out if prim.saves_output else None
     result = Tensor._wrap(out, node, 0)
-    if prim.saves_inputs or prim.saves_output:
+    if prim.keeps is KEEPS_VALUES or prim.saves_output:
         meta.saved = saved_versions(prim, args, inputs, result)
         if not (ta and (n == 1 or tb)):
             hold_arrays(node, args)
@@ -365,7 +365,7 @@ def record_general(prim, args, params):
         inputs.append(edge_of(a) if isinstance(a, Tensor) and a._requires_grad else None)
     # As the functional tape: keep only the residuals the rules read (Primitive.saves_*); an
     # input they do not read leaves at most its shape and dtype, for fitting its cotangent.
-    saves_inputs = prim.saves_inputs
+    saves_inputs = prim.keeps is KEEPS_VALUES
     if not saves_inputs:
         primals = [unread(p, out, prim) if isinstance(a, Tensor) else p for a, p in zip(args, primals)]
     node = new_node(prim, params, inputs, primals, out if prim.saves_output or prim.multiple_results else None, meta)
@@ -418,7 +418,7 @@ def saved_versions(prim, args, inputs, results):
     """The (position, counter, version) of each tensor whose value the rules read
     (Note [saved values are guarded]); position -1 is the output."""
     saved = []
-    if prim.saves_inputs:
+    if prim.keeps is KEEPS_VALUES:
         for i, a in enumerate(args):
             if isinstance(a, Tensor) and _value_needed(prim, inputs, i):
                 counter = a._version_counter

@@ -27,7 +27,7 @@ from ..ops.devices import device_put
 from ..ops.primitive import EVAL, VIEW
 from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
-from ..transforms import trees
+from ..transforms import faces
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
 from .grad_mode import is_grad_enabled, no_grad
@@ -744,7 +744,7 @@ def _protect_saved(node, tensor):
 
 
 tape.Tensor = Tensor  # the tape wraps results in this class
-trees.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)
+faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)
 
 for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
     setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))

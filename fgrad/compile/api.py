@@ -24,7 +24,7 @@ from ..engine.gc_pause import paused
 from ..errors import EscapedTracerError
 from ..ir.value import StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
-from ..transforms import trees
+from ..transforms import checks, trees
 from ..typing import Callable, PyTree, Sequence
 from .codegen import Retrace, generate
 from .optimize import optimize
@@ -204,7 +204,7 @@ class Compiled:
         for name, tree in (("args", args), ("kwargs", kwargs)):  # (Note [masked arrays and matrices are refused])
             given, tree = trees.flatten(tree)
             for lbl, x in zip(trees.leaf_labels(tree, name), given):
-                trees.check_plain_array(x, lbl, "fgrad.compile")
+                checks.check_plain_array(x, lbl, "fgrad.compile")
         trace = push_trace(StageTrace, "compile")
         try:
             with SideEffectWatch(self):

@@ -135,17 +135,17 @@ def _ready_nodes(queue):
         yield pop()
 
 
-def _scheduled(queue, offload, cts):
+def _scheduled(queue, workers, cts):
     """_ready_nodes, while workers run some nodes (engine/threads.py): a node a worker finished
     has its cotangents sent on here, on the driver, and is handed to the loop again, which
     finds no cotangent for it and only lowers its inputs' counts. When nothing is ready the
     driver waits for a worker."""
-    pop, running = queue.pop, offload.running
+    pop, running = queue.pop, workers.running
     while True:
         while queue and not running:  # (no worker busy: as _ready_nodes)
             yield pop()
         if running:
-            for node, grads in offload.finished(block=not queue):
+            for node, grads in workers.finished(block=not queue):
                 _send_all(cts, node, grads)
                 yield node
         if queue:
@@ -191,42 +191,42 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     for node, index, g in roots:
         send(cts, Edge(node, index) if node.prim is not None and node.prim.multiple_results else node, g)
     # Workers (engine/threads.py), when there are any and no outer transform traces this
-    # backward: a graph's walk gets an Offload; a tape's may turn into a graph (True) and
-    # makes one then.
-    offload = queue = None
-    if not create_graph and capture is None and profiler is None and primitive._state.trace is EVAL \
-            and Offload.wanted():
-        offload = True
+    # backward: a graph's walk gets them (an Offload) now; a tape's walk may turn into a
+    # graph's (Note [a tape turns into a graph]), which gets them then.
+    use_workers = not create_graph and capture is None and profiler is None and primitive._state.trace is EVAL \
+        and Offload.wanted()
+    workers = queue = None
     if tape is None:
         deps = _count_dependencies([node for node, _, _ in roots])
         queue = ReadyQueue(node for node, count in deps.items() if count == 0)
-        if offload:
-            offload = Offload()
-        order = _ready_nodes(queue) if offload is None else _scheduled(queue, offload, cts)
+        if use_workers:
+            workers = Offload()
+        order = _ready_nodes(queue) if workers is None else _scheduled(queue, workers, cts)
+        may_turn = False
     else:
-        deps, order = None, reversed(tape)
-    return _stopping(offload, order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture)
+        deps, order, may_turn = None, reversed(tape), use_workers
+    return _stopping(workers, order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture)
 
 
-def _stopping(offload, *walk):
-    """_walk(*walk); on an error, offload's workers stop first (none may still be running a
-    node of this graph when the caller sees the error)."""
+def _stopping(workers, *walk):
+    """_walk(*walk); on an error, the workers (an Offload, or None) stop first (none may still
+    be running a node of this graph when the caller sees the error)."""
     try:
         return _walk(*walk)
     except BaseException:
-        if offload.__class__ is Offload:
-            offload.stop()
+        if workers is not None:
+            workers.stop()
         raise
 
 
-def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, capture):
-    """backward's loop (see there). `offload`: an Offload when workers may take nodes (a
-    graph's walk), True when a tape's walk may turn into a graph, else None."""
+def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture):
+    """backward's loop (see there). `workers`: an Offload whose workers may take heavy nodes (a
+    graph's walk only), or None; `may_turn`: a tape's walk may turn into a graph's, with
+    workers (Note [a tape turns into a graph])."""
     take, get = cts.pop, cts.get
     push = queue.append if queue is not None else None
     leaves = {}
     simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
-    workers = offload if deps is not None else None  # (a tape's walk first turns into a graph's)
     if workers is not None:
         def run(node, g):
             return _node_grads(node, g, retain_graph, create_graph)
@@ -285,7 +285,7 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
                             prev = get(t)
                             cts[t] = gi if prev is None else prev + gi
                 else:
-                    if offload is not None and workers is None and (
+                    if may_turn and (
                             g.size >= HEAVY if g.__class__ is ndarray else g.__class__ is list and heavy(g)):
                         cts[node] = g  # (Note [a tape turns into a graph])
                         return _as_graph(cts, Offload(), retain_graph, create_graph)
@@ -309,7 +309,7 @@ def _walk(order, cts, deps, queue, offload, tape, retain_graph, create_graph, ca
     return leaves
 
 
-def _as_graph(cts, offload, retain_graph, create_graph):
+def _as_graph(cts, workers, retain_graph, create_graph):
     """The rest of a tape's walk by dependency counts, from the nodes whose cotangents wait in
     `cts`.
 
@@ -321,8 +321,8 @@ def _as_graph(cts, offload, retain_graph, create_graph):
     queue, workers for heavy nodes. A tape of small ops never turns: it costs no count."""
     deps = _count_dependencies(list(cts))
     queue = ReadyQueue(node for node, count in deps.items() if count == 0)
-    return _stopping(offload, _scheduled(queue, offload, cts), cts, deps, queue, offload, None, retain_graph,
-                     create_graph, None)
+    return _stopping(workers, _scheduled(queue, workers, cts), cts, deps, queue, workers, False, None,
+                     retain_graph, create_graph, None)
 
 
 def _apply_node(node, g, cts, retain_graph, create_graph):

@@ -12,7 +12,7 @@ A write in between raises NumPy's "assignment destination is read-only" at the w
 
 - A copy would cost as much as the op for large arrays (W2's weights and batch); a lock
   is a flag: one store now, one when released. Only arrays a rule reads are locked
-  (Primitive.saves_inputs), and Python and NumPy scalars are immutable.
+  (Primitive.keeps), and Python and NumPy scalars are immutable.
 - Holders: a `Held` per trace (released when the transform no longer needs its tape:
   at the end of grad's call, when a vjp's or linearize's function is freed), per
   checkpoint (until its recomputation), per program (while it is cached), per Tensor-face

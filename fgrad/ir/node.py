@@ -16,7 +16,20 @@ is its own edge (`node.node is node`, `node.index == 0`); an `Edge` names an out
 multiple-result node, output 0 included, so an engine tells the two apart by class.
 """
 
-__all__ = ["Aval", "Edge", "Leaf", "Node", "new_node", "unread"]
+__all__ = ["KEEPS_AVALS", "KEEPS_FIT", "KEEPS_VALUES", "Aval", "Edge", "Leaf", "Node", "new_node", "unread"]
+
+# Note [what a node keeps of its inputs]: one field of a primitive's declaration,
+# Primitive.keeps (ops/primitive.py), says what every recording site (ops/entries.py's inline
+# steps, VJPTrace.process and process_general, the Tensor face's record and record_general)
+# keeps of a traced input:
+# KEEPS_VALUES, its value (the rules read it, `saves=` says so); KEEPS_FIT, nothing when it
+# has the output's shape and dtype and its Aval otherwise (an elementwise op with declared
+# partials, whose cotangent needs fitting only where the input broadcast or was cast); or
+# KEEPS_AVALS, its Aval (the rules need its shape and dtype alone). `unread` below
+# applies the last two; the inline steps copy it (Note [the entries' inline steps]). A
+# constant input is kept as it is, and held where its value is read (Note [what fgrad keeps
+# is read-only] in ir/held.py).
+KEEPS_VALUES, KEEPS_FIT, KEEPS_AVALS = "values", "avals where they do not fit", "avals"
 
 
 class Node:
@@ -125,8 +138,10 @@ class Leaf:
 
 
 def unread(value, out, prim):
-    """What a lean tape keeps of an input its rules do not read: its Aval, or None for an
-    input of an elementwise op that has the output's shape and dtype (nothing to fit)."""
-    if prim.partials is not None and value.shape == out.shape and value.dtype is out.dtype:
+    """What a lean tape keeps of a traced input its rules do not read (`prim.keeps` is
+    KEEPS_FIT or KEEPS_AVALS: Note [what a node keeps of its inputs]): its
+    Aval, or None for an input of an elementwise op that has the output's shape and dtype
+    (nothing to fit)."""
+    if prim.keeps is KEEPS_FIT and value.shape == out.shape and value.dtype is out.dtype:
         return None
     return Aval(value)

@@ -9,7 +9,7 @@ shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input'
 and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out.
 Tangents go the other way: `fit_tangent` broadcasts a contribution to the output's shape.
 
-Note [no complex derivatives]: inputs of the transforms are real (trees.float_input), so
+Note [no complex derivatives]: inputs of the transforms are real (checks.float_input), so
 a complex value inside a differentiated function came from a complex constant or a cast,
 and its derivative reaches a real value again through a cast of a complex derivative to a
 real dtype, here or in convert's rules (both ask real_dtype). fgrad's rules

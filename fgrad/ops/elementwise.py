@@ -51,7 +51,7 @@ def defderiv(prim: Primitive, *partials: Partial | None) -> Primitive:
     pairs = [_rules(p, len(partials), i) for i, p in enumerate(partials)]
     prim.defvjp(*(v for v, _ in pairs))
     prim.defjvp(*(j for _, j in pairs))
-    prim.partials = partials  # the engine applies these directly: one Python call less per rule
+    prim.defpartials(partials)  # the engine applies these directly: one Python call less per rule
     return prim
 
 

@@ -21,7 +21,7 @@ trace's general path: the same node, the same primal and tangent.
 """
 from numpy import ndarray
 
-from ..ir.node import Aval, Node
+from ..ir.node import KEEPS_VALUES, Aval, Node
 from ..ir.value import JVPTracer, Tracer, VJPTracer
 from .broadcasting import fit_tangent
 from .primitive import NEG, NO_PARAMS, ONE, OTHER, _state, two_devices_check
@@ -66,7 +66,8 @@ def unary(prim, aliases=()):
                 node.prim = prim
                 node.params = _NO_PARAMS
                 node.inputs = (x.edge,)
-                node.primals = (pa,) if prim.saves_inputs else UNREAD if pa.dtype is out.dtype else (Aval(pa),)
+                node.primals = (pa,) if prim.keeps is KEEPS_VALUES else UNREAD if pa.dtype is out.dtype else \
+                    (Aval(pa),)  # (unread's decision for an op of one argument: Note [what a node keeps of its inputs])
                 node.out = out if prim.saves_output else None
                 node.meta = None
                 trace.tape.append(node)
@@ -129,10 +130,10 @@ def binary(prim, aliases=()):
                 node.prim = prim
                 node.params = _NO_PARAMS
                 node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-                if prim.saves_inputs:  # (a constant array is held: Note [what fgrad keeps is read-only])
+                if prim.keeps is KEEPS_VALUES:  # (a constant array is held: Note [what fgrad keeps is read-only])
                     node.primals = (pa if mine_a or pa.__class__ is float else trace.held.keep(pa),
                                     pb if mine_b or pb.__class__ is float else trace.held.keep(pb))
-                else:  # a constant is kept as it is; a traced input not at all, or as its Aval if it broadcasts
+                else:  # (unread's, inline: Note [what a node keeps of its inputs]; a constant as it is)
                     node.primals = (
                         (None if pa.shape == out.shape and pa.dtype is out.dtype else Aval(pa)) if mine_a else pa,
                         (None if pb.shape == out.shape and pb.dtype is out.dtype else Aval(pb)) if mine_b else pb)

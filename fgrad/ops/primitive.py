@@ -13,6 +13,7 @@ import threading
 
 from ..backend import check_one_device
 from ..errors import DeviceMismatchError, EscapedTracerError
+from ..ir.node import KEEPS_AVALS, KEEPS_FIT, KEEPS_VALUES
 from ..ir.value import Tracer, peek
 from ..typing import Any, Callable
 
@@ -74,6 +75,7 @@ def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
 _SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True),
           "nothing": (False, False)}
 
+
 VIEW = "a view with no inverse"  # `view=` of a view that in-place writes cannot go through (broadcast_to)
 
 
@@ -101,7 +103,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
-                 "simple", "partials", "saves_inputs", "saves_output", "node_name", "view", "batch", "fresh",
+                 "simple", "partials", "keeps", "saves_output", "node_name", "view", "batch", "fresh",
                  "__weakref__")
 
     def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
@@ -119,9 +121,11 @@ class Primitive:
         self.multiple_results = multiple_results
         self.nondiff = True
         self.simple = False  # differentiable, one output, per-argument vjp rules: the engine's fast case
-        self.partials = None  # elementwise: d out / d arg_i, from which defderiv made both rules
-        # Do the vjp rules read the inputs' values (not just shapes)? The output?
-        self.saves_inputs, self.saves_output = _SAVES[saves]
+        self.partials = None  # elementwise: d out / d arg_i, from which defderiv made both rules (defpartials)
+        # What a node keeps of each traced input (Note [what a node keeps of its inputs]); does
+        # it keep the output (do the vjp rules read it)?
+        saves_inputs, self.saves_output = _SAVES[saves]
+        self.keeps = KEEPS_VALUES if saves_inputs else KEEPS_AVALS
         if torch_name is None:
             torch_name = "".join(w.capitalize() for w in name.replace("[", "_").replace("]", "").split("_"))
         # The node's name on the Tensor face: a str, or a function of the primals (matmul's).
@@ -138,6 +142,15 @@ class Primitive:
         self.vjp = rules
         self.nondiff = False
         self.simple = not self.multiple_results and self.vjp_all is None
+        return self
+
+    def defpartials(self, partials: tuple) -> "Primitive":
+        """The partial derivatives d out / d arg_i of an elementwise primitive, which the engine
+        and the entry functions apply directly; a node then keeps nothing of an input that has
+        the output's shape and dtype (unless the rules read its value)."""
+        self.partials = partials
+        if self.keeps is KEEPS_AVALS:
+            self.keeps = KEEPS_FIT
         return self
 
     def defvjp_all(self, rule: VJPAllRule) -> "Primitive":
@@ -179,7 +192,16 @@ class Primitive:
 
 
 class Trace:
-    """An interpreter of primitives. `parent` runs the primal computation."""
+    """An interpreter of primitives. `parent` runs the primal computation.
+
+    Note [what the entries read of a trace]: the entry functions' inline steps (ops/entries.py)
+    do a trace's work without calling it, so these fields are a contract: of the current trace
+    they read `direct` (its primals are concrete: kernels run at once), `parent` (else the
+    primal is asked of it: `parent.process`) and, of a VJPTrace, `lean` (its tape keeps only
+    what the rules read), `tape` (appended to) and `held` (Note [what fgrad keeps is
+    read-only]); of each argument, `_trace` (whose value it is). A trace that changes what
+    these mean changes the entries too; tests/ops/test_entries.py compares both paths.
+    """
 
     __slots__ = ("parent", "alive", "transform", "direct")
 

@@ -70,7 +70,7 @@ def _defderiv_many(prim, partials):
     """defderiv for three or four arguments (elementwise.defderiv's rules take one or two)."""
     prim.defvjp(*(None if d is None else (lambda g, ans, *a, d=d: d(ans, *a) * g) for d in partials))
     prim.defjvp(*(None if d is None else (lambda t, ans, *a, d=d: d(ans, *a) * t) for d in partials))
-    prim.partials = partials
+    prim.defpartials(partials)
     return prim
 
 

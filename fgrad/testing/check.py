@@ -12,7 +12,7 @@ import numpy as np
 from ..autograd import Tensor
 from ..autograd import grad as tensor_grad
 from ..ir.value import concrete
-from ..transforms import trees
+from ..transforms import checks, trees
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
 from ..typing import Any, ArrayLike, Callable, Iterable, PyTree, Sequence
@@ -99,7 +99,7 @@ def check_grads(fun: Callable[..., PyTree], args: Iterable[PyTree], order: int =
         if m not in ("fwd", "rev"):
             raise ValueError(f"check_grads: unknown mode {m!r}; use 'fwd' and/or 'rev'")
     leaves = trees.flatten(args)[0]
-    dtype = np.result_type(*[concrete(trees.float_input(x, "args", "check_grads")) for x in leaves])
+    dtype = np.result_type(*[concrete(checks.float_input(x, "args", "check_grads")) for x in leaves])
     eps = default_eps(dtype) if eps is None else eps
     atol = _TOL.get(np.dtype(dtype), 1e-5) if atol is None else atol
     rtol = _TOL.get(np.dtype(dtype), 1e-5) if rtol is None else rtol

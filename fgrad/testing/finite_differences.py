@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..ir.value import concrete
-from ..transforms import trees
+from ..transforms import checks, trees
 
 __all__ = ["default_eps", "numerical_jacobian", "numerical_jvp"]
 
@@ -15,7 +15,7 @@ def default_eps(dtype):
 def _as_float_leaves(args, where):
     leaves, treedef = trees.flatten(tuple(args))
     labels = trees.leaf_labels(treedef, "args")
-    return [np.asarray(concrete(trees.float_input(x, lbl, where))) for x, lbl in zip(leaves, labels)], treedef
+    return [np.asarray(concrete(checks.float_input(x, lbl, where))) for x, lbl in zip(leaves, labels)], treedef
 
 
 def numerical_jvp(fun, args, tangents, eps=None):

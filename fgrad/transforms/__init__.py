@@ -6,5 +6,8 @@
 - jacobians.py: jacfwd, jacrev, jacobian, hessian, hvp, as compositions on vmap.
 - custom.py: custom_vjp, custom_jvp, checkpoint.
 - graph.py: make_graph.
-- trees.py: pytrees in and out, and the checks on what users pass and get back.
+- trees.py: pytrees in and out, leaf labels (`args[1]`), aux values, the wrappers returned.
+- checks.py: the checks on what users pass (inputs, argnums, has_aux, cotangents, the seed).
+- owned.py: what a transform hands back is the caller's own (Note [returned derivatives are owned]).
+- faces.py: the Tensor face among a transform's arguments: every decision about a Tensor.
 """

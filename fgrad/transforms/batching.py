@@ -15,9 +15,9 @@ from ..ir.value import BatchTracer, Tracer
 from ..ops.axes import expand_dims, moveaxis
 from ..ops.broadcasting import broadcast_to
 from ..ops.indexing import getitem
-from ..ops.primitive import EVAL, Trace, _state, current_trace, pop_trace, push_trace
+from ..ops.primitive import Trace, _state, pop_trace, push_trace
 from ..ops.shape import concatenate
-from . import trees
+from . import checks, faces, trees
 
 __all__ = ["BatchTrace", "BatchTracer", "keeping", "leaf_axes", "vmap"]
 
@@ -38,15 +38,14 @@ class BatchTrace(Trace):
                 dims.append(a.bdim)
                 mine = True
                 continue
-            if a.__class__ is not ndarray and isinstance(a, Tracer) and a._trace is EVAL \
-                    and isinstance(a.primal, Tracer):
+            if a.__class__ is not ndarray and faces.is_traced_tensor(a):
                 faced = True
             primals.append(a)
             dims.append(None)
         if not mine:
             return self.parent.process(prim, args, params)
         if faced:
-            return _through_faces(prim, args, params)
+            return faces.through_faces(prim, args, params)
         rule = prim.batch
         if rule is None:
             raise NotImplementedError(f"fgrad: vmap has no batching rule for the primitive {prim.name}; declare one "
@@ -73,16 +72,6 @@ class BatchTrace(Trace):
         t = BatchTracer()
         t._trace, t.primal, t.bdim = self, value, bdim
         return t
-
-
-def _through_faces(prim, args, params):
-    """An op on a Tensor of a traced value (Note [tensors of traced values] in autograd/tape.py)
-    and a value of vmap: the op runs on the traced value inside the Tensor, at the innermost
-    trace (the one that owns it), and a traced result is a Tensor again."""
-    out = current_trace().process(prim, [trees.unfaced(a) for a in args], params)
-    if prim.multiple_results:
-        return tuple(trees.tensor_face(o) if isinstance(o, Tracer) else o for o in out)
-    return trees.tensor_face(out) if isinstance(out, Tracer) else out
 
 
 class _Unmapped:
@@ -195,7 +184,7 @@ def _call(fun, leaves, axes, treedef, size):
         # A mapped Tensor stays a Tensor inside (its Tensor methods, and grad, jacrev or hessian
         # of a Tensor function under vmap see a Tensor, as with torch.func); an unmapped one is
         # passed as it is.
-        ins = trees.faced(ins, [x if a is not None else None for x, a in zip(leaves, axes)])
+        ins = faces.faced(ins, [x if a is not None else None for x, a in zip(leaves, axes)])
         args, kwargs = trees.unflatten(treedef, ins)
         out = fun(*args, **kwargs)
     finally:
@@ -203,7 +192,7 @@ def _call(fun, leaves, axes, treedef, size):
     out_leaves, out_tree = trees.flatten(out)
     values, dims = [], []
     for o in out_leaves:
-        o = trees.unfaced(o)  # (a Tensor of a traced value: the value)
+        o = faces.unfaced(o)  # (a Tensor of a traced value: the value)
         mine = isinstance(o, Tracer) and o._trace is trace
         values.append(o.primal if mine else o)
         dims.append(o.bdim if mine else None)
@@ -224,7 +213,7 @@ def _inputs(in_axes, axis_size, args, kwargs):
     leaves, treedef = trees.flatten((args, kwargs))
     for i, x in enumerate(leaves):
         if x.__class__ is not ndarray and isinstance(x, ndarray):  # (Note [masked arrays and matrices are refused])
-            trees.check_plain_array(x, _label(treedef, i), "vmap")
+            checks.check_plain_array(x, _label(treedef, i), "vmap")
     axes = _in_axes(in_axes, args, kwargs, len(leaves))
     axes = [None if a is None else _axis(x, a, treedef, i) for i, (x, a) in enumerate(zip(leaves, axes))]
     return leaves, axes, treedef, _size(leaves, axes, treedef, axis_size)

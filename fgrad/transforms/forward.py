@@ -14,8 +14,8 @@ from ..ops.broadcasting import fit_tangent
 from ..ops.primitive import Trace, apply_partial, pop_trace, push_trace, set_current, split_owned
 from ..ops.zeros import zeros_like_value
 from ..typing import Callable, PyTree, Sequence
-from . import trees
-from .reverse import VJPTrace, VJPTracer, held_values, trace_inputs
+from . import checks, faces, owned, trees
+from .reverse import VJPTracer, held_values, trace_call
 
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
 
@@ -144,8 +144,8 @@ def _check_tangents(primals, tangents, transform):
     primals, tangents = tuple(primals), tuple(tangents)
     p_leaves, p_tree = trees.flatten(primals)
     labels = trees.leaf_labels(p_tree, "primals")
-    p_leaves = [trees.float_input(x, label, transform) for x, label in zip(p_leaves, labels)]
-    t_leaves = trees.check_cotangent(tangents, p_tree, p_leaves, transform, what="tangent")
+    p_leaves = [checks.float_input(x, label, transform) for x, label in zip(p_leaves, labels)]
+    t_leaves = checks.check_cotangent(tangents, p_tree, p_leaves, transform, what="tangent")
     return p_leaves, t_leaves, p_tree
 
 
@@ -166,7 +166,7 @@ def _split_duals(out, trace):
     out_leaves, out_tree = trees.flatten_out(out)
     primals_out, tangents_out = [], []
     for o in out_leaves:
-        o = trees.unfaced(o)
+        o = faces.unfaced(o)
         if isinstance(o, JVPTracer) and o._trace is trace:
             primals_out.append(o.primal)
             tangents_out.append(o.tangent)
@@ -192,12 +192,12 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
         if p_tree is not None:
             if any(isinstance(p, Tracer) for p in p_leaves):  # (plain arrays have none)
                 trace.direct = False
-                ins = trees.faced(ins, p_leaves)
+                ins = faces.faced(ins, p_leaves)
             ins = trees.unflatten(p_tree, ins)
         result = fun(*ins)
     finally:
         pop_trace(trace)
-    out, aux = trees.split_aux(result, has_aux, transform) if has_aux else (result, None)
+    out, aux = checks.split_aux(result, has_aux, transform) if has_aux else (result, None)
     primals_out, tangents_out = _finish(*_split_duals(out, trace), [*p_leaves, *t_leaves])
     if not has_aux:
         return primals_out, tangents_out
@@ -206,22 +206,22 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
 
 def _finish(primals, tangents, callers):
     """jvp's outputs: tangents the caller owns (Note [returned derivatives are owned] in
-    trees.py), and arrays, not Tensors, for array inputs (trees.plain_values); `primals` and
+    owned.py), and arrays, not Tensors, for array inputs (faces.plain_values); `primals` and
     `tangents` are one value, a tuple, or pytrees of them."""
     if primals.__class__ is tuple and tangents.__class__ is tuple:  # (the common cases: no optree)
         for p in primals:
             if isinstance(p, Tracer):
-                primals = tuple(trees.plain_values(list(primals), callers))
+                primals = tuple(faces.plain_values(list(primals), callers))
                 break
-        return primals, tuple(trees.own_arrays(list(tangents), callers))
-    if trees._is_leaf(primals):
+        return primals, tuple(owned.own_arrays(list(tangents), callers))
+    if trees.is_leaf(primals):
         if isinstance(primals, Tracer):
-            primals = trees.plain_values([primals], callers)[0]
-        return primals, trees.own_arrays([tangents], callers)[0]
+            primals = faces.plain_values([primals], callers)[0]
+        return primals, owned.own_arrays([tangents], callers)[0]
     p_leaves, tree = trees.flatten_out(primals)
     t_leaves = trees.flatten_out(tangents)[0]
-    return (trees.unflatten_out(tree, trees.plain_values(p_leaves, callers)),
-            trees.unflatten_out(tree, trees.own_arrays(t_leaves, callers)))
+    return (trees.unflatten_out(tree, faces.plain_values(p_leaves, callers)),
+            trees.unflatten_out(tree, owned.own_arrays(t_leaves, callers)))
 
 
 def linearize(fun: Callable[..., PyTree], *primals: PyTree) -> tuple[PyTree, Callable[..., PyTree]]:
@@ -237,25 +237,18 @@ def linearize(fun: Callable[..., PyTree], *primals: PyTree) -> tuple[PyTree, Cal
 def linearize_named(fun, primals, has_aux, transform):
     """linearize under the name `transform` (jacfwd, ...); with has_aux, also returns aux."""
     leaves, treedef = trees.flatten(primals)
-    trace = push_trace(VJPTrace, transform)
-    try:
-        trace.lean = False  # the tangent replay reads every residual
-        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
-        ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
-        out, aux = trees.split_aux(fun(*trees.unflatten(treedef, ins)), has_aux, transform)
-    except BaseException:
-        trace.held.release()
-        raise
-    finally:
-        tape = pop_trace(trace)
+    trace, in_tracers, result, tape = trace_call(fun, leaves, trees.leaf_labels(treedef, "primals"),
+                                                 lambda ins: (trees.unflatten(treedef, ins), {}), transform,
+                                                 lean=False)  # (the tangent replay reads every residual)
+    out, aux = checks.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
-    out_leaves = [trees.unfaced(o) for o in out_leaves]
+    out_leaves = [faces.unfaced(o) for o in out_leaves]
     out_primals = held_values(trace, [trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def f_jvp(*tangents):
-        t_leaves = trees.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], transform, "tangent")
+        t_leaves = checks.check_cotangent(tangents, treedef, [t.primal for t in in_tracers], transform, "tangent")
         known = {t.node: [tl] for t, tl in zip(in_tracers, t_leaves)}
         for node in tape:
             if node.prim.nondiff:
@@ -270,7 +263,7 @@ def linearize_named(fun, primals, has_aux, transform):
             t = known.get(o.node, [None] * (o.index + 1))[o.index] \
                 if isinstance(o, VJPTracer) and o._trace is trace else None
             result.append(zeros_like_value(p) if t is None else t)
-        return trees.unflatten(out_tree, trees.own_arrays(result, t_leaves + [t.primal for t in in_tracers]))
+        return trees.unflatten(out_tree, owned.own_arrays(result, t_leaves + [t.primal for t in in_tracers]))
 
     value = trees.unflatten(out_tree, out_primals)
     return (value, f_jvp, aux) if has_aux else (value, f_jvp)

@@ -8,10 +8,9 @@ import numpy as np
 
 from ..ir.graph import Graph
 from ..ir.value import peek
-from ..ops.primitive import new_trace
 from ..typing import Callable, PyTree
 from . import trees
-from .reverse import VJPTrace, VJPTracer, trace_inputs
+from .reverse import VJPTracer, trace_call
 
 __all__ = ["make_graph"]
 
@@ -23,17 +22,16 @@ def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
         labels = trees.leaf_labels(treedef, "args")
         floating = [(hasattr(x, "dtype") and np.issubdtype(np.asarray(peek(x)).dtype, np.floating))
                     or isinstance(x, float) for x in leaves]
-        ctx = new_trace(VJPTrace, "make_graph")
-        with ctx as trace:
-            trace.lean = False  # the graph shows every value
-            traced = trace_inputs(trace, [x for x, f in zip(leaves, floating) if f],
-                                  [lbl for lbl, f in zip(labels, floating) if f], "make_graph")
+        floating_leaves = [x for x, f in zip(leaves, floating) if f]
+
+        def args_of(traced):  # (the floating leaves traced, the rest as they are)
             it = iter(traced)
-            ins = [next(it) if f else x for x, f in zip(leaves, floating)]
-            out = fun(*trees.unflatten(treedef, ins), **kwargs)
+            return trees.unflatten(treedef, [next(it) if f else x for x, f in zip(leaves, floating)]), kwargs
+        trace, traced, out, tape = trace_call(fun, floating_leaves, [lbl for lbl, f in zip(labels, floating) if f],
+                                              args_of, "make_graph", lean=False)  # (the graph shows every value)
         out_leaves, _ = trees.flatten(out)
         outputs = [(o.node, o.index) if isinstance(o, VJPTracer) and o._trace is trace else None for o in out_leaves]
-        graph = Graph([t.node for t in traced], ctx.closed, outputs, [t.node.label for t in traced])
+        graph = Graph([t.node for t in traced], tape, outputs, [t.node.label for t in traced])
         graph._input_values = [t.primal for t in traced]
         graph.output_values = [trees.primal_of(o, trace) for o in out_leaves]
         trace.held.release()  # (a graph is printed, never run again)

@@ -15,7 +15,7 @@ from ..ir.value import peek
 from ..ops import shape as sh
 from ..ops.indexing import getitem
 from ..typing import Callable, PyTree, Sequence
-from . import trees
+from . import checks, trees
 from .batching import vmap
 from .forward import jvp_named
 from .reverse import value_and_grad_call, vjp_named
@@ -102,7 +102,7 @@ def _check_float_outputs(out_leaves, transform):
 
 def _traced(fun, argnums, has_aux, transform, args, kwargs):
     """fun run once under vjp, differentiated in `argnums`: (vjp's result, the inputs)."""
-    nums = trees.check_argnums(argnums, len(args), transform)
+    nums = checks.check_argnums(argnums, len(args), transform)
     diff = tuple(args[i] for i in nums)
     return vjp_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform), diff
 
@@ -129,7 +129,7 @@ def _jacrev(fun, argnums, has_aux, transform, chunk_size=None):
 
 def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None):
     def jacfwd_fun(*args, **kwargs):
-        nums = trees.check_argnums(argnums, len(args), transform)
+        nums = checks.check_argnums(argnums, len(args), transform)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_tree = trees.flatten(diff)
         f = _partial(fun, args, nums, kwargs)

@@ -9,12 +9,12 @@ recorded nodes in reverse (fgrad/engine).
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.held import Held
-from ..ir.node import Edge, Leaf, Node, new_node, unread
+from ..ir.node import KEEPS_VALUES, Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from ..typing import Callable, PyTree, Sequence
-from . import trees
+from . import checks, faces, owned, trees
 
 __all__ = ["VJPTrace", "VJPTracer", "grad", "value_and_grad", "vjp", "vjp_tracer"]
 
@@ -81,7 +81,8 @@ class VJPTrace(Trace):
                 out = prim.impl(pa, **params) if params else prim.impl(pa)
             else:
                 out = self.parent.process(prim, (pa,), params)
-            return self.record(prim, params, (a.edge,), (pa,) if prim.saves_inputs else (unread(pa, out, prim),), out)
+            return self.record(prim, params, (a.edge,),
+                               (pa,) if prim.keeps is KEEPS_VALUES else (unread(pa, out, prim),), out)
         b = args[1]
         mine_a = a.__class__ is VJPTracer and a._trace is self
         mine_b = b.__class__ is VJPTracer and b._trace is self
@@ -93,7 +94,7 @@ class VJPTrace(Trace):
             out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
         else:
             out = self.parent.process(prim, (pa, pb), params)
-        if prim.saves_inputs:
+        if prim.keeps is KEEPS_VALUES:
             primals = (pa if mine_a else self.held.keep(pa), pb if mine_b else self.held.keep(pb))
         else:  # (a constant is never read: kept as it is)
             primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
@@ -115,7 +116,7 @@ class VJPTrace(Trace):
             if not self.lean:
                 self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
-        if prim.saves_inputs or not self.lean:  # a constant read later: held
+        if prim.keeps is KEEPS_VALUES or not self.lean:  # a constant read later: held
             keep = self.held.keep
             primals = [keep(p) if t is None else p for p, t in zip(primals, owned)]
         else:  # an unread input: its Aval (unread), a constant as it is
@@ -140,7 +141,7 @@ def trace_inputs(trace, leaves, labels, transform):
     """Leaf tracers for the differentiated inputs (checked to be floating point)."""
     tracers = []
     for x, label in zip(leaves, labels):
-        x = trees.float_input(x, label, transform)
+        x = checks.float_input(x, label, transform)
         if isinstance(x, Tracer):
             trace.direct = False
         else:
@@ -151,12 +152,32 @@ def trace_inputs(trace, leaves, labels, transform):
     return tracers
 
 
+def trace_call(fun, leaves, labels, args_of, transform, lean=True):
+    """Reverse mode's one prologue: push a fresh VJPTrace (`lean`: its tape keeps only what the
+    rules read), trace `leaves` as its inputs, call `fun(*args, **kwargs)` for `(args, kwargs)
+    = args_of(inputs)` (the inputs as the function gets them: faces.faced), and pop the trace.
+    Returns (trace, input tracers, fun's result, tape). If anything raises, the arrays the tape
+    held are let go; else the caller releases `trace.held` when it is done with the tape."""
+    trace = push_trace(VJPTrace, transform)
+    trace.lean = lean
+    try:
+        in_tracers = trace_inputs(trace, leaves, labels, transform)
+        args, kwargs = args_of(in_tracers if trace.direct else faces.faced(in_tracers, leaves))
+        result = fun(*args, **kwargs)
+    except BaseException:
+        trace.held.release()
+        raise
+    finally:
+        tape = pop_trace(trace)
+    return trace, in_tracers, result, tape
+
+
 def held_values(trace, values, leaves):
     """The primal outputs a vjp or linearize returns, held with its tape: a rule may read them
     (exp's output), so they stay read-only while the returned function lives (Note [what fgrad
     keeps is read-only]; the function's closure keeps `trace`, and with it `trace.held`)."""
     keep = trace.held.keep
-    return [keep(v) for v in trees.plain_values(values, leaves)]
+    return [keep(v) for v in faces.plain_values(values, leaves)]
 
 
 def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
@@ -180,26 +201,19 @@ def vjp(fun: Callable[..., PyTree], *primals: PyTree,
 def vjp_named(fun, primals, has_aux, transform):
     """vjp, reporting errors and escaped values under the name `transform` (jacrev, ...)."""
     leaves, treedef = trees.flatten(primals)
-    trace = push_trace(VJPTrace, transform)
-    try:
-        in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "primals"), transform)
-        result = fun(*trees.unflatten(treedef, in_tracers if trace.direct else trees.faced(in_tracers, leaves)))
-    except BaseException:
-        trace.held.release()
-        raise
-    finally:
-        tape = pop_trace(trace)
-    out, aux = trees.split_aux(result, has_aux, transform)
+    trace, in_tracers, result, tape = trace_call(fun, leaves, trees.leaf_labels(treedef, "primals"),
+                                                 lambda ins: (trees.unflatten(treedef, ins), {}), transform)
+    out, aux = checks.split_aux(result, has_aux, transform)
     aux = trees.strip_aux(aux, trace) if has_aux else None
     out_leaves, out_tree = trees.flatten(out)
-    out_leaves = [trees.unfaced(o) for o in out_leaves]
+    out_leaves = [faces.unfaced(o) for o in out_leaves]
     out_primals = held_values(trace, [trees.primal_of(o, trace) for o in out_leaves], leaves)
 
     @paused
     def vjp_fun(cotangent):
-        ct_leaves = trees.check_cotangent(cotangent, out_tree, out_primals, transform)
+        ct_leaves = checks.check_cotangent(cotangent, out_tree, out_primals, transform)
         grads = run_vjp(trace, tape, in_tracers, out_leaves, ct_leaves, retain_graph=True)
-        grads = trees.own_arrays(trees.fill_zeros(grads, in_tracers), leaves + ct_leaves)
+        grads = owned.own_arrays(owned.fill_zeros(grads, in_tracers), leaves + ct_leaves)
         return trees.unflatten(treedef, grads)
 
     vjp_fun.held = trace.held
@@ -215,7 +229,7 @@ def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
 
 def value_and_grad_named(fun, argnums, has_aux, transform):
     """value_and_grad under the name `transform` (hvp, ...)."""
-    checked = trees.ArgnumsCache(argnums, transform)
+    checked = checks.ArgnumsCache(argnums, transform)
 
     def value_and_grad_fun(*args, **kwargs):
         return value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform)
@@ -226,30 +240,26 @@ def value_and_grad_named(fun, argnums, has_aux, transform):
 def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
     leaves, treedef = trees.flatten_args(args, nums)
-    trace = push_trace(VJPTrace, transform)
+
+    def args_of(ins):  # args, with the traced inputs in the places argnums names
+        traced_args = list(args)
+        for i, a in zip(nums, ins if treedef is None else trees.unflatten(treedef, ins)):
+            traced_args[i] = a
+        return traced_args, kwargs
+    trace, in_tracers, out, tape = trace_call(fun, leaves, trees.leaf_labels(treedef, "args", nums), args_of,
+                                              transform)
     try:  # (the tape is done with the caller's arrays when this call returns or raises)
-        try:
-            in_tracers = trace_inputs(trace, leaves, trees.leaf_labels(treedef, "args", nums), transform)
-            ins = in_tracers if trace.direct else trees.faced(in_tracers, leaves)
-            traced_args = list(args)
-            for i, a in zip(nums, ins if treedef is None else trees.unflatten(treedef, ins)):
-                traced_args[i] = a
-            out = fun(*traced_args, **kwargs)
-        finally:
-            tape = pop_trace(trace)
         if has_aux:
-            out, aux = trees.split_aux(out, has_aux, transform)
+            out, aux = checks.split_aux(out, has_aux, transform)
         if out.__class__ is not VJPTracer:  # (a Tensor of a traced value, when fun was given Tensors)
-            out = trees.unfaced(out)
-        seed = trees.scalar_seed(out, transform, fun)
-        grads = trees.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
-        trees.own_arrays(grads, args if treedef is None else leaves + list(args))
+            out = faces.unfaced(out)
+        seed = checks.scalar_seed(out, transform, fun)
+        grads = owned.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
+        owned.own_arrays(grads, args if treedef is None else leaves + list(args))
         if treedef is not None:
             grads = trees.unflatten(treedef, grads)
         grads = grads[0] if isinstance(argnums, int) else tuple(grads)
-        value = trees.primal_of(out, trace)
-        if isinstance(value, Tracer) and value._trace is EVAL:  # a Tensor, when an nn module ran inside
-            value = trees.plain_values([value], args)[0]
+        value = faces.plain_value(trees.primal_of(out, trace), args)  # (an nn module may have run inside)
         return ((value, trees.strip_aux(aux, trace)), grads) if has_aux else (value, grads)
     finally:
         trace.held.release()
@@ -257,7 +267,7 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
 
 def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., PyTree]:
     """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
-    checked = trees.ArgnumsCache(argnums, "grad")
+    checked = checks.ArgnumsCache(argnums, "grad")
 
     def grad_fun(*args, **kwargs):
         value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")

@@ -1,4 +1,4 @@
-"""What the transforms accept as inputs (transforms/trees.py): ndarray subclasses with their
+"""What the transforms accept as inputs (transforms/checks.py): ndarray subclasses with their
 own semantics, np.ma.MaskedArray and np.matrix, are refused, naming the type, the argument
 and the transform (Note [masked arrays and matrices are refused])."""
 import warnings

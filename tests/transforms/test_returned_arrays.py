@@ -1,6 +1,6 @@
 """Returned derivatives are arrays the caller owns: writable, and sharing memory neither with
 each other nor with the caller's arguments and cotangents (Note [returned derivatives are
-owned] in fgrad/transforms/trees.py); functional transforms of arrays return arrays."""
+owned] in fgrad/transforms/owned.py); functional transforms of arrays return arrays."""
 import numpy as np
 import pytest
 

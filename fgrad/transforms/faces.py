@@ -1,0 +1,78 @@
+"""The Tensor face among a transform's arguments: every decision a functional transform takes
+about a Tensor it was given or a Tensor its function returned lives here.
+
+A function given Tensors sees Tensors of its traced values (`faced`), so a PyTorch-style
+function keeps its Tensor methods (Note [tensors of traced values] in autograd/tape.py);
+what it returns is unwrapped again (`unfaced`); and a transform of arrays returns arrays,
+also when an nn module, whose parameters are Tensors, ran inside (`plain_values`).
+"""
+from ..ir.value import Tracer
+from ..ops.primitive import EVAL, current_trace
+
+__all__ = ["faced", "is_tensor", "is_traced_tensor", "plain_value", "plain_values", "tensor_array", "through_faces",
+           "unfaced"]
+
+
+def is_tensor(x):
+    """Is `x` an fgrad.Tensor (a traced value of the bottom trace: the imperative face's)?"""
+    return isinstance(x, Tracer) and x._trace is EVAL
+
+
+# Set by fgrad.autograd: a Tensor wrapping a traced value (Note [tensors of traced values] in
+# fgrad/autograd/tape.py), or None when the imperative face is not loaded.
+tensor_face = None
+
+
+def faced(tracers, leaves):
+    """The traced inputs as the function sees them: where the caller passed a Tensor, a Tensor
+    wrapping its traced value, so a PyTorch-style function keeps its Tensor methods."""
+    for x in leaves:
+        if isinstance(x, Tracer) and x._trace is EVAL and tensor_face is not None:
+            return [tensor_face(t) if is_tensor(x) else t for t, x in zip(tracers, leaves)]
+    return tracers
+
+
+def is_traced_tensor(x):
+    """Is `x` a Tensor of a traced value (what `faced` gives a function given Tensors)?"""
+    return isinstance(x, Tracer) and x._trace is EVAL and isinstance(x.primal, Tracer)
+
+
+def unfaced(value):
+    """What a function given Tensors returned: the traced value inside a Tensor of one."""
+    return value.primal if is_traced_tensor(value) else value
+
+
+def tensor_array(v, callers):
+    """The array of `v`, a traced value, when it is a Tensor and no caller's argument is one
+    (transforms of arrays return arrays), else None."""
+    if v._trace is EVAL and not any(is_tensor(c) for c in callers):
+        return v.primal
+    return None
+
+
+def plain_values(values, callers):
+    """`values` with each Tensor replaced by its array when no caller's argument is a Tensor:
+    functional transforms of arrays return arrays, also when an nn module (whose parameters
+    are Tensors) ran inside. (The list is changed in place.)"""
+    i = -1
+    for v in values:
+        i += 1
+        if isinstance(v, Tracer) and (a := tensor_array(v, callers)) is not None:
+            values[i] = a
+    return values
+
+
+def plain_value(value, callers):
+    """`value`, or its array when it is a Tensor and no caller's argument is one (plain_values)."""
+    array = tensor_array(value, callers) if isinstance(value, Tracer) else None
+    return value if array is None else array
+
+
+def through_faces(prim, args, params):
+    """An op on a Tensor of a traced value (Note [tensors of traced values] in autograd/tape.py)
+    and a value of vmap: the op runs on the traced value inside the Tensor, at the innermost
+    trace (the one that owns it), and a traced result is a Tensor again."""
+    out = current_trace().process(prim, [unfaced(a) for a in args], params)
+    if prim.multiple_results:
+        return tuple(tensor_face(o) if isinstance(o, Tracer) else o for o in out)
+    return tensor_face(out) if isinstance(out, Tracer) else out
