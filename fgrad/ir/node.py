@@ -27,8 +27,9 @@ __all__ = ["KEEPS_AVALS", "KEEPS_FIT", "KEEPS_VALUES", "Aval", "Edge", "Leaf", "
 # partials, whose cotangent needs fitting only where the input broadcast or was cast); or
 # KEEPS_AVALS, its Aval (the rules need its shape and dtype alone). `unread` below
 # applies the last two; the inline steps copy it (Note [the entries' inline steps]). A
-# constant input is kept as it is, and held where its value is read (Note [what fgrad keeps
-# is read-only] in ir/held.py).
+# constant input is kept as it is, and held where the rules read values (KEEPS_VALUES: Note
+# [what fgrad keeps is read-only] in ir/held.py); an index array a rule reads otherwise
+# (gather's) is fgrad's own copy (ops/indexing.py's normalize_index) or a traced value.
 KEEPS_VALUES, KEEPS_FIT, KEEPS_AVALS = "values", "avals where they do not fit", "avals"
 
 

@@ -44,6 +44,7 @@ def normalize_index(index, dynamic=False):
                 continue
             if not np.issubdtype(item.dtype, np.integer):
                 raise IndexError(f"fgrad: only integer or boolean arrays are valid indices, got dtype {item.dtype}")
+            item = item.copy()  # (a parameter of the node: the caller may write into its index array later)
         out.append(item)
     return tuple(out)
 
