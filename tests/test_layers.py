@@ -1,7 +1,8 @@
 """The layers point one way (issue 18): an import graph of fgrad/, read from the source with
 ast (module-level and function-local imports alike), has no cycle between folders, follows
-the layer order, and has no cycle among the modules of ops/; an import made inside a
-function says why on its line."""
+the layer order, and has no cycle among the modules of any folder (issue 28: ops/, numpy/,
+autograd/, ..., and fgrad/ itself, which holds them all); an import made inside a function
+says why on its line."""
 import ast
 import pathlib
 
@@ -108,12 +109,19 @@ def test_the_tensor_face_does_not_stand_on_scipy():
     assert not wrong, f"the Tensor face imports fgrad.scipy: {wrong}"
 
 
-def test_no_cycle_among_the_ops_modules():
+FOLDERS = sorted({path.parent for path in ROOT.rglob("*.py")})
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda folder: str(folder.relative_to(ROOT.parent)))
+def test_no_cycle_among_the_modules_of_a_folder(folder):
+    """Among the modules of `folder` and of its subfolders (its package's own module too)."""
+    package = _module_name(folder / "__init__.py")
+    inside = lambda module: module == package or module.startswith(package + ".")  # noqa: E731
     edges = {}
     for a, b, _, _, _ in IMPORTS:
-        if a.startswith("fgrad.ops.") and b.startswith("fgrad.ops.") and a != b:
+        if a != b and inside(a) and inside(b):
             edges.setdefault(a, set()).add(b)
-    assert _cycle(edges) is None, f"a cycle in ops/: {_cycle(edges)}"
+    assert _cycle(edges) is None, f"a cycle among the modules of {package}: {_cycle(edges)}"
 
 
 @pytest.mark.parametrize("importer,imported,line,source", [(a, b, n, s) for a, b, n, local, s in IMPORTS if local])

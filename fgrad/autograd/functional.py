@@ -12,6 +12,7 @@ from ..backend import array_module
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
 from ..typing import ArrayLike, Sequence
+from . import tensor as _tensor
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook
 from .tensor import Tensor, _refuse_complex
@@ -170,3 +171,6 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             continue
         results.append(g if isinstance(g, Tensor) else Tensor._wrap(g, None, 0))
     return tuple(results)
+
+
+_tensor.autograd_backward = backward  # Tensor.backward runs it (tensor.py cannot import this module)

@@ -38,6 +38,9 @@ __all__ = ["Tensor"]
 _new = object.__new__
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 _Axes = int | tuple[int, ...] | None  # dim= of the reductions
+# fgrad.autograd.backward, which Tensor.backward runs: set when functional.py loads (it
+# imports this module, so this one cannot import it)
+autograd_backward = None
 
 
 class Tensor(Tracer):
@@ -224,8 +227,7 @@ class Tensor(Tracer):
     def backward(self, gradient: "Tensor | ArrayLike | None" = None, retain_graph: _bool | None = None,
                  create_graph: _bool = False, inputs: "Tensor | Sequence[Tensor] | None" = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's .grad (see fgrad.autograd.backward)."""
-        from .functional import backward  # (imported here: functional.py imports this module)
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     # ---- conversion ------------------------------------------------------------------------
     def numpy(self, force: _bool = False) -> np.ndarray:

@@ -1,21 +1,156 @@
-"""Index builders (ix_, indices, mgrid, r_, c_, ...), index arithmetic, and selections
-by condition (select, piecewise, choose, compress, extract).
+"""Indexing: a[index] (getitem), take and take_along_axis, the functional updates `at`,
+diagonals and triangles; index builders (ix_, indices, mgrid, r_, c_, ...) and index
+arithmetic; selections by condition (select, piecewise, choose, compress, extract).
 
-Index builders make integer arrays from shapes: NumPy's own. Selections are gathers
-and `where`s in fgrad ops, differentiable in the values selected; a condition that
+A static index is a gather (ops/indexing.py), differentiable in the values gathered; an
+integer index array that vmap batches, or that fgrad.compile traces, stays an operand of
+the gather. Index builders make integer arrays from shapes: NumPy's own. Selections are
+gathers and `where`s in fgrad ops, differentiable in the values selected; a condition that
 decides which elements are kept (compress, extract) is a decision on its values.
 """
+import builtins
+
 import numpy as np
 
-from ..ir.value import Tracer, decided
+from ..backend import array_module
+from ..ir.value import Tracer, concrete, decided, is_batched, is_staged, peek
 from ..ops import elementwise as ew
-from . import _core as fnp
+from ..ops import indexing as ix
+from ..ops import shape as sh
+from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape
+from ._creation import zeros_like
+from ._elementwise import astype, where
+from ._shaping import atleast_1d, broadcast_arrays, broadcast_to, concatenate, ravel, reshape, stack
 
-__all__ = ["c_", "choose", "compress", "diag_indices", "diag_indices_from", "extract", "fill_diagonal", "index_exp",
-           "indices", "ix_", "mask_indices", "meshgrid", "mgrid", "ogrid", "piecewise", "place", "put",
-           "put_along_axis", "r_", "ravel_multi_index", "s_", "select", "tril_indices", "tril_indices_from",
-           "triu_indices", "triu_indices_from", "unravel_index"]
+__all__ = ["at", "c_", "choose", "compress", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal",
+           "extract", "fill_diagonal", "getitem", "index_exp", "indices", "ix_", "mask_indices", "meshgrid", "mgrid",
+           "ogrid", "piecewise", "place", "put", "put_along_axis", "r_", "ravel_multi_index", "s_", "select", "take",
+           "take_along_axis", "tril", "tril_indices", "tril_indices_from", "triu", "triu_indices", "triu_indices_from",
+           "unravel_index"]
 
+
+# ---- a[index], take, at, diagonals, triangles ----------------------------------------------
+class at:
+    """Functional updates of the elements `index` selects, as JAX's `x.at[index]`:
+    `fnp.at(x)[index].set(v)`, `.add(v)`, `.get()` (traced values also have `x.at`). They
+    return a new array and never change `x`, so they work on traced values and plain arrays
+    alike, where `b[i] = v` into a NumPy array would drop v's derivative.
+
+    set: as NumPy's `b[index] = v` (v broadcast to the selection; a repeated index takes
+    the last value). add: as `np.add.at` (a repeated index adds each value)."""
+
+    __slots__ = ("x", "index")
+
+    def __init__(self, x, index=None):
+        self.x, self.index = _as_operand(x), index
+
+    def __getitem__(self, index):
+        return at(self.x, ix.normalize_index(index))
+
+    def get(self):
+        return ix.getitem(self.x, index=self._index())
+
+    def add(self, values):
+        x, index = self.x, self._index()
+        selected = np.empty(_shape(x), bool)[index].shape  # (only the selection's shape is read)
+        return x + ix.scatter_add(broadcast_to(astype(_as_operand(values), x.dtype), selected), index=index,
+                                  shape=_shape(x))
+
+    def set(self, values):
+        x, index = self.x, self._index()
+        ids = np.arange(_count(x, None)).reshape(_shape(x))[index]  # the flat position each selected element has
+        source = np.full(_count(x, None), -1)
+        source[ids.ravel()] = np.arange(ids.size)  # which value lands where (NumPy's order: the last one wins)
+        hit = source >= 0
+        flat = ravel(broadcast_to(astype(_as_operand(values), x.dtype), ids.shape))
+        picked = ix.getitem(flat, index=(np.where(hit, source, 0),)) if ids.size else zeros_like(ravel(x))
+        return reshape(where(_on_device_of(x, hit), picked, ravel(x)), _shape(x))
+
+    def _index(self):
+        if self.index is None:
+            raise TypeError("fgrad.numpy.at: index it first, as in fnp.at(x)[i].set(v)")
+        return self.index
+
+
+def getitem(a, index):
+    """a[index] with ints, slices, None, Ellipsis, integer arrays and boolean masks (and, under
+    vmap, integer arrays that differ between examples: ops/indexing.py's gather)."""
+    template, operands = ix.split_dynamic(ix.normalize_index(index, dynamic=True))
+    if operands:
+        return ix.gather(a, *operands, template=template)
+    return ix.getitem(a, index=template)
+
+
+def take(a, indices, axis=None, out=None, mode=None):
+    _check_out("take", out)
+    a = _as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = axis % a.ndim
+    if is_batched(indices) or is_staged(indices):  # (gathered per example, or as a step: fnp.getitem)
+        return getitem(a, (slice(None),) * axis + (indices,))
+    indices = np.asarray(concrete(indices))
+    n = _shape(a)[axis]
+    if indices.size and (indices.max() >= n or indices.min() < -n):
+        raise IndexError(f"fgrad.numpy.take: index {int(indices.max())} is out of bounds for axis {axis} with size {n}")
+    return getitem(a, (slice(None),) * axis + (indices,))
+
+
+def take_along_axis(arr, indices, axis):
+    arr = _as_operand(arr)
+    indices = indices if is_batched(indices) or is_staged(indices) else np.asarray(concrete(indices))
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = axis % arr.ndim
+    if indices.ndim != arr.ndim:
+        raise ValueError(f"fgrad.numpy.take_along_axis: indices has {indices.ndim} dimensions but arr has {arr.ndim}")
+    index = []
+    for d in range(arr.ndim):
+        if d == axis:
+            index.append(indices)
+        else:
+            shape = [1] * arr.ndim
+            shape[d] = _shape(arr)[d]
+            index.append(np.arange(_shape(arr)[d]).reshape(shape))
+    return getitem(arr, tuple(index))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    a = _as_operand(a)
+    return sh.diagonal(a, offset=int(offset), axis1=axis1 % a.ndim, axis2=axis2 % a.ndim)
+
+
+def diag(v, k=0):
+    v = _as_operand(v)
+    if v.ndim == 1:
+        n = _shape(v)[0] + builtins.abs(k)
+        return sh.diagonal_scatter(v, shape=(n, n), offset=int(k), axis1=0, axis2=1)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    raise ValueError(f"fgrad.numpy.diag: input must be 1- or 2-d, got {v.ndim}-d")
+
+
+def diagflat(v, k=0):
+    return diag(ravel(_as_operand(v)), k)
+
+
+def _tri_mask(a, k, upper):
+    m, n = _shape(a)[-2:]
+    lower = array_module(peek(a)).tri(m, n, k - 1 if upper else k, dtype=bool)  # (on a's device)
+    return ~lower if upper else lower
+
+
+def triu(m, k=0):
+    m = _as_operand(m)
+    return where(_tri_mask(m, k, True), m, 0.0 if np.issubdtype(m.dtype, np.inexact) else 0)
+
+
+def tril(m, k=0):
+    m = _as_operand(m)
+    return where(_tri_mask(m, k, False), m, 0.0 if np.issubdtype(m.dtype, np.inexact) else 0)
+
+
+# ---- index builders ----------------------------------------------------------------------
 # Integer arrays from shapes alone (or a traced value's shape): NumPy's.
 indices, ix_, mgrid, ogrid, s_, index_exp = np.indices, np.ix_, np.mgrid, np.ogrid, np.s_, np.index_exp
 diag_indices, tril_indices, triu_indices, mask_indices = np.diag_indices, np.tril_indices, np.triu_indices, \
@@ -23,7 +158,7 @@ diag_indices, tril_indices, triu_indices, mask_indices = np.diag_indices, np.tri
 
 
 def diag_indices_from(arr):
-    shape = fnp._shape(arr)
+    shape = _shape(arr)
     if len(shape) < 2 or len(set(shape)) != 1:
         raise ValueError("fgrad.numpy.diag_indices_from: all dimensions of the input must be of equal length")
     return np.diag_indices(shape[0], len(shape))
@@ -40,7 +175,7 @@ def triu_indices_from(arr, k=0):
 
 
 def _matrix_shape(arr, name):
-    shape = fnp._shape(arr)
+    shape = _shape(arr)
     if len(shape) != 2:
         raise ValueError(f"fgrad.numpy.{name}: input array must be 2-d")
     return shape
@@ -67,11 +202,11 @@ class _Concatenator:
             return self._np[key]
         if any(isinstance(v, (slice, str)) for v in items):
             raise TypeError("fgrad.numpy.r_/c_: slices and directive strings are not supported beside traced values")
-        parts = [fnp.atleast_1d(fnp._as_operand(v)) for v in items]
+        parts = [atleast_1d(_as_operand(v)) for v in items]
         if self._columns:
             parts = [p[:, None] if p.ndim == 1 else p for p in parts]
-            return fnp.concatenate(parts, axis=-1)
-        return fnp.concatenate(parts, axis=0)
+            return concatenate(parts, axis=-1)
+        return concatenate(parts, axis=0)
 
 
 r_ = _Concatenator(np.r_, columns=False)
@@ -82,7 +217,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     """Coordinate arrays: broadcasts of the inputs (differentiable in them)."""
     if indexing not in ("xy", "ij"):
         raise ValueError("fgrad.numpy.meshgrid: indexing must be 'xy' or 'ij'")
-    xs = [fnp.ravel(fnp._as_operand(x)) for x in xi]
+    xs = [ravel(_as_operand(x)) for x in xi]
     n = len(xs)
     shapes = []
     for i in range(n):
@@ -91,10 +226,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         if indexing == "xy" and n >= 2 and i < 2:
             shape[0], shape[1] = shape[1], shape[0]
         shapes.append(tuple(shape))
-    out = [fnp.reshape(x, s) for x, s in zip(xs, shapes)]
+    out = [reshape(x, s) for x, s in zip(xs, shapes)]
     if sparse:
         return tuple(out)
-    return tuple(fnp.broadcast_arrays(*out))
+    return tuple(broadcast_arrays(*out))
 
 
 # ---- selections -------------------------------------------------------------------------
@@ -105,57 +240,57 @@ def select(condlist, choicelist, default=0):
     out = default
     for cond, choice in reversed(list(zip(condlist, choicelist))):
         out = ew.where(cond, choice, out)
-    return fnp._as_operand(out) if not isinstance(out, Tracer) else out
+    return _as_operand(out) if not isinstance(out, Tracer) else out
 
 
 def piecewise(x, condlist, funclist, *args, **kw):
     """Each function evaluated on the elements its condition selects (gathered, so a function
     never sees elements it does not apply to), scattered back; differentiable in x."""
-    x = fnp._as_operand(x)
-    if isinstance(condlist, (bool, np.bool_)) or (hasattr(condlist, "ndim") and condlist.ndim == fnp._ndim(x)
+    x = _as_operand(x)
+    if isinstance(condlist, (bool, np.bool_)) or (hasattr(condlist, "ndim") and condlist.ndim == _ndim(x)
                                                   and not isinstance(condlist, list)):
         condlist = [condlist]
     conds = [np.broadcast_to(np.asarray(decided(c, "fgrad.numpy.piecewise's condition"), dtype=bool),
-                             fnp._shape(x)) for c in condlist]
+                             _shape(x)) for c in condlist]
     if len(funclist) == len(conds) + 1:
         conds.append(~np.any(conds, axis=0))
     elif len(funclist) != len(conds):
         raise ValueError("fgrad.numpy.piecewise: with N conditions, give N or N+1 functions")
-    out = fnp.zeros_like(x)
+    out = zeros_like(x)
     for cond, fn in zip(conds, funclist):
         if not cond.any():
             continue
         idx = np.nonzero(cond)
         value = fn(x[idx], *args, **kw) if callable(fn) else fn
-        out = fnp.at(out)[idx].set(fnp.broadcast_to(fnp.astype(fnp._as_operand(value), x.dtype), (len(idx[0]),))
-                                   if fnp._ndim(fnp._as_operand(value)) == 0 else value)
+        out = at(out)[idx].set(broadcast_to(astype(_as_operand(value), x.dtype), (len(idx[0]),))
+                                   if _ndim(_as_operand(value)) == 0 else value)
     return out
 
 
 def choose(a, choices, out=None, mode="raise"):
     """choices[a[i]][i] for each i (the index array decides; the chosen values carry derivatives)."""
-    fnp._check_out("choose", out)
+    _check_out("choose", out)
     idx = np.asarray(decided(a, "fgrad.numpy.choose's index"))
     if mode == "raise" and (idx.min(initial=0) < 0 or idx.max(initial=0) >= len(choices)):
         raise ValueError("fgrad.numpy.choose: invalid entry in choice array")
     idx = np.clip(idx, 0, len(choices) - 1) if mode == "clip" else idx % len(choices)
-    chosen = [fnp._as_operand(c) for c in choices]
-    shape = np.broadcast_shapes(idx.shape, *[fnp._shape(c) for c in chosen])
-    stacked = fnp.stack([fnp.broadcast_to(c, shape) for c in chosen])
-    return fnp.take_along_axis(stacked, np.broadcast_to(idx, shape)[None].astype(np.int64), axis=0)[0]
+    chosen = [_as_operand(c) for c in choices]
+    shape = np.broadcast_shapes(idx.shape, *[_shape(c) for c in chosen])
+    stacked = stack([broadcast_to(c, shape) for c in chosen])
+    return take_along_axis(stacked, np.broadcast_to(idx, shape)[None].astype(np.int64), axis=0)[0]
 
 
 def compress(condition, a, axis=None, out=None):
-    fnp._check_out("compress", out)
+    _check_out("compress", out)
     keep = np.flatnonzero(np.asarray(decided(condition, "fgrad.numpy.compress's condition"), dtype=bool))
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if axis is None:
-        return fnp.ravel(a)[keep]
-    return fnp.take(a, keep, axis=axis)
+        return ravel(a)[keep]
+    return take(a, keep, axis=axis)
 
 
 def extract(condition, arr):
-    return compress(np.ravel(np.asarray(decided(condition, "fgrad.numpy.extract's condition"))), fnp.ravel(arr))
+    return compress(np.ravel(np.asarray(decided(condition, "fgrad.numpy.extract's condition"))), ravel(arr))
 
 
 # ---- NumPy's in-place writers: arrays only (traced values are immutable) ------------------------
@@ -165,10 +300,10 @@ def _writer(name):
     def write(a, *args, **kwargs):
         if isinstance(a, Tracer):
             raise TypeError(f"fgrad.numpy.{name} writes into its argument, and traced values are immutable; use "
-                            f"fnp.at(x)[index].set(values) (or .add) for the updated array")
+                            f"at(x)[index].set(values) (or .add) for the updated array")
         return numpy_fn(a, *args, **kwargs)
     write.__name__ = name
-    write.__doc__ = f"np.{name} on an array; a traced value raises (immutable: use fnp.at)."
+    write.__doc__ = f"np.{name} on an array; a traced value raises (immutable: use at)."
     return write
 
 

@@ -1,8 +1,10 @@
-"""NumPy's remaining elementwise and array-API functions, as composites of fgrad ops.
+"""NumPy's remaining elementwise and array-API functions, and the cross product, as
+composites of fgrad ops.
 
 Real values only (Note [no complex derivatives] in ops/broadcasting.py): the complex parts
 of a real value are the value and zeros. Functions of several results (frexp, modf, divmod)
-are their parts, each differentiable where it has a derivative.
+are their parts, each differentiable where it has a derivative. linalg.py builds on this
+module (linalg.cross is cross; its vector products check for real values here).
 """
 import builtins
 
@@ -11,20 +13,22 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import Tracer, decided, peek
 from ..ops import elementwise as ew
-from . import _core as fnp
-from .linalg import matmul
+from ._arguments import _as_operand, _ndim, _on_device_of, _shape, normalize_axis
+from ._creation import full_like, ones_like, zeros_like
+from ._elementwise import astype
+from ._reductions import cumprod, cumsum
+from ._shaping import broadcast_arrays, concatenate, moveaxis, stack
 
-__all__ = ["angle", "array_equal", "array_equiv", "bartlett", "blackman", "concat", "conj", "conjugate",
+__all__ = ["angle", "array_equal", "array_equiv", "bartlett", "blackman", "concat", "conj", "conjugate", "cross",
            "cumulative_prod", "cumulative_sum", "divmod", "frexp", "geomspace", "hamming", "hanning", "imag",
-           "iscomplex", "isneginf", "isposinf", "isreal", "kaiser", "matrix_transpose", "matvec", "modf",
-           "nan_to_num", "pow", "real", "vecdot", "vecmat"]
+           "iscomplex", "isneginf", "isposinf", "isreal", "kaiser", "modf", "nan_to_num", "pow", "real"]
 
 pow = ew.power
 bartlett, blackman, hamming, hanning, kaiser = np.bartlett, np.blackman, np.hamming, np.hanning, np.kaiser
 
 
 def _real_operand(name, x, traced_only=True):
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     if x.dtype.kind == "c" and (isinstance(x, Tracer) or not traced_only):
         raise TypeError(f"fgrad.numpy.{name}: complex values are not supported here (fgrad differentiates real "
                         f"values: Note [no complex derivatives]); compute with real and imaginary parts")
@@ -33,7 +37,7 @@ def _real_operand(name, x, traced_only=True):
 
 def real(val):
     """The real part: the value itself for real input."""
-    x = fnp._as_operand(val)
+    x = _as_operand(val)
     if x.dtype.kind != "c":
         return x
     return array_module(x).real(x) if not isinstance(x, Tracer) else _real_operand("real", x)
@@ -42,12 +46,12 @@ def real(val):
 def imag(val):
     """The imaginary part: zeros (a constant) for real input."""
     x = _real_operand("imag", val)
-    return fnp.zeros_like(x) if isinstance(x, Tracer) else array_module(x).imag(x)
+    return zeros_like(x) if isinstance(x, Tracer) else array_module(x).imag(x)
 
 
 def conj(x):
     """The complex conjugate: the value itself for real input."""
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     if x.dtype.kind != "c":
         return x
     return array_module(x).conj(x) if not isinstance(x, Tracer) else _real_operand("conj", x)
@@ -62,12 +66,12 @@ def angle(z, deg=False):
     if not isinstance(z, Tracer):
         return array_module(z).angle(z, deg=deg)
     out = ew.where(ew.signbit(z), 180.0 if deg else np.pi, 0.0)
-    return fnp.astype(out, np.result_type(z.dtype, np.float16))
+    return astype(out, np.result_type(z.dtype, np.float16))
 
 
 def isreal(x):
     x = _real_operand("isreal", x)
-    return fnp.ones_like(x, dtype=bool) if isinstance(x, Tracer) else array_module(x).isreal(x)
+    return ones_like(x, dtype=bool) if isinstance(x, Tracer) else array_module(x).isreal(x)
 
 
 def iscomplex(x):
@@ -84,7 +88,7 @@ def isneginf(x):
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN and infinities replaced; the derivative passes where x is finite, and is 0 elsewhere."""
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     if x.dtype.kind not in "fc":
         return x
     big = np.finfo(x.dtype)
@@ -95,14 +99,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def modf(x):
     """(fractional part, integral part): the fraction has slope 1, the integral part 0."""
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     whole = ew.trunc(x)
     return x - whole, whole
 
 
 def frexp(x):
     """(mantissa, exponent) with x = mantissa * 2**exponent; the mantissa's slope is 2**-exponent."""
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     _, e = array_module(peek(x)).frexp(decided(x, "fgrad.numpy.frexp's exponent"))
     return ew.ldexp(x, -e), e
 
@@ -123,63 +127,57 @@ def array_equiv(a1, a2):
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """NumPy 2's cumsum (axis required above one dimension; optionally a leading 0)."""
-    return _cumulative(fnp.cumsum, 0, x, axis, dtype, include_initial, "cumulative_sum")
+    return _cumulative(cumsum, 0, x, axis, dtype, include_initial, "cumulative_sum")
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
-    return _cumulative(fnp.cumprod, 1, x, axis, dtype, include_initial, "cumulative_prod")
+    return _cumulative(cumprod, 1, x, axis, dtype, include_initial, "cumulative_prod")
 
 
 def _cumulative(scan, initial, x, axis, dtype, include_initial, name):
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     if axis is None:
         if x.ndim > 1:
             raise ValueError(f"fgrad.numpy.{name}: axis must be given for an array of more than one dimension")
         axis = 0
-    out = scan(x if dtype is None else fnp.astype(x, dtype), axis=axis)
+    out = scan(x if dtype is None else astype(x, dtype), axis=axis)
     if not include_initial:
         return out
-    axis = fnp.normalize_axis(axis, x.ndim, name)[0]
-    shape = list(fnp._shape(out))
+    axis = normalize_axis(axis, x.ndim, name)[0]
+    shape = list(_shape(out))
     shape[axis] = 1
-    return fnp.concatenate([fnp.full_like(out, initial, shape=tuple(shape)), out], axis=axis)
-
-
-def matrix_transpose(x, /):
-    """The last two axes swapped."""
-    x = fnp._as_operand(x)
-    if x.ndim < 2:
-        raise ValueError("fgrad.numpy.matrix_transpose: the input needs at least two dimensions")
-    return fnp.swapaxes(x, -1, -2)
+    return concatenate([full_like(out, initial, shape=tuple(shape)), out], axis=axis)
 
 
 def concat(arrays, /, axis=0):
-    return fnp.concatenate(arrays, axis=axis)
-
-
-def vecdot(x1, x2, /, *, axis=-1):
-    """The dot product of vectors along `axis` (broadcast over the others; real values)."""
-    return fnp.sum(ew.multiply(_real_operand("vecdot", x1, False), _real_operand("vecdot", x2, False)), axis=axis)
-
-
-def matvec(x1, x2, /):
-    """Matrix (..., m, n) times vector (..., n)."""
-    return matmul(x1, fnp.expand_dims(x2, -1))[..., 0]
-
-
-def vecmat(x1, x2, /):
-    """Vector (..., m) times matrix (..., m, n) (real values: NumPy conjugates a complex vector)."""
-    return matmul(fnp.expand_dims(_real_operand("vecmat", x1, False), -2), x2)[..., 0, :]
+    return concatenate(arrays, axis=axis)
 
 
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """np.geomspace; differentiable in start and stop (positive)."""
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         return array_module(start, stop).geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
-    start, stop = fnp._as_operand(start), fnp._as_operand(stop)
-    t = fnp._on_device_of(start if isinstance(start, Tracer) else stop, np.linspace(0.0, 1.0, num, endpoint=endpoint))
+    start, stop = _as_operand(start), _as_operand(stop)
+    t = _on_device_of(start if isinstance(start, Tracer) else stop, np.linspace(0.0, 1.0, num, endpoint=endpoint))
     log_start, log_stop = ew.log(start), ew.log(stop)
-    shape = (num,) + (1,) * max(fnp._ndim(log_start), fnp._ndim(log_stop))
+    shape = (num,) + (1,) * max(_ndim(log_start), _ndim(log_stop))
     out = ew.exp(log_start + t.reshape(shape) * (log_stop - log_start))
-    out = fnp.moveaxis(out, 0, axis) if axis else out
-    return out if dtype is None else fnp.astype(out, dtype)
+    out = moveaxis(out, 0, axis) if axis else out
+    return out if dtype is None else astype(out, dtype)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors (or the z component for 2-vectors)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = moveaxis(_as_operand(a), axisa, -1)
+    b = moveaxis(_as_operand(b), axisb, -1)
+    na, nb = _shape(a)[-1], _shape(b)[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("fgrad.numpy.cross: incompatible dimensions for cross product (dimension must be 2 or 3)")
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2] if na == 3 else 0.0
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2] if nb == 3 else 0.0
+    if na == 2 and nb == 2:
+        return a0 * b1 - a1 * b0
+    out = stack(broadcast_arrays(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0), axis=-1)
+    return moveaxis(out, -1, axisc)

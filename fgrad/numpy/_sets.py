@@ -12,7 +12,9 @@ import numpy as np
 
 from ..ir.value import Tracer, decided
 from ..ops import reductions as rd
-from . import _core as fnp
+from ._arguments import _as_operand, _shape
+from ._indexing import take, take_along_axis
+from ._shaping import concatenate, ravel
 
 __all__ = ["argpartition", "argwhere", "digitize", "flatnonzero", "intersect1d", "isin", "lexsort", "packbits",
            "partition", "searchsorted", "setdiff1d", "setxor1d", "sort_complex", "trim_zeros", "union1d", "unique",
@@ -28,10 +30,10 @@ def searchsorted(a, v, side="left", sorter=None):
     """Indices (no derivative), as a primitive: traced v stays traced (vmap maps it, fgrad.compile
     stages the search)."""
     if sorter is not None:
-        a = fnp.take(fnp._as_operand(a), _values(sorter, "searchsorted's sorter"))
+        a = take(_as_operand(a), _values(sorter, "searchsorted's sorter"))
     if side not in ("left", "right"):
         raise ValueError(f"fgrad.numpy.searchsorted: side must be 'left' or 'right', got {side!r}")
-    return rd.searchsorted(fnp._as_operand(a), fnp._as_operand(v), side=side)
+    return rd.searchsorted(_as_operand(a), _as_operand(v), side=side)
 
 
 def digitize(x, bins, right=False):
@@ -42,8 +44,8 @@ def digitize(x, bins, right=False):
     if b.ndim != 1:
         raise ValueError("fgrad.numpy.digitize: bins must be 1-dimensional")
     if b.size > 1 and b[0] > b[-1]:  # decreasing: NumPy's rule, n - searchsorted of the reversed bins
-        return b.size - searchsorted(fnp._as_operand(bins)[::-1], x, side="left" if right else "right")
-    return searchsorted(fnp._as_operand(bins), x, side="left" if right else "right")
+        return b.size - searchsorted(_as_operand(bins)[::-1], x, side="left" if right else "right")
+    return searchsorted(_as_operand(bins), x, side="left" if right else "right")
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
@@ -77,10 +79,10 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
 
 # ---- values chosen by their values: gathers, differentiable ---------------------------------
 def partition(a, kth, axis=-1, kind="introselect", order=None):
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if axis is None:
-        a, axis = fnp.ravel(a), -1
-    return fnp.take_along_axis(a, argpartition(a, kth, axis=axis), axis=axis)
+        a, axis = ravel(a), -1
+    return take_along_axis(a, argpartition(a, kth, axis=axis), axis=axis)
 
 
 def sort_complex(a):
@@ -92,10 +94,10 @@ def trim_zeros(filt, trim="fb", axis=None):
     values = _values(filt, "trim_zeros")
     nonzero = np.flatnonzero(values)
     if nonzero.size == 0:
-        return fnp._as_operand(filt)[:0]
+        return _as_operand(filt)[:0]
     start = nonzero[0] if "f" in trim.lower() else 0
     stop = nonzero[-1] + 1 if "b" in trim.lower() else values.shape[0]
-    return fnp._as_operand(filt)[start:stop]
+    return _as_operand(filt)[start:stop]
 
 
 UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")
@@ -105,15 +107,15 @@ UniqueInverse = namedtuple("UniqueInverse", "values inverse_indices")
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
     """np.unique; the values are gathered from ar (at each one's first occurrence)."""
-    a = fnp._as_operand(ar)
+    a = _as_operand(ar)
     if axis is not None:
         if isinstance(a, Tracer):
             raise NotImplementedError("fgrad.numpy.unique: axis= is not implemented for traced values")
         return np.unique(a, return_index, return_inverse, return_counts, axis=axis, equal_nan=equal_nan)
     _, index, inverse, counts = np.unique(_values(a, "unique"), return_index=True, return_inverse=True,
                                           return_counts=True, equal_nan=equal_nan)
-    values = fnp.ravel(a)[index] if isinstance(a, Tracer) else np.ravel(a)[index]
-    extras = [x for x, want in ((index, return_index), (inverse.reshape(fnp._shape(a)), return_inverse),
+    values = ravel(a)[index] if isinstance(a, Tracer) else np.ravel(a)[index]
+    extras = [x for x, want in ((index, return_index), (inverse.reshape(_shape(a)), return_inverse),
                                 (counts, return_counts)) if want]
     return (values, *extras) if extras else values
 
@@ -136,7 +138,7 @@ def unique_all(x):
 
 def _members(name, ar1, ar2, numpy_fn, **kwargs):
     """A set operation's values, gathered from ar1 and ar2 (concatenated) where NumPy found them."""
-    a, b = fnp.ravel(fnp._as_operand(ar1)), fnp.ravel(fnp._as_operand(ar2))
+    a, b = ravel(_as_operand(ar1)), ravel(_as_operand(ar2))
     va, vb = _values(a, name), _values(b, name)
     result = numpy_fn(va, vb, **kwargs)
     if not (isinstance(a, Tracer) or isinstance(b, Tracer)):
@@ -146,7 +148,7 @@ def _members(name, ar1, ar2, numpy_fn, **kwargs):
     for i, v in enumerate(both.tolist()):
         first.setdefault(v, i)
     idx = np.array([first[v] for v in result.tolist()], dtype=np.int64)
-    return fnp.concatenate([a, b])[idx]
+    return concatenate([a, b])[idx]
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ops.stop_gradient import stop_gradient
-from ._core import _as_operand, normalize_axis
+from ._arguments import _as_operand, normalize_axis
 
 __all__ = ["log_softmax", "logsumexp", "softmax"]
 

@@ -11,7 +11,12 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import Tracer, decided, peek
 from ..ops import elementwise as ew
-from . import _core as fnp
+from ._arguments import _as_operand, _check_out, _count, _on_device_of, _shape, normalize_axis
+from ._creation import full_like, zeros_like
+from ._elementwise import astype, clip
+from ._indexing import at, diagonal, take_along_axis
+from ._reductions import all, amax, amin, argmax, argmin, cumprod, cumsum, mean, prod, sort, sum
+from ._shaping import atleast_2d, broadcast_to, concatenate, ravel, reshape, squeeze, transpose
 
 __all__ = ["average", "bincount", "corrcoef", "cov", "histogram", "histogram2d", "histogram_bin_edges",
            "histogramdd", "median", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmedian",
@@ -21,7 +26,7 @@ __all__ = ["average", "bincount", "corrcoef", "cov", "histogram", "histogram2d",
 def _real(what, x):
     """x as an operand; complex values raise (these compute for real data: NumPy's complex
     conventions, conjugates and orderings, are not reproduced)."""
-    x = fnp._as_operand(x)
+    x = _as_operand(x)
     if x.dtype.kind == "c":
         raise TypeError(f"fgrad.numpy: {what} of complex values are not supported (real values only)")
     return x
@@ -30,22 +35,22 @@ def _real(what, x):
 # ---- weighted means ---------------------------------------------------------------------
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """np.average: sum(a * w) / sum(w) over axis (the plain mean without weights)."""
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if weights is None:
-        avg = fnp.mean(a, axis=axis, keepdims=keepdims)
-        scale = fnp.full_like(avg, fnp._count(a, fnp.normalize_axis(axis, a.ndim, "average")) if axis is not None
-                              else fnp._count(a, None))
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        scale = full_like(avg, _count(a, normalize_axis(axis, a.ndim, "average")) if axis is not None
+                          else _count(a, None))
         return (avg, scale) if returned else avg
-    w = fnp._as_operand(weights)
-    if fnp._shape(w) != fnp._shape(a):
+    w = _as_operand(weights)
+    if _shape(w) != _shape(a):
         if axis is None or w.ndim != 1:
             raise TypeError("fgrad.numpy.average: weights must have a's shape, or be 1-D along the given axis")
-        (ax,) = fnp.normalize_axis(axis, a.ndim, "average")
-        w = fnp.reshape(w, (1,) * ax + fnp._shape(w) + (1,) * (a.ndim - ax - 1))
-        w = fnp.broadcast_to(w, fnp._shape(a))
-    total = fnp.sum(w, axis=axis, keepdims=keepdims)
-    avg = fnp.sum(a * w, axis=axis, keepdims=keepdims) / total
-    return (avg, fnp.broadcast_to(total, fnp._shape(avg))) if returned else avg
+        (ax,) = normalize_axis(axis, a.ndim, "average")
+        w = reshape(w, (1,) * ax + _shape(w) + (1,) * (a.ndim - ax - 1))
+        w = broadcast_to(w, _shape(a))
+    total = sum(w, axis=axis, keepdims=keepdims)
+    avg = sum(a * w, axis=axis, keepdims=keepdims) / total
+    return (avg, broadcast_to(total, _shape(avg))) if returned else avg
 
 
 # ---- quantiles -------------------------------------------------------------------------
@@ -57,38 +62,38 @@ def _quantile(a, q, axis, keepdims, name, ignore_nan):
     if np.any((q_arr < 0) | (q_arr > 1)):
         raise ValueError(f"fgrad.numpy.{name}: quantiles must be in the range [0, 1]")
     if axis is None:
-        src, ax, kept_shape = fnp.ravel(a), 0, (1,) * a.ndim
+        src, ax, kept_shape = ravel(a), 0, (1,) * a.ndim
     else:
-        axes = fnp.normalize_axis(axis, a.ndim, name)
+        axes = normalize_axis(axis, a.ndim, name)
         if len(axes) != 1:
             front = tuple(i for i in range(a.ndim) if i not in axes)
-            src = fnp.reshape(fnp.transpose(a, front + axes), tuple(fnp._shape(a)[i] for i in front) + (-1,))
+            src = reshape(transpose(a, front + axes), tuple(_shape(a)[i] for i in front) + (-1,))
             ax = src.ndim - 1
         else:
             src, ax = a, axes[0]
-        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(fnp._shape(a)))
-    s = fnp.sort(src, axis=ax)
-    n = fnp._shape(s)[ax]
+        kept_shape = tuple(1 if i in axes else d for i, d in enumerate(_shape(a)))
+    s = sort(src, axis=ax)
+    n = _shape(s)[ax]
     if ignore_nan:
         counts = np.sum(~np.isnan(np.asarray(decided(s, f"fgrad.numpy.{name} (where the NaNs are)"))), axis=ax,
                         keepdims=True)
     else:
-        counts = np.full(fnp._shape(s)[:ax] + (1,) + fnp._shape(s)[ax + 1:], n)
+        counts = np.full(_shape(s)[:ax] + (1,) + _shape(s)[ax + 1:], n)
     pos = q_arr.reshape(q_arr.shape + (1,) * s.ndim) * (np.maximum(counts, 1) - 1)  # q axes first
     lo = np.floor(pos).astype(np.int64)
     hi = np.minimum(lo + 1, np.maximum(counts - 1, 0))
-    frac = fnp._on_device_of(a, (pos - lo).astype(a.dtype if a.dtype.kind == "f" else np.float64))
+    frac = _on_device_of(a, (pos - lo).astype(a.dtype if a.dtype.kind == "f" else np.float64))
     expand = (1,) * q_arr.ndim
-    s_q = fnp.broadcast_to(fnp.reshape(s, expand + fnp._shape(s)), q_arr.shape + fnp._shape(s))
-    full = lambda idx: np.broadcast_to(idx, q_arr.shape + fnp._shape(s)[:ax] + (1,) + fnp._shape(s)[ax + 1:])  # noqa: E731
-    lo_v = fnp.take_along_axis(s_q, full(lo), axis=q_arr.ndim + ax)
-    hi_v = fnp.take_along_axis(s_q, full(hi), axis=q_arr.ndim + ax)
+    s_q = broadcast_to(reshape(s, expand + _shape(s)), q_arr.shape + _shape(s))
+    full = lambda idx: np.broadcast_to(idx, q_arr.shape + _shape(s)[:ax] + (1,) + _shape(s)[ax + 1:])  # noqa: E731
+    lo_v = take_along_axis(s_q, full(lo), axis=q_arr.ndim + ax)
+    hi_v = take_along_axis(s_q, full(hi), axis=q_arr.ndim + ax)
     out = lo_v + (hi_v - lo_v) * frac
     if ignore_nan:
-        out = ew.where(fnp._on_device_of(a, counts == 0), np.nan, out)
-    out = fnp.squeeze(out, axis=q_arr.ndim + ax)
+        out = ew.where(_on_device_of(a, counts == 0), np.nan, out)
+    out = squeeze(out, axis=q_arr.ndim + ax)
     if keepdims:
-        out = fnp.reshape(out, q_arr.shape + kept_shape)
+        out = reshape(out, q_arr.shape + kept_shape)
     return out
 
 
@@ -126,7 +131,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 
 def _check_method(name, method, weights, out):
-    fnp._check_out(name, out)
+    _check_out(name, out)
     if method != "linear" or weights is not None:
         raise NotImplementedError(f"fgrad.numpy.{name}: only method='linear' without weights is implemented "
                                   f"(got method={method!r}{', weights' if weights is not None else ''})")
@@ -141,43 +146,43 @@ def _masked(a, fill):
 def nanmax(a, axis=None, out=None, keepdims=False):
     """max ignoring NaN (NaN where a slice is all NaN, as NumPy, which also warns)."""
     a, filled = _masked(a, -np.inf)
-    all_nan = fnp.all(ew.isnan(a), axis=axis, keepdims=keepdims)
-    return ew.where(all_nan, np.nan, fnp.max(filled, axis=axis, out=out, keepdims=keepdims))
+    all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
+    return ew.where(all_nan, np.nan, amax(filled, axis=axis, out=out, keepdims=keepdims))
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
     a, filled = _masked(a, np.inf)
-    all_nan = fnp.all(ew.isnan(a), axis=axis, keepdims=keepdims)
-    return ew.where(all_nan, np.nan, fnp.min(filled, axis=axis, out=out, keepdims=keepdims))
+    all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
+    return ew.where(all_nan, np.nan, amin(filled, axis=axis, out=out, keepdims=keepdims))
 
 
 def nanargmax(a, axis=None, out=None, keepdims=False):
-    return fnp.argmax(_masked(a, -np.inf)[1], axis=axis, out=out, keepdims=keepdims)
+    return argmax(_masked(a, -np.inf)[1], axis=axis, out=out, keepdims=keepdims)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
-    return fnp.argmin(_masked(a, np.inf)[1], axis=axis, out=out, keepdims=keepdims)
+    return argmin(_masked(a, np.inf)[1], axis=axis, out=out, keepdims=keepdims)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
-    return fnp.prod(_masked(a, 1.0)[1], axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return prod(_masked(a, 1.0)[1], axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
-    return fnp.cumsum(_masked(a, 0.0)[1], axis=axis, dtype=dtype, out=out)
+    return cumsum(_masked(a, 0.0)[1], axis=axis, dtype=dtype, out=out)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
-    return fnp.cumprod(_masked(a, 1.0)[1], axis=axis, dtype=dtype, out=out)
+    return cumprod(_masked(a, 1.0)[1], axis=axis, dtype=dtype, out=out)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a, filled = _masked(a, 0.0)
     valid = ew.logical_not(ew.isnan(a))
-    n = fnp.sum(valid, axis=axis, keepdims=True)
-    d = ew.where(valid, filled - fnp.sum(filled, axis=axis, dtype=dtype, keepdims=True) / n, 0.0)
-    var = fnp.sum(d * d, axis=axis, keepdims=True) / (n - ddof)
-    return var if keepdims else fnp.squeeze(var, axis=axis) if axis is not None else fnp.reshape(var, ())
+    n = sum(valid, axis=axis, keepdims=True)
+    d = ew.where(valid, filled - sum(filled, axis=axis, dtype=dtype, keepdims=True) / n, 0.0)
+    var = sum(d * d, axis=axis, keepdims=True) / (n - ddof)
+    return var if keepdims else squeeze(var, axis=axis) if axis is not None else reshape(var, ())
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -187,37 +192,37 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 # ---- covariance ------------------------------------------------------------------------
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     """np.cov (NumPy's algorithm, in fgrad ops): differentiable in m, y and aweights."""
-    x = fnp.atleast_2d(_real("cov", m))
+    x = atleast_2d(_real("cov", m))
     if not rowvar and x.shape[0] != 1:
-        x = fnp.transpose(x)
+        x = transpose(x)
     if y is not None:
-        y = fnp.atleast_2d(_real("cov", y))
+        y = atleast_2d(_real("cov", y))
         if not rowvar and y.shape[0] != 1:
-            y = fnp.transpose(y)
-        x = fnp.concatenate([x, y], axis=0)
+            y = transpose(y)
+        x = concatenate([x, y], axis=0)
     if dtype is not None:
-        x = fnp.astype(x, dtype)
+        x = astype(x, dtype)
     elif x.dtype.kind not in "fc":
-        x = fnp.astype(x, np.float64)
+        x = astype(x, np.float64)
     ddof = (0 if bias else 1) if ddof is None else ddof
     w = None
     if fweights is not None:
-        w = fnp._as_operand(fweights)
+        w = _as_operand(fweights)
     if aweights is not None:
-        aw = fnp._as_operand(aweights)
+        aw = _as_operand(aweights)
         w = aw if w is None else w * aw
     if w is None:
-        avg = fnp.mean(x, axis=1, keepdims=True)
+        avg = mean(x, axis=1, keepdims=True)
         fact = x.shape[1] - ddof
         xm = x - avg
-        c = (xm @ fnp.transpose(xm)) / fact
+        c = (xm @ transpose(xm)) / fact
     else:
-        v1 = fnp.sum(w)
-        avg = fnp.sum(x * w, axis=1, keepdims=True) / v1
-        fact = v1 - ddof if aweights is None else v1 - ddof * fnp.sum(w * fnp._as_operand(aweights)) / v1
+        v1 = sum(w)
+        avg = sum(x * w, axis=1, keepdims=True) / v1
+        fact = v1 - ddof if aweights is None else v1 - ddof * sum(w * _as_operand(aweights)) / v1
         xm = x - avg
-        c = ((xm * w) @ fnp.transpose(xm)) / fact
-    return fnp.squeeze(c) if c.shape == (1, 1) else c
+        c = ((xm * w) @ transpose(xm)) / fact
+    return squeeze(c) if c.shape == (1, 1) else c
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
@@ -225,8 +230,8 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
-    d = ew.sqrt(fnp.diagonal(c))
-    return fnp.clip(c / d[:, None] / d[None, :], -1, 1)
+    d = ew.sqrt(diagonal(c))
+    return clip(c / d[:, None] / d[None, :], -1, 1)
 
 
 # ---- counting ---------------------------------------------------------------------------
@@ -238,20 +243,20 @@ def bincount(x, weights=None, minlength=0):
         return array_module(idx).bincount(idx, weights=None if weights is None else peek(weights),
                                           minlength=minlength)
     n = max(int(idx.max()) + 1 if idx.size else 0, minlength)
-    w = fnp._as_operand(weights)
-    return fnp.at(fnp.zeros_like(w, shape=(n,), dtype=w.dtype))[idx].add(w)
+    w = _as_operand(weights)
+    return at(zeros_like(w, shape=(n,), dtype=w.dtype))[idx].add(w)
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges: from a's minimum and maximum when `bins` is a count (differentiable in a
     there, as JAX's), else as given."""
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if isinstance(bins, str):
         return np.histogram_bin_edges(np.asarray(a), bins, range)  # (edges from a's spread: a traced a raises)
     if np.ndim(bins) == 1:
-        return fnp._as_operand(bins) if isinstance(bins, Tracer) else np.asarray(bins, dtype=np.result_type(a, 0.0))
+        return _as_operand(bins) if isinstance(bins, Tracer) else np.asarray(bins, dtype=np.result_type(a, 0.0))
     if range is None:
-        lo, hi = fnp.min(a), fnp.max(a)
+        lo, hi = amin(a), amax(a)
     else:
         lo, hi = range
     same = decided(lo, "a histogram's range") == decided(hi, "a histogram's range")
@@ -259,26 +264,26 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         lo, hi = lo - 0.5, hi + 0.5
     if not (isinstance(lo, Tracer) or isinstance(hi, Tracer)):
         return array_module(peek(a)).linspace(lo, hi, int(bins) + 1)
-    return lo + (hi - lo) * fnp._on_device_of(a, np.linspace(0.0, 1.0, int(bins) + 1))
+    return lo + (hi - lo) * _on_device_of(a, np.linspace(0.0, 1.0, int(bins) + 1))
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """(counts, edges): counts have no derivative in a; weights' sums and density do."""
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     edges = histogram_bin_edges(a, bins, range, weights)
     flat = np.ravel(np.asarray(decided(a, "fgrad.numpy.histogram's samples")))
     e = np.asarray(decided(edges, "fgrad.numpy.histogram's edges"))
     index = np.searchsorted(e, flat, side="right") - 1
     index[flat == e[-1]] = len(e) - 2  # (the last bin is closed on the right)
     inside = (index >= 0) & (index < len(e) - 1)
-    w = None if weights is None else fnp.ravel(fnp._as_operand(weights))
+    w = None if weights is None else ravel(_as_operand(weights))
     if w is None:
         counts = np.bincount(index[inside], minlength=len(e) - 1)
         counts = counts if not density else counts.astype(np.float64)
     else:
         counts = bincount(index[inside], weights=w[np.flatnonzero(inside)], minlength=len(e) - 1)
     if density:
-        return counts / fnp.sum(counts) / (edges[1:] - edges[:-1]), edges
+        return counts / sum(counts) / (edges[1:] - edges[:-1]), edges
     return counts, edges
 
 

@@ -7,6 +7,13 @@ import numpy as np
 
 from ..ir.value import peek
 
+__all__ = ["bool", "bool_", "broadcast_shapes", "can_cast", "cdouble", "character", "complex64", "complex128",
+           "complexfloating", "csingle", "double", "dtype", "finfo", "flexible", "float16", "float32", "float64",
+           "floating", "generic", "iinfo", "inexact", "int8", "int16", "int32", "int64", "int_", "integer",
+           "iscomplexobj", "isdtype", "isrealobj", "isscalar", "issubdtype", "iterable", "ndarray", "number",
+           "object_", "promote_types", "result_type", "signedinteger", "single", "ufunc", "uint", "uint8", "uint16",
+           "uint32", "uint64", "unsignedinteger"]
+
 # The scalar types and dtype classes (fgrad.numpy.float32 is numpy.float32).
 bool = np.bool_
 (int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, int_, float16, float32, float64, double, single,
@@ -17,7 +24,7 @@ bool = np.bool_
 (generic, number, integer, signedinteger, unsignedinteger, inexact, floating, complexfloating, character,
  flexible) = (np.generic, np.number, np.integer, np.signedinteger, np.unsignedinteger, np.inexact, np.floating,
               np.complexfloating, np.character, np.flexible)
-dtype, finfo, iinfo, ufunc = np.dtype, np.finfo, np.iinfo, np.ufunc
+dtype, finfo, iinfo, ufunc, ndarray = np.dtype, np.finfo, np.iinfo, np.ufunc, np.ndarray
 issubdtype, isdtype, promote_types, broadcast_shapes, iterable = (
     np.issubdtype, np.isdtype, np.promote_types, np.broadcast_shapes, np.iterable)
 
@@ -28,6 +35,14 @@ def can_cast(from_, to, casting="safe"):
                        casting=casting)
 
 
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*[peek(a) for a in arrays_and_dtypes])
+
+
+def isscalar(element):
+    return np.isscalar(peek(element))
+
+
 def iscomplexobj(x):
     return np.iscomplexobj(peek(x))
 
@@ -35,5 +50,3 @@ def iscomplexobj(x):
 def isrealobj(x):
     return not iscomplexobj(x)
 
-
-__all__ = [name for name in list(globals()) if not name.startswith("_") and name not in ("np", "peek")]

@@ -14,6 +14,8 @@ import numpy as np
 
 from ..ir.value import Tracer, conversion_error
 
+__all__ = ["array_conversion", "array_function", "array_ufunc", "cover", "covered", "covering", "qualified_name"]
+
 _SOURCES = []  # (fgrad module, the library module it mirrors, prefix, ufuncs only): see cover()
 
 

@@ -1,4 +1,5 @@
-"""`fgrad.numpy.linalg` and the matrix products of `fgrad.numpy` (dot, tensordot, einsum, ...).
+"""`fgrad.numpy.linalg` and the matrix and vector products of `fgrad.numpy` (dot, tensordot,
+einsum, vecdot, matvec, ...).
 
 NumPy 2's signatures and semantics: stacks of matrices (..., M, N) everywhere, solve's
 b is a vector only when 1-D, the decompositions return NumPy's named tuples. The
@@ -15,7 +16,35 @@ from ..ir.value import decided as _decided
 from ..ir.value import peek as _peek
 from ..ops import einsum as _es
 from ..ops import linalg as la
-from . import _core as fnp
+from ._arguments import _as_operand, _check_out, _ndim, _shape
+from ._arguments import normalize_axis as _normalize_axis
+from ._elementwise import abs2 as _abs2
+from ._elementwise import astype as _astype
+from ._elementwise import multiply as _multiply
+from ._elementwise import sqrt as _sqrt
+from ._indexing import diagonal as _diagonal
+from ._math import _real_operand
+from ._math import cross as _cross
+from ._reductions import amax as _amax
+from ._reductions import amin as _amin
+from ._reductions import sum as _sum
+from ._reductions import trace as _trace
+from ._shaping import expand_dims as _expand_dims
+from ._shaping import matrix_transpose
+from ._shaping import moveaxis as _moveaxis
+from ._shaping import ravel as _ravel
+from ._shaping import reshape as _reshape
+from ._shaping import squeeze as _squeeze
+from ._shaping import swapaxes as _swapaxes
+from ._shaping import transpose as _transpose
+
+# fgrad.numpy.linalg: NumPy's numpy.linalg, its result types, and the products fgrad.numpy
+# exports from here (dot, einsum, inner, kron, matvec, vdot, vecmat).
+__all__ = ["EigResult", "EighResult", "LinAlgError", "LstsqResult", "QRResult", "SVDResult", "SlogdetResult",
+           "cholesky", "cond", "cross", "det", "diagonal", "dot", "eig", "eigh", "eigvals", "eigvalsh", "einsum",
+           "inner", "inv", "kron", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+           "matvec", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
+           "tensorinv", "tensorsolve", "trace", "vdot", "vecdot", "vecmat", "vector_norm"]
 
 LinAlgError = np.linalg.LinAlgError
 SlogdetResult = _namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -27,7 +56,7 @@ SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
 def matmul(x1, x2):
-    x1, x2 = fnp._as_operand(x1), fnp._as_operand(x2)
+    x1, x2 = _as_operand(x1), _as_operand(x2)
     s1, s2 = x1.shape, x2.shape
     if not s1 or not s2:
         raise ValueError("fgrad.numpy.matmul: input operand does not have enough dimensions (use multiply for scalars)")
@@ -39,86 +68,102 @@ def matmul(x1, x2):
 
 
 def dot(a, b):
-    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    a, b = _as_operand(a), _as_operand(b)
     if a.ndim == 0 or b.ndim == 0:
-        return fnp.multiply(a, b)
+        return _multiply(a, b)
     if b.ndim <= 2:
         return matmul(a, b)
     return tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
 
 
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along `axis` (broadcast over the others; real values); also
+    fgrad.numpy.linalg.vecdot."""
+    return _sum(_multiply(_real_operand("vecdot", x1, False), _real_operand("vecdot", x2, False)), axis=axis)
+
+
+def matvec(x1, x2, /):
+    """Matrix (..., m, n) times vector (..., n)."""
+    return matmul(x1, _expand_dims(x2, -1))[..., 0]
+
+
+def vecmat(x1, x2, /):
+    """Vector (..., m) times matrix (..., m, n) (real values: NumPy conjugates a complex vector)."""
+    return matmul(_expand_dims(_real_operand("vecmat", x1, False), -2), x2)[..., 0, :]
+
+
 def tensordot(a, b, axes=2):
-    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    a, b = _as_operand(a), _as_operand(b)
     if isinstance(axes, (int, np.integer)):
         axes_a, axes_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
     else:
         axes_a, axes_b = [np.atleast_1d(ax).tolist() for ax in axes]
     axes_a = [x % a.ndim for x in axes_a]
     axes_b = [x % b.ndim for x in axes_b]
-    sa, sb = fnp._shape(a), fnp._shape(b)
+    sa, sb = _shape(a), _shape(b)
     for i, j in zip(axes_a, axes_b):
         if sa[i] != sb[j]:
             raise ValueError(f"fgrad.numpy.tensordot: shape mismatch for sum: {sa} axis {i} vs {sb} axis {j}")
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [j for j in range(b.ndim) if j not in axes_b]
     k = int(np.prod([sa[i] for i in axes_a], dtype=np.int64))
-    a2 = fnp.reshape(fnp.transpose(a, free_a + axes_a), (-1, k))
-    b2 = fnp.reshape(fnp.transpose(b, axes_b + free_b), (k, -1))
-    return fnp.reshape(matmul(a2, b2), tuple(sa[i] for i in free_a) + tuple(sb[j] for j in free_b))
+    a2 = _reshape(_transpose(a, free_a + axes_a), (-1, k))
+    b2 = _reshape(_transpose(b, axes_b + free_b), (k, -1))
+    return _reshape(matmul(a2, b2), tuple(sa[i] for i in free_a) + tuple(sb[j] for j in free_b))
 
 
 def inner(a, b):
-    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    a, b = _as_operand(a), _as_operand(b)
     if a.ndim == 0 or b.ndim == 0:
-        return fnp.multiply(a, b)
+        return _multiply(a, b)
     if a.ndim == 1 and b.ndim == 1:
-        return fnp.sum(fnp.multiply(a, b))  # a scalar, as NumPy returns
+        return _sum(_multiply(a, b))  # a scalar, as NumPy returns
     return tensordot(a, b, axes=([-1], [-1]))
 
 
 def outer(a, b, out=None):
-    return fnp.multiply(fnp.reshape(a, (-1, 1)), fnp.reshape(b, (1, -1)))
+    return _multiply(_reshape(a, (-1, 1)), _reshape(b, (1, -1)))
 
 
 def vdot(a, b):
     """np.vdot: the dot product of the flattened arrays, the first one conjugated."""
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if a.dtype.kind == "c":
         a = a.conj()  # (a complex traced value raises there: fgrad does not differentiate complex values)
-    return fnp.sum(fnp.multiply(fnp.ravel(a), fnp.ravel(b)))
+    return _sum(_multiply(_ravel(a), _ravel(b)))
 
 
 def kron(a, b):
-    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    a, b = _as_operand(a), _as_operand(b)
     nd = max(a.ndim, b.ndim)
-    sa = (1,) * (nd - a.ndim) + fnp._shape(a)
-    sb = (1,) * (nd - b.ndim) + fnp._shape(b)
-    a = fnp.reshape(a, tuple(v for s in sa for v in (s, 1)))
-    b = fnp.reshape(b, tuple(v for s in sb for v in (1, s)))
-    return fnp.reshape(fnp.multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
+    sa = (1,) * (nd - a.ndim) + _shape(a)
+    sb = (1,) * (nd - b.ndim) + _shape(b)
+    a = _reshape(a, tuple(v for s in sa for v in (s, 1)))
+    b = _reshape(b, tuple(v for s in sb for v in (1, s)))
+    return _reshape(_multiply(a, b), tuple(x * y for x, y in zip(sa, sb)))
 
 
 def einsum(*operands, out=None, optimize=False, dtype=None, casting="safe", order="K"):
     """np.einsum, in the subscripts form or the interleaved (sublist) form; `optimize` is ignored."""
-    fnp._check_out("einsum", out)
+    _check_out("einsum", out)
     if not operands:
         raise TypeError("fgrad.numpy.einsum: no subscripts given")
     if isinstance(operands[0], str):
         subscripts, arrays = operands[0], operands[1:]
     else:
         subscripts, arrays = _es.from_sublists(operands)
-    arrays = [fnp._as_operand(a) for a in arrays]
+    arrays = [_as_operand(a) for a in arrays]
     if dtype is not None:
-        arrays = [fnp.astype(a, dtype) for a in arrays]
-    spec = _es.normalize(subscripts, [fnp._shape(a) for a in arrays])
+        arrays = [_astype(a, dtype) for a in arrays]
+    spec = _es.normalize(subscripts, [_shape(a) for a in arrays])
     return _es.einsum(*arrays, subscripts=spec)
 
 
 # ---- numpy.linalg --------------------------------------------------------------------------
 def _matrix(fn, a, square=True):
     """`a` as an operand, checked to be a (stack of) matrix (square when `square`)."""
-    a = fnp._as_operand(a)
-    shape = fnp._shape(a)
+    a = _as_operand(a)
+    shape = _shape(a)
     if len(shape) < 2:
         raise LinAlgError(f"fgrad.numpy.linalg.{fn}: {len(shape)}-dimensional array given (shape {shape}); "
                           f"array must be at least two-dimensional")
@@ -129,13 +174,13 @@ def _matrix(fn, a, square=True):
 
 def _inexact(x):
     """x, or x in float64 when it is an integer or boolean array (as NumPy's linalg does)."""
-    return x if np.issubdtype(x.dtype, np.inexact) else fnp.astype(x, np.float64)
+    return x if np.issubdtype(x.dtype, np.inexact) else _astype(x, np.float64)
 
 
 def solve(a, b):
     """np.linalg.solve: a (..., M, M), b (M,) (a vector) or (..., M, K)."""
-    a, b = _matrix("solve", a), fnp._as_operand(b)
-    sa, sb = fnp._shape(a), fnp._shape(b)
+    a, b = _matrix("solve", a), _as_operand(b)
+    sa, sb = _shape(a), _shape(b)
     vector = len(sb) == 1
     rows = sb[0] if vector else sb[-2] if len(sb) >= 2 else None
     if rows != sa[-1]:
@@ -146,7 +191,7 @@ def solve(a, b):
     except ValueError:
         raise ValueError(f"fgrad.numpy.linalg.solve: the stack shapes of a {sa} and b {sb} do not broadcast") from None
     if vector:
-        return fnp.squeeze(la.solve(a, fnp.expand_dims(b, -1)), axis=-1)
+        return _squeeze(la.solve(a, _expand_dims(b, -1)), axis=-1)
     return la.solve(a, b)
 
 
@@ -170,7 +215,7 @@ def cholesky(a, /, *, upper=False):
     in fgrad/ops/linalg.py)."""
     a = _matrix("cholesky", a)
     if upper:  # U = L(a^T)^T reads a's upper triangle
-        return fnp.swapaxes(la.cholesky(fnp.swapaxes(a, -1, -2)), -1, -2)
+        return _swapaxes(la.cholesky(_swapaxes(a, -1, -2)), -1, -2)
     return la.cholesky(a)
 
 
@@ -239,7 +284,7 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NO_VALUE):
         if rtol is _NO_VALUE:
             rcond = 1e-15
         elif rtol is None:
-            rcond = max(fnp._shape(a)[-2:]) * np.finfo(a.dtype).eps
+            rcond = max(_shape(a)[-2:]) * np.finfo(a.dtype).eps
         else:
             rcond = rtol
     elif rtol is not _NO_VALUE:
@@ -251,18 +296,18 @@ def lstsq(a, b, rcond=None):
     """(solution, residuals, rank, singular values), as NumPy; the solution is pinv(a) @ b
     (differentiable where the rank is constant), the rank a decision on the values."""
     a = _matrix("lstsq", a, square=False)
-    b = _inexact(fnp._as_operand(b))
+    b = _inexact(_as_operand(b))
     if a.dtype.kind == "c" or b.dtype.kind == "c":
         raise TypeError("fgrad.numpy.linalg.lstsq: complex values are not supported (real values only)")
-    m, n = fnp._shape(a)
+    m, n = _shape(a)
     s = svdvals(a)
     cutoff = (np.finfo(a.dtype).eps * max(m, n)) if rcond is None else rcond
-    rank = int(fnp.sum(s > cutoff * fnp.max(s)))  # (a decision on the rank alone: guarded as such)
+    rank = int(_sum(s > cutoff * _amax(s)))  # (a decision on the rank alone: guarded as such)
     x = pinv(a, rcond=cutoff) @ b
     if rank == n and m > n:
         r = b - a @ x
-        residuals = fnp.sum(r * r, axis=0)
-        residuals = fnp.reshape(residuals, (1,)) if fnp._ndim(residuals) == 0 else residuals
+        residuals = _sum(r * r, axis=0)
+        residuals = _reshape(residuals, (1,)) if _ndim(residuals) == 0 else residuals
     else:
         residuals = _array_module(_peek(a)).zeros((0,), dtype=a.dtype)
     return LstsqResult(x, residuals, rank, s)
@@ -271,8 +316,8 @@ def lstsq(a, b, rcond=None):
 def multi_dot(arrays, *, out=None):
     """The product of the matrices, left to right (NumPy picks the cheapest order; the result
     agrees to rounding)."""
-    fnp._check_out("multi_dot", out)
-    result = fnp._as_operand(arrays[0])
+    _check_out("multi_dot", out)
+    result = _as_operand(arrays[0])
     for a in arrays[1:]:
         result = matmul(result, a)
     return result
@@ -295,42 +340,32 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 
 def tensorsolve(a, b, axes=None):
-    a, b = fnp._as_operand(a), fnp._as_operand(b)
+    a, b = _as_operand(a), _as_operand(b)
     if axes is not None:
         rest = [k for k in range(a.ndim) if k not in axes]
-        a = fnp.transpose(a, rest + list(axes))
-    x_shape = fnp._shape(a)[-(a.ndim - b.ndim):]
+        a = _transpose(a, rest + list(axes))
+    x_shape = _shape(a)[-(a.ndim - b.ndim):]
     n = int(np.prod(x_shape, dtype=np.int64))
-    return fnp.reshape(solve(fnp.reshape(a, (-1, n)), fnp.ravel(b)), x_shape)
+    return _reshape(solve(_reshape(a, (-1, n)), _ravel(b)), x_shape)
 
 
 def tensorinv(a, ind=2):
-    a = fnp._as_operand(a)
+    a = _as_operand(a)
     if ind <= 0:
         raise ValueError("fgrad.numpy.linalg.tensorinv: ind must be a positive integer")
-    old, new = fnp._shape(a)[:ind], fnp._shape(a)[ind:]
+    old, new = _shape(a)[:ind], _shape(a)[ind:]
     n = int(np.prod(old, dtype=np.int64))
-    return fnp.reshape(inv(fnp.reshape(a, (n, -1))), new + old)
+    return _reshape(inv(_reshape(a, (n, -1))), new + old)
 
 
 def diagonal(x, /, *, offset=0):
     """The diagonals of the last two axes (the array API's linalg.diagonal)."""
-    return fnp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
+    return _diagonal(x, offset=offset, axis1=-2, axis2=-1)
 
 
 def cross(x1, x2, /, *, axis=-1):
-    from ._calculus import cross as _cross  # (here, not above: _calculus imports this module)
+    """The cross product of 3-vectors along `axis` (fgrad.numpy.cross's, the array API's signature)."""
     return _cross(x1, x2, axis=axis)
-
-
-def vecdot(x1, x2, /, *, axis=-1):
-    from ._math import vecdot as _vecdot  # (here, not above: _math imports this module)
-    return _vecdot(x1, x2, axis=axis)
-
-
-def matrix_transpose(x, /):
-    from ._math import matrix_transpose as _matrix_transpose  # (here: _math imports this module)
-    return _matrix_transpose(x)
 
 
 def svdvals(x, /):
@@ -345,7 +380,7 @@ def matrix_power(a, n):
         raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n!r}")
     if n == 0:  # a constant, on a's device
         xp = _array_module(_peek(a))
-        return xp.broadcast_to(xp.eye(fnp._shape(a)[-1], dtype=a.dtype), fnp._shape(a)).copy()
+        return xp.broadcast_to(xp.eye(_shape(a)[-1], dtype=a.dtype), _shape(a)).copy()
     if n < 0:
         a, n = inv(a), -n
     result = None
@@ -360,7 +395,7 @@ def matrix_power(a, n):
 
 def trace(x, /, *, offset=0, dtype=None):
     """np.linalg.trace (NumPy 2): the trace of each matrix of the stack (last two axes)."""
-    return fnp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return _trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def _real_dtype(x):
@@ -371,58 +406,58 @@ def _real_dtype(x):
 def _vector_norm(x, ord, axis, keepdims):
     ax = abs(x) if ord not in (None, 2, 0) else None
     if ord is None or ord == 2:
-        return fnp.sqrt(fnp.sum(fnp.abs2(x), axis=axis, keepdims=keepdims))
+        return _sqrt(_sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord == np.inf:
-        return fnp.max(ax, axis=axis, keepdims=keepdims)
+        return _amax(ax, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return fnp.min(ax, axis=axis, keepdims=keepdims)
+        return _amin(ax, axis=axis, keepdims=keepdims)
     if ord == 0:  # the number of nonzeros: piecewise constant, zero derivative
-        return fnp.sum(fnp.astype(x != 0, _real_dtype(x)), axis=axis, keepdims=keepdims)
+        return _sum(_astype(x != 0, _real_dtype(x)), axis=axis, keepdims=keepdims)
     if ord == 1:
-        return fnp.sum(ax, axis=axis, keepdims=keepdims)
+        return _sum(ax, axis=axis, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"fgrad.numpy.linalg.norm: invalid norm order {ord!r} for vectors")
-    return fnp.sum(ax ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    return _sum(ax ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
 
 
 def _matrix_norm(x, ord, row, col, keepdims):
     if ord in (2, -2, "nuc"):
-        s = svd(fnp.moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
-        ret = fnp.max(s, axis=-1) if ord == 2 else fnp.min(s, axis=-1) if ord == -2 else fnp.sum(s, axis=-1)
+        s = svd(_moveaxis(x, (row, col), (-2, -1)), compute_uv=False)
+        ret = _amax(s, axis=-1) if ord == 2 else _amin(s, axis=-1) if ord == -2 else _sum(s, axis=-1)
     elif ord in (1, -1, np.inf, -np.inf):
         summed, other = (row, col) if ord in (1, -1) else (col, row)  # 1: max column sum; inf: max row sum
-        sums = fnp.sum(abs(x), axis=summed)
+        sums = _sum(abs(x), axis=summed)
         other = other - 1 if other > summed else other
-        ret = fnp.max(sums, axis=other) if ord > 0 else fnp.min(sums, axis=other)
+        ret = _amax(sums, axis=other) if ord > 0 else _amin(sums, axis=other)
     elif ord in (None, "fro", "f"):
-        ret = fnp.sqrt(fnp.sum(fnp.abs2(x), axis=(row, col)))
+        ret = _sqrt(_sum(_abs2(x), axis=(row, col)))
     else:
         raise ValueError(f"fgrad.numpy.linalg.norm: invalid norm order {ord!r} for matrices")
     if keepdims:
-        shape = list(fnp._shape(x))
+        shape = list(_shape(x))
         shape[row] = shape[col] = 1
-        ret = fnp.reshape(ret, tuple(shape))
+        ret = _reshape(ret, tuple(shape))
     return ret
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm: vector norms over one axis, matrix norms over two (NumPy's rules for axis=None)."""
-    x = _inexact(fnp._as_operand(x))
+    x = _inexact(_as_operand(x))
     nd = x.ndim
     if axis is None:
         if ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1):
-            ret = fnp.sqrt(fnp.sum(fnp.abs2(x)))
-            return fnp.reshape(ret, (1,) * nd) if keepdims else ret
+            ret = _sqrt(_sum(_abs2(x)))
+            return _reshape(ret, (1,) * nd) if keepdims else ret
         if nd not in (1, 2):
             raise ValueError(f"fgrad.numpy.linalg.norm: improper number of dimensions to norm: ord={ord!r} "
-                             f"needs a 1-D or 2-D array (or axis=), got shape {fnp._shape(x)}")
+                             f"needs a 1-D or 2-D array (or axis=), got shape {_shape(x)}")
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):
         axis = (int(axis),)
     if len(axis) == 1:
-        return _vector_norm(x, ord, fnp.normalize_axis(axis, nd, "linalg.norm"), keepdims)
+        return _vector_norm(x, ord, _normalize_axis(axis, nd, "linalg.norm"), keepdims)
     if len(axis) == 2:
-        row, col = (fnp.normalize_axis(a, nd, "linalg.norm")[0] for a in axis)
+        row, col = (_normalize_axis(a, nd, "linalg.norm")[0] for a in axis)
         if row == col:
             raise ValueError(f"fgrad.numpy.linalg.norm: duplicate axes given: {axis}")
         return _matrix_norm(x, ord, row, col, keepdims)
@@ -431,8 +466,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     """np.linalg.vector_norm (NumPy 2): a vector norm over `axis` (all axes when None), any ndim."""
-    x = _inexact(fnp._as_operand(x))
-    axis = tuple(range(x.ndim)) if axis is None else fnp.normalize_axis(axis, x.ndim, "linalg.vector_norm")
+    x = _inexact(_as_operand(x))
+    axis = tuple(range(x.ndim)) if axis is None else _normalize_axis(axis, x.ndim, "linalg.vector_norm")
     return _vector_norm(x, ord, axis, keepdims)
 
 

@@ -5,8 +5,13 @@ between on the hot path); methods reuse the NumPy-compatible functions of this p
 """
 from ..ir.value import Tracer, conversion_error
 from ..ops import elementwise as ew
-from . import _core as fnp
+from . import _elementwise, _indexing, _reductions, _shaping
+from ._creation import zeros_like
+from ._indexing import at, getitem
+from ._shaping import ravel, reshape, swapaxes, transpose
 from .linalg import dot, matmul
+
+__all__ = ["install"]
 
 
 def _binary(entry):
@@ -35,19 +40,22 @@ def install(cls=Tracer):
     cls.__pos__ = lambda self: self
     cls.__matmul__ = lambda self, other: matmul(self, other)
     cls.__rmatmul__ = lambda self, other: matmul(other, self)
-    cls.__getitem__ = fnp.getitem
+    cls.__getitem__ = getitem
     cls.__setitem__ = _setitem
-    cls.at = property(fnp.at, doc="Functional updates: x.at[i].set(v), .add(v), .get() (fgrad.numpy.at).")
-    cls.T = property(lambda self: fnp.transpose(self))
-    cls.mT = property(lambda self: fnp.swapaxes(self, -1, -2))
+    cls.at = property(at, doc="Functional updates: x.at[i].set(v), .add(v), .get() (fgrad.numpy.at).")
+    cls.T = property(lambda self: transpose(self))
+    cls.mT = property(lambda self: swapaxes(self, -1, -2))
     cls.real = property(_real)
     cls.imag = property(_imag)
-    for name in ("sum", "mean", "var", "std", "prod", "max", "min", "ptp", "cumsum", "cumprod", "argmax",
-                 "argmin", "argsort", "ravel", "transpose", "swapaxes", "squeeze", "diagonal", "trace",
-                 "repeat", "take", "clip", "round", "nonzero", "any", "all", "astype", "copy"):
-        setattr(cls, name, getattr(fnp, name))
-    cls.reshape = lambda self, *shape, **kw: fnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
-    cls.flatten = lambda self, order="C": fnp.ravel(self, order)
+    for module, names in [(_reductions, ("sum", "mean", "var", "std", "prod", "max", "min", "ptp", "cumsum",
+                                          "cumprod", "argmax", "argmin", "argsort", "trace", "any", "all")),
+                          (_shaping, ("ravel", "transpose", "swapaxes", "squeeze", "repeat")),
+                          (_indexing, ("diagonal", "take")),
+                          (_elementwise, ("clip", "round", "nonzero", "astype", "copy"))]:
+        for name in names:
+            setattr(cls, name, getattr(module, name))
+    cls.reshape = lambda self, *shape, **kw: reshape(self, shape[0] if len(shape) == 1 else shape, **kw)
+    cls.flatten = lambda self, order="C": ravel(self, order)
     cls.dot = lambda self, other: dot(self, other)
     cls.conj = cls.conjugate = _conj
     cls.item = _item
@@ -87,7 +95,7 @@ def _imag(self):
     """x.imag: zeros (a constant) for a real x."""
     if self.dtype.kind == "c":
         raise _complex_error(self, ".imag")
-    return fnp.zeros_like(self)
+    return zeros_like(self)
 
 
 def _conj(self):

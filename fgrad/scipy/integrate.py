@@ -15,7 +15,7 @@ import numpy as _np
 
 from .. import numpy as _fnp
 from ..ir.value import concrete as _concrete
-from ..numpy._core import _as_operand, normalize_axis
+from ..numpy._arguments import _as_operand, normalize_axis
 from ..transforms import trees as _trees
 from ..transforms.custom import custom_vjp as _custom_vjp
 from ..transforms.reverse import vjp as _vjp

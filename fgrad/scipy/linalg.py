@@ -17,7 +17,7 @@ from .. import numpy as _fnp
 from ..backend import array_module as _array_module
 from ..ir.value import peek as _peek
 from ..numpy import linalg as _la
-from ..numpy._core import _as_operand
+from ..numpy._arguments import _as_operand
 from ..ops import scipy_linalg as _ops
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "expm_frechet", "inv", "lu",

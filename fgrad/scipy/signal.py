@@ -10,7 +10,7 @@ correlate2d take boundary='fill' with fillvalue=0 only. Real inputs only.
 import numpy as _np
 
 from .. import numpy as _fnp
-from ..numpy._core import _as_operand
+from ..numpy._arguments import _as_operand
 from ..ops import signal as _ops
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]

@@ -19,7 +19,7 @@ from .. import numpy as _fnp
 from ..ir.value import Tracer as _Tracer
 from ..numpy import bridge as _bridge
 from ..numpy import expm1, log1p
-from ..numpy._core import _as_operand, _check_out
+from ..numpy._arguments import _as_operand, _check_out
 from ..numpy._softmax import log_softmax, logsumexp, softmax
 from ..ops import special as _ops
 from ..ops.special import (

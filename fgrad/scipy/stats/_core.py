@@ -11,7 +11,7 @@ import numpy as np
 from ... import numpy as fnp
 from ...backend import array_module
 from ...ir.value import peek
-from ...numpy._core import _as_operand, normalize_axis
+from ...numpy._arguments import _as_operand, normalize_axis
 from ._util import nan
 
 __all__ = ["ModeResult", "mode", "rankdata", "sem"]
