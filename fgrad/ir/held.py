@@ -27,7 +27,7 @@ import threading
 
 from numpy import ndarray
 
-from ..backend import _CUPY_ARRAY
+from ..backend.arrays import CUPY_ARRAY
 
 __all__ = ["Held"]
 
@@ -51,7 +51,7 @@ class Held:
             with _mutex:
                 _lock(value, self.arrays)
             return value
-        if _CUPY_ARRAY and isinstance(value, _CUPY_ARRAY):
+        if CUPY_ARRAY and isinstance(value, CUPY_ARRAY):
             return value.copy()
         return value  # (scalars are immutable; a traced value is its trace's to keep)
 
