@@ -105,7 +105,7 @@ class Scattered:
     writes an element once."""
 
     __slots__ = ("shape", "dtype", "pieces")
-    __array_ufunc__ = None  # (ndarray + Scattered: NumPy leaves it to __radd__)
+    __array_priority__ = 10000  # (ndarray + Scattered: NumPy leaves it to __radd__)
 
     def __init__(self, g, index, shape):
         self.shape, self.dtype, self.pieces = tuple(shape), g.dtype, [(index, g)]
@@ -114,9 +114,15 @@ class Scattered:
         if other.__class__ is Scattered:
             self.pieces += other.pieces
             return self
-        return self.onto(other.astype(np.result_type(other, self.dtype)))  # (a copy: other is not ours)
+        if other.__class__ is np.ndarray:
+            return self.onto(other.astype(np.result_type(other, self.dtype)))  # (a copy: other is not ours)
+        return self.dense() + other  # (a traced value or a Tensor: its own addition)
 
     __radd__ = __add__
+
+    def __array__(self, dtype=None, copy=None):  # (a kernel given one, as np.add(t, s) in a Tensor's op)
+        out = self.dense()
+        return out if dtype is None else out.astype(dtype)
 
     def dense(self):
         return self.onto(array_module(self.pieces[0][1]).zeros(self.shape, self.dtype))

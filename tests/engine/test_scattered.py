@@ -69,3 +69,10 @@ def test_the_tensor_face_and_its_hooks_see_dense_gradients(monkeypatch):
     assert seen == ["ndarray"]
     dense_only(monkeypatch)
     assert np.allclose(lazy, grad_and_hooks()[0])
+
+
+def test_scattered_pieces_meet_tensor_cotangents():
+    # grad over a Tensor: the slices' cotangents are plain arrays, x * w's a Tensor's
+    t, w = fgrad.tensor([1.0, 2.0, 3.0]), fgrad.tensor([2.0, 3.0, 4.0])
+    g = fgrad.grad(lambda x: fnp.sum(x[0:2]) + fnp.sum(x[1:]) + fnp.sum(x * w))(t)
+    assert np.allclose(np.asarray(g), [3.0, 5.0, 5.0])
