@@ -224,6 +224,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
     graph's walk only), or None; `may_turn`: a tape's walk may turn into a graph's, with
     workers (Note [a tape turns into a graph])."""
     take, get = cts.pop, cts.get
+    scattered = Scattered  # (a local: read once per node)
     push = queue.append if queue is not None else None
     leaves = {}
     simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
@@ -236,7 +237,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
             if deps is None:
                 continue
         else:
-            if g.__class__ is Scattered:  # (Note [scattered cotangents] in ops/indexing.py)
+            if g.__class__ is scattered:  # (Note [scattered cotangents] in ops/indexing.py)
                 g = g.dense()
             prim = node.prim
             if workers is not None and (g.__class__ is not ndarray or g.size >= HEAVY) and prim is not None \
@@ -305,7 +306,10 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                     if left == 0:
                         push(parent)
     if tape is not None:  # what is left are the cotangents of the leaves
-        leaves.update((leaf, dense(g)) for leaf, g in cts.items())
+        for leaf, g in cts.items():
+            if g.__class__ is Scattered:
+                cts[leaf] = g.dense()  # (a value replaced, no key added: the loop may go on)
+        leaves.update(cts)
     return leaves
 
 

@@ -48,9 +48,20 @@ class Held:
         """`value` as a holder may keep it: a NumPy array locked (with its bases), a CuPy array
         copied, anything else (a scalar, a traced value) as it is."""
         if value.__class__ is ndarray or isinstance(value, ndarray):
+            arrays, a = self.arrays, value
             with _mutex:
-                _lock(value, self.arrays)
-            return value
+                while True:  # the array, then each array it is a view of
+                    entry = _holds.get(id(a))
+                    if entry is not None:
+                        entry[1] += 1
+                        arrays.append(a)
+                    elif a.flags.writeable:
+                        a.setflags(write=False)  # (cheaper than a store through a.flags, which makes an object)
+                        _holds[id(a)] = [a, 1]
+                        arrays.append(a)
+                    a = a.base
+                    if not isinstance(a, ndarray):
+                        return value
         if CUPY_ARRAY and isinstance(value, CUPY_ARRAY):
             return value.copy()
         return value  # (scalars are immutable; a traced value is its trace's to keep)
@@ -85,27 +96,12 @@ class Held:
                 pass
 
 
-def _lock(a, arrays):
-    while True:
-        entry = _holds.get(id(a))
-        if entry is not None:
-            entry[1] += 1
-            arrays.append(a)
-        elif a.flags.writeable:
-            a.flags.writeable = False
-            _holds[id(a)] = [a, 1]
-            arrays.append(a)
-        a = a.base
-        if not isinstance(a, ndarray):
-            return
-
-
 def _unlock(a, retry=False):
     """Make `a` writable again; False if a base of it is still held (then it waits in _stuck)."""
     if id(a) in _holds:  # (held again since: not ours to unlock now)
         return True
     try:
-        a.flags.writeable = True
+        a.setflags(write=True)
         return True
     except ValueError:  # a base is read-only: still held by another holder
         if not retry:

@@ -41,6 +41,7 @@ def unary(prim, aliases=()):
     """The entry function of a primitive of one argument and no parameters; `aliases`: NumPy's
     other names for it (see _named)."""
     impl = prim.impl
+    values = KEEPS_VALUES  # (a closure's cell reads faster than a global, once per op)
     if not prim.simple:
         def entry(x):
             try:
@@ -66,7 +67,7 @@ def unary(prim, aliases=()):
                 node.prim = prim
                 node.params = _NO_PARAMS
                 node.inputs = (x.edge,)
-                node.primals = (pa,) if prim.keeps is KEEPS_VALUES else UNREAD if pa.dtype is out.dtype else \
+                node.primals = (pa,) if prim.keeps is values else UNREAD if pa.dtype is out.dtype else \
                     (Aval(pa),)  # (unread's decision for an op of one argument: Note [what a node keeps of its inputs])
                 node.out = out if prim.saves_output else None
                 node.meta = None
@@ -101,6 +102,7 @@ def unary(prim, aliases=()):
 def binary(prim, aliases=()):
     """The entry function of a primitive of two arguments and no parameters (see unary)."""
     impl = prim.impl
+    values = KEEPS_VALUES  # (a closure's cell reads faster than a global, once per op)
     if not prim.simple:
         def entry(a, b):
             try:
@@ -130,7 +132,7 @@ def binary(prim, aliases=()):
                 node.prim = prim
                 node.params = _NO_PARAMS
                 node.inputs = (a.edge if mine_a else None, b.edge if mine_b else None)
-                if prim.keeps is KEEPS_VALUES:  # (a constant array is held: Note [what fgrad keeps is read-only])
+                if prim.keeps is values:  # (a constant array is held: Note [what fgrad keeps is read-only])
                     node.primals = (pa if mine_a or pa.__class__ is float else trace.held.keep(pa),
                                     pb if mine_b or pb.__class__ is float else trace.held.keep(pb))
                 else:  # (unread's, inline: Note [what a node keeps of its inputs]; a constant as it is)
