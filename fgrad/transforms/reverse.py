@@ -94,8 +94,9 @@ class VJPTrace(Trace):
             out = prim.impl(pa, pb, **params) if params else prim.impl(pa, pb)
         else:
             out = self.parent.process(prim, (pa, pb), params)
-        if prim.keeps is KEEPS_VALUES:
-            primals = (pa if mine_a else self.held.keep(pa), pb if mine_b else self.held.keep(pb))
+        if prim.keeps is KEEPS_VALUES:  # (a Python float, the common constant, is immutable)
+            primals = (pa if mine_a or pa.__class__ is float else self.held.keep(pa),
+                       pb if mine_b or pb.__class__ is float else self.held.keep(pb))
         else:  # (a constant is never read: kept as it is)
             primals = (unread(pa, out, prim) if mine_a else pa, unread(pb, out, prim) if mine_b else pb)
         return self.record(prim, params, (a.edge if mine_a else None, b.edge if mine_b else None), primals, out)
@@ -116,9 +117,10 @@ class VJPTrace(Trace):
             if not self.lean:
                 self.tape.append(new_node(prim, params, inputs, primals, out))
             return out
-        if prim.keeps is KEEPS_VALUES or not self.lean:  # a constant read later: held
-            keep = self.held.keep
-            primals = [keep(p) if t is None else p for p, t in zip(primals, owned)]
+        if prim.keeps is KEEPS_VALUES or not self.lean:  # a constant read later: held (not an
+            keep = self.held.keep                          # outer level's value, not a float)
+            primals = [p if t is not None or p.__class__ is float or isinstance(p, Tracer) else keep(p)
+                       for p, t in zip(primals, owned)]
         else:  # an unread input: its Aval (unread), a constant as it is
             primals = [p if t is None else unread(p, out, prim) for p, t in zip(primals, owned)]
         return self.record(prim, params, inputs, primals, out)
