@@ -9,12 +9,19 @@ from ..backend import array_module
 from ..ir.value import Tracer, peek
 from .trees import flatten
 
-__all__ = ["ArgnumsCache", "check_argnums", "check_cotangent", "check_plain_array", "float_input", "scalar_seed",
-           "split_aux"]
+__all__ = ["ArgnumsCache", "check_argnums", "check_cotangent", "check_plain_array", "float_input", "is_floating",
+           "scalar_seed", "split_aux"]
 
 
 def _is_float_dtype(dtype):
     return dtype.kind == "f"
+
+
+def is_floating(x):
+    """Is leaf `x` one a transform differentiates by default (make_graph, checkpoint): a Python
+    float, or an array, NumPy scalar or traced value of floating dtype?"""
+    dtype = getattr(x, "dtype", None)
+    return isinstance(x, float) if dtype is None else _is_float_dtype(dtype)
 
 
 def _unsupported_array(x):

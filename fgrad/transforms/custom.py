@@ -22,7 +22,7 @@ from ..ops.broadcasting import reduce_sum
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from ..ops.zeros import materialize, zeros_like_value
 from ..typing import Callable, Iterable, PyTree
-from . import trees
+from . import checks, trees
 from .batching import keeping, leaf_axes, vmap
 from .forward import JVPTracer, dual
 from .reverse import VJPTracer, vjp, vjp_named
@@ -592,14 +592,6 @@ class custom_jvp(_CustomBase):
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 
-def _is_floating(x):
-    """Does checkpoint differentiate leaf `x` (a float, a traced value, a floating-point array)?"""
-    if isinstance(x, (Tracer, float)):
-        return True
-    dtype = getattr(x, "dtype", None)
-    return dtype is not None and np.dtype(dtype).kind == "f"
-
-
 def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     """`fun`, but its backward pass recomputes fun's intermediates instead of keeping them.
 
@@ -611,7 +603,7 @@ def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
     def pullback(args):
         """(fun(*args), its vjp over the floating-point leaves of args; the other leaves' places)."""
         leaves, tree = trees.flatten(args)
-        floating = [_is_floating(x) for x in leaves]
+        floating = [checks.is_floating(x) for x in leaves]
 
         def of_floats(*floats):
             it = iter(floats)

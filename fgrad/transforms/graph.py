@@ -4,12 +4,10 @@ The Graph (fgrad/ir/graph.py) prints the tape one line per node and exports it; 
 module is the transform that records it: a reverse-mode trace whose tape keeps every
 node and residual (lean off), so nothing the graph shows is dropped.
 """
-import numpy as np
 
 from ..ir.graph import Graph
-from ..ir.value import peek
 from ..typing import Callable, PyTree
-from . import trees
+from . import checks, trees
 from .reverse import VJPTracer, trace_call
 
 __all__ = ["make_graph"]
@@ -20,8 +18,7 @@ def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
     def graph_of(*args, **kwargs):
         leaves, treedef = trees.flatten(args)
         labels = trees.leaf_labels(treedef, "args")
-        floating = [(hasattr(x, "dtype") and np.issubdtype(np.asarray(peek(x)).dtype, np.floating))
-                    or isinstance(x, float) for x in leaves]
+        floating = [checks.is_floating(x) for x in leaves]
         floating_leaves = [x for x, f in zip(leaves, floating) if f]
 
         def args_of(traced):  # (the floating leaves traced, the rest as they are)

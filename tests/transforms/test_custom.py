@@ -583,3 +583,11 @@ def test_checkpoint_takes_integer_and_non_array_arguments_as_constants():
     assert np.allclose(fgrad.grad(lambda x: f(x, 3, idx))(x), [3.0, 0.0, 27.0])
     assert np.allclose(fgrad.hessian(lambda x: f(x, 3, idx))(x), np.diag([6.0, 0.0, 18.0]))
     assert np.allclose(fgrad.vmap(fgrad.grad(lambda x: f(x, 2, idx)))(np.stack([x, 2 * x])), [[2, 0, 6], [4, 0, 12]])
+
+
+def test_checkpoint_takes_a_traced_integer_argument_as_a_constant():
+    # (an index batched by vmap is a traced value of integer dtype: not differentiated)
+    f = fgrad.checkpoint(lambda x, i: fnp.sum(fnp.take(x, i) ** 2))
+    x = np.array([1.0, 2.0, 3.0])
+    g = fgrad.vmap(lambda i: fgrad.grad(lambda x: f(x, i))(x))(np.array([[0, 1], [2, 2]]))
+    assert np.allclose(g, [[2.0, 4.0, 0.0], [0.0, 0.0, 12.0]])
