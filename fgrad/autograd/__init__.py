@@ -7,6 +7,7 @@ same engine as fgrad.grad.
 - tensor.py: `Tensor`, an array that may record its history: methods, operators, views.
 - tape.py: the imperative tape: an op on tensors records a grad_fn node (`record`).
 - functional.py: backward() and grad(), the face's entry points into the engine.
+- callbacks.py: queue_callback: what a hook queues runs before backward() returns.
 - function.py: `Function`, user-defined forward and backward, PyTorch style.
 - factories.py: tensor constructors (fgrad.tensor, zeros, ones, randn, arange, ...).
 - grad_mode.py: no_grad, enable_grad, set_grad_enabled: whether ops record, per thread.

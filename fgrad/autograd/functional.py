@@ -11,8 +11,10 @@ import numpy as np
 from ..backend import array_module
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
+from ..ops.indexing import dense
 from ..typing import ArrayLike, Sequence
 from . import tensor as _tensor
+from .callbacks import final_callbacks
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook
 from .tensor import Tensor, _refuse_complex
@@ -55,10 +57,11 @@ def _roots(outputs, grad_outputs, create_graph, where):
     return roots
 
 
-def _run(roots, retain_graph, create_graph, capture=None):
+def _run(roots, retain_graph, create_graph, capture=None, on_leaf=None):
     retain_graph = create_graph if retain_graph is None else retain_graph
     with gc_paused(), enable_grad() if create_graph else no_grad():
-        return run_backward(roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture)
+        return run_backward(roots, retain_graph=retain_graph, create_graph=create_graph, capture=capture,
+                            on_leaf=on_leaf)
 
 
 def _leaf_grad(tensor, g):
@@ -115,29 +118,39 @@ def backward(tensors: Tensor | Sequence[Tensor],
         _check_differentiable(inputs, "backward(inputs=...)")
         wanted = {id(t) for t in inputs}
         capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None} or None
-    leaves = _run(roots, retain_graph, create_graph, capture)
     taken = {id(g.primal if isinstance(g, Tensor) else g) for _, _, g in roots}
-    for t in inputs if capture is not None else ():
-        if t.grad_fn is not None:
-            g = capture.get(t.grad_fn)
-            g = g[t.index] if isinstance(g, list) else g
-            if g is not None:
-                with enable_grad() if create_graph else no_grad():
-                    _accumulate_grad(t, g, create_graph, taken)
-    for acc, g in leaves.items():
-        tensor = acc.variable()
-        if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
-            continue
-        with enable_grad() if create_graph else no_grad():
-            hooked = _leaf_grad(tensor, g)
-            if hooked is not g:  # a hook's result: the hook may keep it
-                taken.add(id(hooked.primal if isinstance(hooked, Tensor) else hooked))
-            _accumulate_grad(tensor, hooked, create_graph, taken)
-        for hook in list(tensor._post_acc_hooks or ()):
-            hook(tensor)
-        if acc.hooks is not None:
-            for hook in list(acc.hooks.post_hooks):
-                hook((), (tensor.grad,))
+
+    def finish(acc, g):  # a leaf whose cotangent is complete, during the walk (Note [leaves as they complete])
+        _finish_leaf(acc, dense(g), wanted, create_graph, taken)
+    with final_callbacks():  # (what hooks queued runs once every .grad is in: callbacks.py)
+        leaves = _run(roots, retain_graph, create_graph, capture, finish)
+        for t in inputs if capture is not None else ():
+            if t.grad_fn is not None:
+                g = capture.get(t.grad_fn)
+                g = g[t.index] if isinstance(g, list) else g
+                if g is not None:
+                    with enable_grad() if create_graph else no_grad():
+                        _accumulate_grad(t, g, create_graph, taken)
+        for acc, g in leaves.items():
+            _finish_leaf(acc, g, wanted, create_graph, taken)
+
+
+def _finish_leaf(acc, g, wanted, create_graph, taken):
+    """Accumulate `g` into the .grad of the leaf of AccumulateGrad node `acc` (its tensor hooks
+    first), then run its post-accumulate-grad hooks and the node's post-hooks."""
+    tensor = acc.variable()
+    if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
+        return
+    with enable_grad() if create_graph else no_grad():
+        hooked = _leaf_grad(tensor, g)
+        if hooked is not g:  # a hook's result: the hook may keep it
+            taken.add(id(hooked.primal if isinstance(hooked, Tensor) else hooked))
+        _accumulate_grad(tensor, hooked, create_graph, taken)
+    for hook in list(tensor._post_acc_hooks or ()):
+        hook(tensor)
+    if acc.hooks is not None:
+        for hook in list(acc.hooks.post_hooks):
+            hook((), (tensor.grad,))
 
 
 def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],

@@ -165,7 +165,7 @@ def _device(g):
     return None if d is CPU else d
 
 
-def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=None):
+def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=None, on_leaf=None):
     """Propagate cotangents from `roots`, a list of (node, output_index, cotangent).
 
     Returns {leaf: cotangent} for every leaf node reached (None where the cotangent is
@@ -173,6 +173,13 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     run. Nodes with `meta` (the imperative face's nodes: hooks, saved-value checks)
     apply themselves through it. `capture`, a dict keyed by nodes, receives the
     cotangent each of those nodes got (for gradients with respect to non-leaf values).
+
+    Note [leaves as they complete]: in a graph's walk, `on_leaf(leaf, cotangent)` (when
+    given) is called on the driver the moment a leaf's last consumer has sent its share, as
+    PyTorch's engine runs AccumulateGrad at once, and that leaf is then not in the returned
+    dict (a leaf that is itself a root still is). The Tensor face accumulates .grad and runs
+    post-accumulate-grad hooks there, so DistributedDataParallel starts a bucket's all-reduce
+    while the rest of the graph is still being walked. A tape's walk ignores it.
 
     Note [a tape is already in order]: given `tape`, the nodes of one trace in execution
     order, the engine walks it backwards: a reverse execution order is a topological
@@ -205,7 +212,8 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
         may_turn = False
     else:
         deps, order, may_turn = None, reversed(tape), use_workers
-    return _stopping(workers, order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture)
+    return _stopping(workers, order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture,
+                     on_leaf if tape is None else None)
 
 
 def _stopping(workers, *walk):
@@ -219,7 +227,7 @@ def _stopping(workers, *walk):
         raise
 
 
-def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture):
+def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create_graph, capture, on_leaf):
     """backward's loop (see there). `workers`: an Offload whose workers may take heavy nodes (a
     graph's walk only), or None; `may_turn`: a tape's walk may turn into a graph's, with
     workers (Note [a tape turns into a graph])."""
@@ -304,7 +312,10 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                     left = deps[parent] - 1
                     deps[parent] = left
                     if left == 0:
-                        push(parent)
+                        if on_leaf is not None and parent.prim is None:  # (Note [leaves as they complete])
+                            on_leaf(parent, take(parent, None))
+                        else:
+                            push(parent)
     if tape is not None:  # what is left are the cotangents of the leaves
         for leaf, g in cts.items():
             if g.__class__ is Scattered:
@@ -326,7 +337,7 @@ def _as_graph(cts, workers, retain_graph, create_graph):
     deps = _count_dependencies(list(cts))
     queue = ReadyQueue(node for node, count in deps.items() if count == 0)
     return _stopping(workers, _scheduled(queue, workers, cts), cts, deps, queue, workers, False, None,
-                     retain_graph, create_graph, None)
+                     retain_graph, create_graph, None, None)
 
 
 def _apply_node(node, g, cts, retain_graph, create_graph):
