@@ -4,7 +4,8 @@ In one pass over the steps: scalar literals become 0-d arrays of their operand's
 (NumPy's weak-scalar path costs more per call); steps of constants alone are computed once,
 now; x * 1, x / 1 and x - 0 fold away; equal
 steps are computed once (common subexpressions); then what neither an output nor a guard
-reads is dropped (dead code). Each keeps the program's results bit for bit: a fold happens
+reads is dropped (dead code). A step of an effectful primitive (a collective:
+Primitive.effectful) is never folded, shared or dropped. Each keeps the program's results bit for bit: a fold happens
 only where the kernel would return its operand's values unchanged, and steps are the same
 only when their scalars are (0.0 and -0.0 differ).
 """
@@ -33,7 +34,7 @@ def optimize(program: Program) -> Program:
         ins = step.ins
         if alias:
             ins = tuple(alias.get(a, a) if a.__class__ is int else a for a in ins)
-        if all(a.__class__ is Literal or a in p.consts for a in ins):
+        if all(a.__class__ is Literal or a in p.consts for a in ins) and not step.prim.effectful:
             _fold_constant(p, step, ins)
             continue
         if len(step.outs) == 1 and _is_ufunc(step.prim):
@@ -44,7 +45,7 @@ def optimize(program: Program) -> Program:
                 continue
         if ins != step.ins:
             step = Eqn(step.prim, step.params, ins, step.outs, step.errstate)
-        key = _key(step)
+        key = None if step.prim.effectful else _key(step)  # (a collective runs each time: Primitive.effectful)
         if key is not None:
             prev = seen.get(key)
             if prev is not None:
@@ -143,7 +144,7 @@ def _drop_dead(p):
     live = {v for v in p.outvars if v.__class__ is int}
     kept = []
     for step in reversed(p.body):
-        if step.__class__ is Eqn and not any(v in live for v in step.outs):
+        if step.__class__ is Eqn and not step.prim.effectful and not any(v in live for v in step.outs):
             continue
         live.update(step.vars_read())
         kept.append(step)

@@ -106,6 +106,10 @@ class Primitive:
                  "simple", "partials", "keeps", "saves_output", "node_name", "view", "batch", "fresh",
                  "__weakref__")
 
+    # Does the kernel act beyond its result (a collective exchanges data with other processes)?
+    # fgrad.compile then never folds, merges or drops its steps: each process runs every one.
+    effectful = False
+
     def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
                  saves: str = "inputs and output", torch_name: str | Callable[[tuple], str] | None = None,
                  view: ViewInverse | None = None, batch: BatchRule | None = None, fresh: bool = False):
