@@ -11,6 +11,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - compile/: fgrad.compile: a composition staged once into a Program, optimized, written as Python, replayed.
 - numpy/: fgrad.numpy, NumPy's names and signatures, differentiable, and the protocol bridge.
 - scipy/: fgrad.scipy: special, stats, linalg, signal, integrate.
+- distributed/: fgrad.distributed: collectives on MPI, data_parallel, ZeRO-1 (the [distributed] extra).
 - autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
 - nn/: just enough of torch.nn for training loops.
 - optim/: SGD and Adam.
