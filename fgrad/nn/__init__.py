@@ -2,8 +2,9 @@
 
 - modules.py: Module, Parameter, Linear, the activations, Sequential and the losses.
 - functional.py: fgrad.nn.functional: activations and losses written in fgrad ops.
+- parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
-from . import functional
+from . import functional, parallel
 from .modules import CrossEntropyLoss, Linear, Module, MSELoss, Parameter, ReLU, Sequential, Sigmoid, Tanh
 
 __all__ = [
@@ -17,4 +18,5 @@ __all__ = [
            "Sigmoid",
            "Tanh",
            "functional",
+           "parallel",
 ]
