@@ -2,8 +2,9 @@
 
 MPI combines whatever buffers the ranks pass: a rank whose pytree has another leaf, or which
 calls another collective, would silently mix unrelated numbers (or hang). So each collective
-first exchanges a digest of its signature (8 bytes per rank): its sequence number on this
-rank, its name and settings, and each leaf's path, dtype and shape. When the digests differ,
+first compares a digest of its signature across the ranks: its sequence number on this
+rank, its name and settings, and each leaf's path, dtype and shape (one all-reduce of the
+digest d and of -d, with MAX, shows whether all are equal). When the digests differ,
 the ranks exchange the signatures themselves and every rank raises the same
 CollectiveMismatchError, naming the first rank that differs from rank 0 and what differs.
 """
@@ -36,9 +37,21 @@ def signature(seq, call, arrays):
             tuple((np.dtype(a.dtype).str, tuple(int(n) for n in a.shape)) for a in arrays))
 
 
+_DIGESTS = {}  # a signature without its seq -> its digest: a training loop repeats a few signatures
+_MASK = (1 << 63) - 1
+
+
 def digest(sig):
-    """The signature's 8-byte digest, as a one-element int64 array (the buffer MPI exchanges)."""
-    return np.frombuffer(hashlib.blake2b(repr(sig).encode(), digest_size=8).digest(), dtype=np.int64).copy()
+    """The signature's digest: a non-negative int64 (so that its negation is one too: the ranks
+    compare digests by one all-reduce of (d, -d) with MAX), the same on every rank (blake2b of
+    the repr, not Python's hash, which differs between processes)."""
+    seq, rest = sig[0], sig[1:]
+    base = _DIGESTS.get(rest)
+    if base is None:
+        if len(_DIGESTS) > 4096:  # (kept small: a long run may meet many shapes)
+            _DIGESTS.clear()
+        base = _DIGESTS[rest] = int.from_bytes(hashlib.blake2b(repr(rest).encode(), digest_size=8).digest(), "little")
+    return ((base ^ (seq * 0x9E3779B97F4A7C15)) & _MASK)
 
 
 def explain(sigs):

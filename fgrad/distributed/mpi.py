@@ -153,9 +153,10 @@ class MPIWorld:
         rank raises CollectiveMismatchError."""
         self.seq += 1
         sig = agreement.signature(self.seq, call, arrays)
-        mine, digests = agreement.digest(sig), np.empty(self.size, dtype=np.int64)
-        self.wait([self.comm.Iallgather(mine, digests)], call)
-        if (digests != digests[0]).any():
+        d = agreement.digest(sig)
+        extremes = np.array([d, -d], dtype=np.int64)  # (max of d and of -d: all equal iff max(d) == min(d))
+        self.wait([self.comm.Iallreduce(self.MPI.IN_PLACE, extremes, op=self.MPI.MAX)], call)
+        if extremes[0] != -extremes[1]:
             why = agreement.explain(self.share(sig, call))
             raise CollectiveMismatchError(f"fgrad.distributed: the ranks disagree at {call} (collective #{self.seq} "
                                           f"on rank {self.rank} of {self.size}): {why}")
@@ -198,7 +199,8 @@ class MPIWorld:
         if faults.failed is not None:
             raise RankFailedError(f"fgrad.distributed: {call} on rank {self.rank}: the world is broken since "
                                   f"an earlier error ({faults.failed})") from faults.failed
-        start, spins = time.monotonic(), 0
+        start = time.monotonic()
+        spins = 0
         while not all(r.Test() for r in reqs):
             notice = faults.poll()
             if notice is not None:
@@ -207,7 +209,7 @@ class MPIWorld:
                     f"complete on rank {self.rank}")
                 raise faults.failed
             spins += 1
-            if spins >= 64:  # (the first polls spin: most waits end within microseconds)
+            if spins >= 64:  # (the first polls spin without a clock: most waits end within microseconds)
                 waited = time.monotonic() - start
                 if waited > self.timeout:
                     faults.failed = CollectiveTimeoutError(
@@ -215,7 +217,8 @@ class MPIWorld:
                         f"{self.timeout:g} s: some rank did not reach it (stuck, much slower, or calling other "
                         f"collectives); raise the timeout with fgrad.distributed.init(timeout=...) if it is slow")
                     raise faults.failed
-                time.sleep(0 if spins < 4096 else 2e-4)
+                if waited > 1e-3:  # (then the CPU is yielded: polling a long wait would take it from others)
+                    time.sleep(0 if waited < 1e-2 else 2e-4)
 
     def close(self):
         """At exit, before MPI_Finalize: nothing of fgrad's left pending."""
