@@ -1,0 +1,20 @@
+"""benchmarks/distributed.py (issue 30): each step it times computes the whole batch's
+gradients (checked here in a world of one, at a small size), and its table reads its results."""
+import pytest
+
+from benchmarks import distributed as bench
+
+SMALL = (8, 6, 5, 3)
+
+
+@pytest.mark.parametrize("kind", ["data_parallel", "DDP, overlapped", "DDP, after backward"])
+def test_each_timed_step_computes_the_whole_batchs_gradients(kind):
+    bench.check(kind, SMALL)
+
+
+def test_the_table_reads_both_runs():
+    steps = {"data_parallel": 0.010, "DDP, overlapped": 0.011, "DDP, after backward": 0.012}
+    two = {"steps": {k: v / 1.6 for k, v in steps.items()}, "sweep": [{"bytes": 8, "raw": 2e-5, "checked": 4e-5}]}
+    text = bench.table({"steps": steps}, two)
+    assert "| data_parallel | 10.00 | 6.25 | 1.60x | 80% |" in text
+    assert "| 8 B | 20.0 | 40.0 | 0.00 |" in text and "+9.1% for the latter" in text
