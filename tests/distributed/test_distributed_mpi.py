@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .harness import alone, mpirun, needs_mpi
+from .harness import SCRIPTS, alone, mpirun, needs_mpi
 
 
 def _ok(rc, output, word, n):
@@ -64,3 +64,14 @@ def test_a_world_of_one_runs_the_same_scripts_unchanged(tmp_path):
     assert rc == 0 and "collectives ok on rank 0 of 1" in output, output
     rc, output = alone("train_check.py", "train", str(tmp_path / "one.pkl"))
     assert rc == 0 and "train ok on rank 0 of 1" in output, output
+
+
+def test_the_docs_page_runs_on_2_ranks(tmp_path):
+    """docs/distributed.md's code blocks, which tests/test_docs.py runs as a world of one."""
+    needs_mpi()
+    page = (SCRIPTS.parent.parent.parent / "docs" / "distributed.md").read_text()
+    blocks = re.findall(r"^```python\n(.*?)^```", page, re.S | re.M)
+    script = tmp_path / "page.py"
+    script.write_text("\n".join(blocks) + f"\nprint(f'docs ok on rank {{rank}} of {{size}}: {len(blocks)} checks')\n")
+    rc, output, _ = mpirun(2, str(script))
+    _ok(rc, output, "docs", 2)
