@@ -28,7 +28,8 @@ class Call:
 
     def __str__(self):
         n = len(self.labels)
-        return f"{self.name}({self.settings})" + ("" if not n else f" of {n} leaves" if n > 1 else f" of {self.labels[0]}")
+        leaves = "" if not n else f" of {n} leaves" if n > 1 else f" of {self.labels[0]}"
+        return f"{self.name}({self.settings}){leaves}"
 
 
 def signature(seq, call, arrays):
