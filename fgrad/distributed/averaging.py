@@ -17,6 +17,7 @@ from ..backend.arrays import array_module
 from ..ir.value import Tracer, peek
 from ..typing import Callable
 from .agreement import Call
+from .buffers import writeable
 from .collectives import _leaves, all_reduce
 from .world import world
 
@@ -69,7 +70,7 @@ def _from_rank_0(tree, name):
     for leaf, value, got, label in zip(leaves, mine, theirs, labels):
         if array_module(value).array_equal(value, got, equal_nan=True):
             continue
-        if isinstance(leaf, Tracer) or not getattr(leaf, "flags", None) or not leaf.flags.writeable:
+        if isinstance(leaf, Tracer) or not writeable(leaf):
             raise ValueError(
                 f"fgrad.distributed.data_parallel: {label} on rank {world().rank} differs from rank 0's and cannot "
                 f"be overwritten in place (it is a {type(leaf).__name__}); start every rank from the same values: "

@@ -6,7 +6,7 @@ collective writes into a caller's array, and the results are views of the receiv
 """
 from ..backend.arrays import array_module
 
-__all__ = ["kinds", "pack", "pack_rows", "unpack", "unpack_columns"]
+__all__ = ["kinds", "pack", "pack_rows", "unpack", "unpack_columns", "writeable"]
 
 
 def kinds(arrays):
@@ -51,3 +51,12 @@ def unpack_columns(table, arrays, idx, outs, shapes):
             n *= d
         outs[i] = table[:, start:start + n].reshape((rows, *shapes[i]))
         start += n
+
+
+def writeable(a):
+    """May `a` be written in place? A NumPy array says (fgrad locks what it keeps: ir/held.py);
+    a CuPy array always may; anything else (a number, a traced value) may not."""
+    flags = getattr(a, "flags", None)
+    if flags is None or not hasattr(a, "shape"):
+        return False
+    return bool(getattr(flags, "writeable", True))

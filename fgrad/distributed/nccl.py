@@ -63,7 +63,11 @@ class NcclComm:
 
     def start(self, kind, send, recv, op, root):
         """Queue one collective (mpi.py's kinds) on the communicator's stream; returns its request."""
-        dtype, per_item = self.types[np.dtype(send.dtype)]
+        kind = self.types.get(np.dtype(send.dtype))
+        if kind is None:
+            raise TypeError(f"fgrad.distributed: NCCL has no type for {send.dtype}; cast the leaf (or run with "
+                            f"FGRAD_DISTRIBUTED_NCCL=0 to send it through MPI)")
+        dtype, per_item = kind
         if per_item == 2 and op not in ("sum", "mean"):
             raise TypeError(f"fgrad.distributed: {op} of complex values has no meaning (NCCL combines their parts)")
         ready = cupy.cuda.Event(disable_timing=True)

@@ -22,6 +22,7 @@ from ...autograd.callbacks import queue_callback
 from ...autograd.tensor import Tensor
 from ...backend.arrays import array_module
 from ...distributed.agreement import Call
+from ...distributed.buffers import writeable
 from ...ir.node import Edge
 from ...transforms import trees
 
@@ -158,7 +159,7 @@ class Reducer:
         n = p.primal.size
         mean = buffer[offset:offset + n].reshape(p.primal.shape)
         g = p.grad
-        if g is None or not getattr(g.primal, "flags", None) or not g.primal.flags.writeable:
+        if g is None or not writeable(g.primal):
             p.grad = Tensor(mean.copy())
         elif self.world.size > 1:
             g.primal[...] = mean
