@@ -75,19 +75,25 @@ class Faults:
 
 def install_handler(faults, grace):
     """Make an uncaught error on this rank end the job after every rank has had its say
-    (Note [a failing rank])."""
+    (Note [a failing rank]); `grace()` is the seconds to wait for the others."""
     previous = sys.excepthook
 
     def handler(kind, value, tb):
         previous(kind, value, tb)
+        try:  # (one line in one write: launchers interleave the ranks' output by the chunk)
+            sys.stderr.write(f"fgrad.distributed: rank {faults.rank} of {faults.size} stops on "
+                             f"{kind.__name__}: {value}\n")
+        except Exception:  # (a closed stream must not keep the job alive)
+            pass
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
-            except Exception:  # (a closed stream must not keep the job alive)
+            except Exception:
                 pass
         try:
-            faults.announce(f"{kind.__name__}: {value}", grace)
-            faults.linger(grace)
+            seconds = grace()
+            faults.announce(f"{kind.__name__}: {value}", seconds)
+            faults.linger(seconds)
         finally:
             faults.comm.Abort(1)
     sys.excepthook = handler

@@ -44,7 +44,7 @@ class MPIWorld:
         self.nccl = None   # the NCCL communicator, made at the first collective of CuPy arrays (nccl.py)
         self.cuda_aware = _cuda_aware_mpi()
         self.ops = {"sum": mpi.SUM, "mean": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}
-        install_handler(self.faults, grace=min(timeout, 30.0))
+        install_handler(self.faults, grace=lambda: min(self.timeout, 30.0))
         atexit.register(self.close)
 
     # ---- the checked collectives: lists of arrays in, lists out --------------------------

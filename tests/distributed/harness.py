@@ -45,7 +45,7 @@ def needs_mpi():
 def mpirun(n, script, *args, timeout=120, env=None):
     """(returncode, stdout + stderr, seconds) of `mpiexec -n n python script args`."""
     start = time.monotonic()
-    out = subprocess.run([MPIEXEC, "-n", str(n), "-prepend-rank", sys.executable, str(SCRIPTS / script), *args],
+    out = subprocess.run([MPIEXEC, "-n", str(n), sys.executable, str(SCRIPTS / script), *args],
                          env={**ENV, **(env or {})}, capture_output=True, text=True, timeout=timeout)
     return out.returncode, out.stdout + out.stderr, time.monotonic() - start
 
