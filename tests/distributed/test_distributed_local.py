@@ -265,3 +265,14 @@ def test_the_agreement_says_what_differs():
                                                 "broadcast(root=0) as its collective #4")
     later = agreement.signature(5, call, [np.ones(3), np.ones(2)])
     assert "rank 0 is at its collective #4, rank 1 at its #5" in agreement.explain([base, later])
+
+
+@pytest.mark.parametrize("module", ["fgrad.distributed.collectives", "fgrad.distributed.world",
+                                    "fgrad.distributed.sharded", "fgrad.distributed.optimizers",
+                                    "fgrad.distributed.saving", "fgrad.distributed.averaging",
+                                    "fgrad.autograd.callbacks", "fgrad.nn.parallel.distributed"])
+def test_the_docstring_examples_run(module):
+    import doctest
+    import importlib
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0, result
