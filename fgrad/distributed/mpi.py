@@ -2,7 +2,8 @@
 polled against a deadline.
 
 Every collective here starts nonblocking requests (MPI_Iallreduce, MPI_Ibcast, ...) and waits
-by polling them, so that a wait can end in an error instead of a hang: at the deadline
+by polling them (MPI_Test, which is also what moves MPI's transfers along: MPICH has no progress
+thread unless MPIR_CVAR_ASYNC_PROGRESS=1), so that a wait can end in an error instead of a hang: at the deadline
 (CollectiveTimeoutError) or when another rank's failure notice arrives (RankFailedError,
 Note [a failing rank] in faults.py). The checked collectives first agree on their signature
 (agreement.py). Leaves travel packed, one buffer per kind (buffers.py). CuPy arrays go
@@ -209,7 +210,9 @@ class MPIWorld:
                     f"complete on rank {self.rank}")
                 raise faults.failed
             spins += 1
-            if spins >= 64:  # (the first polls spin without a clock: most waits end within microseconds)
+            if spins > 64:
+                _yield()  # (gives the core to a runnable process, the other rank itself when the cores are shared)
+            if spins & 63 == 0:  # (the clock is read every 64 polls: most waits end within microseconds)
                 waited = time.monotonic() - start
                 if waited > self.timeout:
                     faults.failed = CollectiveTimeoutError(
@@ -217,14 +220,20 @@ class MPIWorld:
                         f"{self.timeout:g} s: some rank did not reach it (stuck, much slower, or calling other "
                         f"collectives); raise the timeout with fgrad.distributed.init(timeout=...) if it is slow")
                     raise faults.failed
-                if waited > 1e-3:  # (then the CPU is yielded: polling a long wait would take it from others)
-                    time.sleep(0 if waited < 1e-2 else 2e-4)
+                # MPI moves a large message only while it is polled (no progress thread), so the
+                # first second polls without a pause, only yielding; a longer wait (a rank still
+                # computing) sleeps between polls.
+                if waited > 1.0:
+                    time.sleep(1e-4)
 
     def close(self):
         """At exit, before MPI_Finalize: nothing of fgrad's left pending."""
         if self.nccl is not None:
             self.nccl.close()
         self.faults.close()
+
+
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 class _Staged:
