@@ -17,7 +17,9 @@ is timed. A time is the median over rounds of (a round's wall time / its steps),
 timed between barriers and taken on the slowest rank. On 2 ranks, the all-reduce alone is
 also timed over message sizes (a raw nonblocking all-reduce, and fgrad's checked one, which
 agrees on the signature first), which gives the latency and bandwidth of this machine's
-shared-memory transport. The load average before and after is printed with the results.
+shared-memory transport. The same 2-rank steps are timed again with MPICH's own progress
+thread (MPIR_CVAR_ASYNC_PROGRESS=1), which moves a started all-reduce along while Python
+computes. The load average before and after is printed with the results.
 """
 import argparse
 import json
@@ -180,16 +182,21 @@ def worker(count, rounds):
         result["steps"][kind] = _timed(step, count, rounds)
     if dist.world_size() > 1:
         result["sweep"] = sweep(rounds)
+    else:  # (the compute of one rank of two: the whole step on half the batch, alone)
+        step, _ = steps("data_parallel", (SIZES[0] // 2, *SIZES[1:]))
+        for _ in range(3):
+            step()
+        result["half batch"] = _timed(step, count, rounds)
     if dist.rank() == 0:
         print("RESULT " + json.dumps(result), flush=True)
 
 
 # ---- the driver -----------------------------------------------------------------------------
-def run(ranks, count, rounds):
+def run(ranks, count, rounds, env=None):
     cmd = ([_mpiexec(), "-n", str(ranks)] if ranks > 1 else []) + [sys.executable, "-m", "benchmarks.distributed",
                                                                    "--worker", "--steps", str(count), "--rounds",
                                                                    str(rounds)]
-    out = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=1800)
+    out = subprocess.run(cmd, env={**_env(), **(env or {})}, capture_output=True, text=True, timeout=1800)
     lines = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
     if out.returncode != 0 or not lines:
         raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stdout}\n{out.stderr}")
@@ -204,15 +211,21 @@ def _mpiexec():
     return found
 
 
-def table(one, two):
+def table(one, two, progress=None):
     rows = ["| step (global batch 256) | 1 rank, ms | 2 ranks, ms | speed-up | efficiency |", "|---|---|---|---|---|"]
     for kind, t1 in one["steps"].items():
         t2 = two["steps"][kind]
         rows.append(f"| {kind} | {t1 * 1e3:.2f} | {t2 * 1e3:.2f} | {t1 / t2:.2f}x | {t1 / (2 * t2) * 100:.0f}% |")
     over, after = two["steps"]["DDP, overlapped"], two["steps"]["DDP, after backward"]
     rows.append("")
+    if "half batch" in one:
+        rows.append(f"1 rank, data_parallel on half the batch (128), what each of 2 ranks computes: "
+                    f"{one['half batch'] * 1e3:.2f} ms")
     rows.append(f"2 ranks: DDP overlapped {over * 1e3:.2f} ms against all-reduce after backward {after * 1e3:.2f} ms "
                 f"({(after / over - 1) * 100:+.1f}% for the latter)")
+    if progress is not None:
+        rows.append("2 ranks with MPICH's progress thread (MPIR_CVAR_ASYNC_PROGRESS=1): " + ", ".join(
+            f"{kind} {t * 1e3:.2f} ms" for kind, t in progress["steps"].items()))
     rows += ["", "| all-reduce of | raw, us | checked, us | raw GB/s |", "|---|---|---|---|"]
     for s in two["sweep"]:
         rows.append(f"| {_bytes(s['bytes'])} | {s['raw'] * 1e6:.1f} | {s['checked'] * 1e6:.1f} | "
@@ -234,7 +247,8 @@ def main(argv=None):
         return worker(args.steps, args.rounds)
     load = os.getloadavg()
     one, two = run(1, args.steps, args.rounds), run(2, args.steps, args.rounds)
-    print(table(one, two))
+    progress = run(2, args.steps, args.rounds, {"MPIR_CVAR_ASYNC_PROGRESS": "1"})
+    print(table(one, two, progress))
     print(f"\nload average (1, 5, 15 min) before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, after "
           + " ".join(f"{v:.2f}" for v in os.getloadavg()) + f"; {os.cpu_count()} CPUs")
 
