@@ -21,7 +21,7 @@ import numpy as np
 
 from ..backend.arrays import CUPY_ARRAY, cupy
 from . import agreement
-from .buffers import kinds, pack, pack_rows, unpack, unpack_columns
+from .buffers import Pool, kinds, pack, pack_rows, unpack, unpack_columns
 from .errors import CollectiveMismatchError, CollectiveTimeoutError, RankFailedError
 from .faults import Faults, install_handler
 
@@ -43,6 +43,7 @@ class MPIWorld:
         self.faults = Faults(mpi, comm)
         self.lock = threading.RLock()  # (one collective at a time: two threads must not interleave theirs)
         self.nccl = None   # the NCCL communicator, made at the first collective of CuPy arrays (nccl.py)
+        self.pool = Pool()  # the buffers MPI reads and writes, kept from call to call (buffers.py)
         self.cuda_aware = _cuda_aware_mpi()
         self.ops = {"sum": mpi.SUM, "mean": mpi.SUM, "max": mpi.MAX, "min": mpi.MIN}
         install_handler(self.faults, grace=lambda: min(self.timeout, 30.0))
@@ -54,7 +55,7 @@ class MPIWorld:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                flat = pack(xp, arrays, idx)
+                flat = pack(self.pool, xp, arrays, idx)
                 jobs.append((flat, idx, self.start("all_reduce", flat, flat, op=op)))
             self.wait([j[2] for j in jobs], call)
             for flat, idx, _ in jobs:
@@ -68,7 +69,7 @@ class MPIWorld:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                flat = pack(xp, arrays, idx)
+                flat = pack(self.pool, xp, arrays, idx)
                 jobs.append((flat, idx, self.start("broadcast", flat, flat, root=root)))
             self.wait([j[2] for j in jobs], call)
             for flat, idx, _ in jobs:
@@ -81,8 +82,9 @@ class MPIWorld:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                flat = pack(xp, arrays, idx)
-                recv = xp.zeros_like(flat)
+                flat = pack(self.pool, xp, arrays, idx)
+                recv = self.pool.get(xp, flat.dtype, flat.shape, "recv")
+                recv[...] = 0
                 jobs.append((recv, idx, self.start("reduce", flat, recv, op=op, root=root)))
             self.wait([j[2] for j in jobs], call)
             for recv, idx, _ in jobs:
@@ -97,8 +99,8 @@ class MPIWorld:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                flat = pack(xp, arrays, idx)
-                table = xp.empty((self.size, flat.size), dtype=flat.dtype)
+                flat = pack(self.pool, xp, arrays, idx)
+                table = self.pool.get(xp, flat.dtype, (self.size, flat.size), "table")
                 jobs.append((table, idx, self.start("all_gather", flat, table)))
             self.wait([j[2] for j in jobs], call)
             for table, idx, _ in jobs:
@@ -111,8 +113,8 @@ class MPIWorld:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                table = pack_rows(xp, arrays, idx, self.size)
-                mine = xp.empty(table.shape[1], dtype=table.dtype)
+                table = pack_rows(self.pool, xp, arrays, idx, self.size)
+                mine = self.pool.get(xp, table.dtype, (table.shape[1],), "mine")
                 jobs.append((mine, idx, self.start("reduce_scatter", table, mine, op=op)))
             self.wait([j[2] for j in jobs], call)
             for mine, idx, _ in jobs:
