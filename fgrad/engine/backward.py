@@ -232,7 +232,6 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
     graph's walk only), or None; `may_turn`: a tape's walk may turn into a graph's, with
     workers (Note [a tape turns into a graph])."""
     take, get = cts.pop, cts.get
-    scattered = Scattered  # (a local: read once per node)
     push = queue.append if queue is not None else None
     leaves = {}
     simple = capture is None and profiler is None  # (then only a node's meta can ask for more)
@@ -244,15 +243,15 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
         if g is None:
             if deps is None:
                 continue
-        else:
-            if g.__class__ is scattered:  # (Note [scattered cotangents] in ops/indexing.py)
-                g = g.dense()
-            prim = node.prim
-            if workers is not None and (g.__class__ is not ndarray or g.size >= HEAVY) and prim is not None \
-                    and workers.takes(node, g, _device(g), bool(queue), run):
-                continue  # (a worker runs it; _scheduled completes it. A small CPU node never leaves.)
+        else:  # (g may be a Scattered: the inline steps' arithmetic makes it dense, and so does
+            prim = node.prim  # each branch that hands g on as it is: Note [scattered cotangents])
+            if workers is not None and (g.__class__ is not ndarray or g.size >= HEAVY) and prim is not None:
+                g = dense(g)
+                if workers.takes(node, g, _device(g), bool(queue), run):
+                    continue  # (a worker runs it; _scheduled completes it. A small CPU node never leaves.)
             meta = node.meta
             if not simple or prim is None or (meta is not None and (create_graph or not meta.plain(node))):
+                g = dense(g)
                 if capture is not None and node in capture:
                     capture[node] = g
                 if prim is None:  # a leaf: its cotangent is an answer
@@ -271,7 +270,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                     # dtype can need fitting. p None: an unread input already of g's dtype.
                     p = primals[0]
                     if p is not None and gi.dtype is not p.dtype:
-                        gi = fit_cotangent(gi, p, prim, 0)
+                        gi = fit_cotangent(dense(gi), p, prim, 0)
                     if t.__class__ is Edge:
                         send(cts, t, gi)
                     else:
@@ -287,7 +286,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                               else d(node.out, *primals) * g)
                         p = primals[i]  # None: an unread input already of g's shape and dtype
                         if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
-                            gi = fit_cotangent(gi, p, prim, i)
+                            gi = fit_cotangent(dense(gi), p, prim, i)
                         if t.__class__ is Edge:
                             send(cts, t, gi)
                         else:
@@ -299,7 +298,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                         cts[node] = g  # (Note [a tape turns into a graph])
                         return _as_graph(cts, Offload(), retain_graph, create_graph)
                     i = -1
-                    for gi in apply_rule(node, g, primals, node.out):
+                    for gi in apply_rule(node, dense(g), primals, node.out):
                         i += 1
                         if gi is not None:
                             send(cts, inputs[i], gi)

@@ -31,7 +31,7 @@ from ..backend.arrays import CUPY_ARRAY
 
 __all__ = ["Held"]
 
-_holds = {}     # id(array) -> [array, number of holds]: every array fgrad has locked
+_holds = {}     # id(array) -> number of holds: every array fgrad has locked (each holder keeps it alive)
 _stuck = []     # views whose holds ended while a base was still held elsewhere: unlocked later
 _mutex = threading.Lock()  # (traces in several threads may keep one array)
 
@@ -51,16 +51,17 @@ class Held:
             arrays, a = self.arrays, value
             with _mutex:
                 while True:  # the array, then each array it is a view of
-                    entry = _holds.get(id(a))
-                    if entry is not None:
-                        entry[1] += 1
+                    key = id(a)
+                    n = _holds.get(key)
+                    if n is not None:
+                        _holds[key] = n + 1
                         arrays.append(a)
                     elif a.flags.writeable:
-                        a.setflags(write=False)  # (cheaper than a store through a.flags, which makes an object)
-                        _holds[id(a)] = [a, 1]
+                        a.setflags(False)  # (positional: NumPy's parsing of write= costs as much as the lock)
+                        _holds[key] = 1
                         arrays.append(a)
                     a = a.base
-                    if not isinstance(a, ndarray):
+                    if a is None or not isinstance(a, ndarray):
                         return value
         if CUPY_ARRAY and isinstance(value, CUPY_ARRAY):
             return value.copy()
@@ -75,18 +76,24 @@ class Held:
 
     def release(self):
         """Let go of every array this holder locked; those no other holder keeps are writable again."""
-        arrays, self.arrays = self.arrays, []
+        arrays = self.arrays
         if not arrays:
             return
         with _mutex:
             for a in reversed(arrays):  # (bases first: a view can be made writable only after its base)
-                entry = _holds[id(a)]
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del _holds[id(a)]
-                    _unlock(a)
+                key = id(a)
+                n = _holds[key]
+                if n == 1:
+                    del _holds[key]
+                    try:
+                        a.setflags(True)
+                    except ValueError:  # a base is read-only: still held by another holder
+                        _stuck.append(a)
+                else:
+                    _holds[key] = n - 1
+            arrays.clear()
             if _stuck:
-                _stuck[:] = [a for a in _stuck if not _unlock(a, retry=True)]
+                _stuck[:] = [a for a in _stuck if not _unlock(a)]
 
     def __del__(self):  # (a pullback's or a program's holder lets go with it)
         if self.arrays:
@@ -96,14 +103,12 @@ class Held:
                 pass
 
 
-def _unlock(a, retry=False):
-    """Make `a` writable again; False if a base of it is still held (then it waits in _stuck)."""
+def _unlock(a):
+    """Make a view whose holds ended writable, once no base of it is held; False while one is."""
     if id(a) in _holds:  # (held again since: not ours to unlock now)
         return True
     try:
-        a.setflags(write=True)
+        a.setflags(True)
         return True
-    except ValueError:  # a base is read-only: still held by another holder
-        if not retry:
-            _stuck.append(a)
+    except ValueError:
         return False

@@ -99,26 +99,45 @@ class Scattered:
     index. Made dense by each getitem, n slices of one array would cost n arrays of x's size
     and n adds of them: n^2 (concatenating 100,000 slices of x took 40 s). In a plain backward
     pass (concrete cotangents, no transform above it) getitem's rule returns this instead: its
-    pieces, which the engine adds up as a list (the engine alone holds a cotangent it sums
-    into, so `+` may extend the left one) and makes dense once, when x's node takes its
-    cotangent (engine/backward.py) or a hook would see it. Basic indices only: each piece
-    writes an element once."""
+    pieces, which the engine adds up as a list, made dense once, by the first arithmetic that
+    is not a sum of cotangents (the partial of x's node: `d * g`, `-g`, the NumPy call of a
+    rule) or where a hook, a captured value or an answer would see it (engine/backward.py).
+    So the engine's walk reads no class per node. Basic indices only: each piece writes an
+    element once.
 
-    __slots__ = ("shape", "dtype", "pieces")
+    A sum is a new Scattered, yet costs no copy of the pieces: the pieces of a Scattered are
+    the first `n` entries of its list, and a sum extends the list in place when it is still
+    exactly this one's (else it copies the prefix). The engine may pass one cotangent to two
+    inputs (the partials of `a + b`), so a sum must leave its operands as they were."""
+
+    __slots__ = ("shape", "dtype", "pieces", "n")
     __array_priority__ = 10000  # (ndarray + Scattered: NumPy leaves it to __radd__)
 
     def __init__(self, g, index, shape):
-        self.shape, self.dtype, self.pieces = tuple(shape), g.dtype, [(index, g)]
+        self.shape, self.dtype, self.pieces, self.n = tuple(shape), g.dtype, [(index, g)], 1
 
     def __add__(self, other):
         if other.__class__ is Scattered:
-            self.pieces += other.pieces
-            return self
+            right = other.pieces if len(other.pieces) == other.n else other.pieces[:other.n]
+            pieces = self.pieces if len(self.pieces) == self.n else self.pieces[:self.n]
+            pieces += right  # (right may be this very list: += of a list with itself doubles it)
+            total = Scattered.__new__(Scattered)
+            total.shape, total.dtype, total.pieces, total.n = self.shape, self.dtype, pieces, len(pieces)
+            return total
         if other.__class__ is np.ndarray:
             return self.onto(other.astype(np.result_type(other, self.dtype)))  # (a copy: other is not ours)
         return self.dense() + other  # (a traced value or a Tensor: its own addition)
 
     __radd__ = __add__
+
+    def __mul__(self, other):  # (a partial times the cotangent, in the engine's inline step)
+        return self.dense() * other
+
+    def __rmul__(self, other):
+        return other * self.dense()
+
+    def __neg__(self):
+        return -self.dense()
 
     def __array__(self, dtype=None, copy=None):  # (a kernel given one, as np.add(t, s) in a Tensor's op)
         out = self.dense()
@@ -128,7 +147,9 @@ class Scattered:
         return self.onto(array_module(self.pieces[0][1]).zeros(self.shape, self.dtype))
 
     def onto(self, out):
-        for index, g in self.pieces:
+        pieces = self.pieces
+        for i in range(self.n):
+            index, g = pieces[i]
             out[index] += g
         return out
 

@@ -30,7 +30,20 @@ def of_split(x):  # the sliced value is an output of a multiple-result node
     return fnp.sum(a[0:2] * b[1:3]) + b[0]
 
 
-CASES = [(slices, (7,)), (overlapping, (5,)), (of_intermediate, (6,)), (of_split, (6,))]
+def shared_by_a_sum(x):  # z = a + b hands z's scattered cotangent to a and b: a's later pieces are a's only
+    a, b = x[:4] * 2.0, x[4:] * 3.0
+    w = fnp.sum(a[3:4])
+    z = a + b
+    return fnp.sum(z[0:2]) + fnp.sum(z[2:3]) + w
+
+
+def through_partials(x):  # scattered cotangents met by each inline step: -g, d * g, a dtype fit
+    y = -x[1:]
+    return fnp.sum(fnp.exp(y)[:2]) + fnp.sum((x.astype(np.float32) * 2.0)[1:3]) + fnp.sum(fnp.sin(y)[::2])
+
+
+CASES = [(slices, (7,)), (overlapping, (5,)), (of_intermediate, (6,)), (of_split, (6,)), (shared_by_a_sum, (8,)),
+         (through_partials, (5,))]
 
 
 def dense_only(monkeypatch):
@@ -76,3 +89,12 @@ def test_scattered_pieces_meet_tensor_cotangents():
     t, w = fgrad.tensor([1.0, 2.0, 3.0]), fgrad.tensor([2.0, 3.0, 4.0])
     g = fgrad.grad(lambda x: fnp.sum(x[0:2]) + fnp.sum(x[1:]) + fnp.sum(x * w))(t)
     assert np.allclose(np.asarray(g), [3.0, 5.0, 5.0])
+
+
+def test_a_sum_of_scattered_cotangents_leaves_both_as_they_were():
+    g = np.ones(2)
+    a, b = indexing.Scattered(g, (slice(0, 2),), (4,)), indexing.Scattered(2 * g, (slice(2, 4),), (4,))
+    ab, aa = a + b, a + a
+    assert np.array_equal(a.dense(), [1, 1, 0, 0]) and np.array_equal(b.dense(), [0, 0, 2, 2])
+    assert np.array_equal(ab.dense(), [1, 1, 2, 2]) and np.array_equal(aa.dense(), [2, 2, 0, 0])
+    assert np.array_equal((ab + a).dense(), [2, 2, 2, 2]) and np.array_equal(ab.dense(), [1, 1, 2, 2])
