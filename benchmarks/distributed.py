@@ -10,7 +10,9 @@ cross-entropy, float64) with the global batch fixed at 256, on 1 rank (the whole
   bucket of at most 1 MiB: b2, W2, b1; then W1, 1.6 MB), each bucket's all-reduce started by
   the hooks while backward runs;
 - `DDP, after backward`: the same module without DDP: backward, then one all-reduce of every
-  gradient (fgrad.distributed.all_reduce), as a loop without hooks would do it.
+  gradient (fgrad.distributed.all_reduce), as a loop without hooks would do it;
+- `each rank alone`, the control: the functional step on this rank's rows with no collective
+  at all, so that the 2-rank figure shows what two ranks computing at once cost this machine.
 
 Every step's gradients are checked against one process on the whole batch before anything
 is timed. A time is the median over rounds of (a round's wall time / its steps), the round
@@ -89,6 +91,14 @@ def steps(kind, sizes=SIZES):
     d = _data(sizes)
     X, Y, labels = (_shard(d[k], rank, size) for k in ("X", "Y", "labels"))
     lr = 0.01
+    if kind == "each rank alone":  # (the control: the same compute, no collective)
+        params, vg = {k: d[k].copy() for k in ("W1", "b1", "W2", "b2")}, fgrad.value_and_grad(_loss)
+
+        def alone():
+            _, g = vg(params, X, Y)
+            for k in params:
+                params[k] -= lr * g[k]
+        return alone, None
     if kind == "data_parallel":
         params = {k: d[k].copy() for k in ("W1", "b1", "W2", "b2")}
         step_fn = dist.data_parallel(fgrad.value_and_grad(_loss))
@@ -174,8 +184,9 @@ def worker(count, rounds):
     import fgrad.distributed as dist
     dist.init(timeout=120)
     result = {"ranks": dist.world_size(), "steps": {}}
-    for kind in ("data_parallel", "DDP, overlapped", "DDP, after backward"):
-        check(kind)
+    for kind in ("data_parallel", "DDP, overlapped", "DDP, after backward", "each rank alone"):
+        if kind != "each rank alone":
+            check(kind)
         step, _ = steps(kind)
         for _ in range(3):
             step()
@@ -215,6 +226,9 @@ def table(one, two, progress=None):
     rows = ["| step (global batch 256) | 1 rank, ms | 2 ranks, ms | speed-up | efficiency |", "|---|---|---|---|---|"]
     for kind, t1 in one["steps"].items():
         t2 = two["steps"][kind]
+        if kind == "each rank alone":
+            rows.append(f"| {kind} (no collective: the control) | {t1 * 1e3:.2f} | {t2 * 1e3:.2f} | | |")
+            continue
         rows.append(f"| {kind} | {t1 * 1e3:.2f} | {t2 * 1e3:.2f} | {t1 / t2:.2f}x | {t1 / (2 * t2) * 100:.0f}% |")
     over, after = two["steps"]["DDP, overlapped"], two["steps"]["DDP, after backward"]
     rows.append("")
