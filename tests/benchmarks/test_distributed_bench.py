@@ -22,7 +22,7 @@ def test_the_table_reads_both_runs():
     assert "| each rank alone (no collective: the control) | 8.00 | 5.00 | | |" in text
 
 
-def test_the_control_step_runs_and_moves_the_parameters():
+def test_the_control_step_runs_without_a_collective():
     step, grads = bench.steps("each rank alone", SMALL)
     assert grads is None
     step()
