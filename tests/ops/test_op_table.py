@@ -100,7 +100,9 @@ def test_every_registered_primitive_has_a_row():
                     return sum(fgrad.numpy.sum(fgrad.numpy.asarray(o) ** 2) for o in trees.flatten(f(*d))[0])
                 used.update(fgrad.make_graph(lambda *d: fgrad.grad(loss, argnums=tuple(range(len(d))))(*d))(
                     *[args[i] for i in pos]).primitives())
-    missing = sorted(set(REGISTRY) - used)
+    # (the collectives of fgrad.distributed exchange data with other processes: tests/distributed
+    # checks their rules, in a world of one and under mpiexec)
+    missing = sorted(name for name in set(REGISTRY) - used if not REGISTRY[name].effectful)
     assert not missing, f"primitives without a row in tests/op_db.py: {missing}"
 
 
