@@ -33,7 +33,9 @@ __all__ = ["Held"]
 
 _holds = {}     # id(array) -> number of holds: every array fgrad has locked (each holder keeps it alive)
 _stuck = []     # views whose holds ended while a base was still held elsewhere: unlocked later
-_mutex = threading.Lock()  # (traces in several threads may keep one array)
+# (traces in several threads may keep one array; reentrant: the collector may run a holder's
+# __del__, which releases, in the middle of a release or a keep on the same thread)
+_mutex = threading.RLock()
 
 
 class Held:
@@ -92,8 +94,10 @@ class Held:
                 else:
                     _holds[key] = n - 1
             arrays.clear()
-            if _stuck:
-                _stuck[:] = [a for a in _stuck if not _unlock(a)]
+            if _stuck:  # (a snapshot: a release reentered from _unlock may add to _stuck meanwhile)
+                pending = _stuck[:]
+                _stuck.clear()
+                _stuck.extend([a for a in pending if not _unlock(a)])
 
     def __del__(self):  # (a pullback's or a program's holder lets go with it)
         if self.arrays:
