@@ -30,6 +30,8 @@ class OpInfo:
     batchable: bool = True          # False: the output's shape depends on the values, so vmap raises
     one_device: bool = True         # False: it makes NumPy (CPU) constants, or moves values itself: not run
                                     # on another device (test_rows_on_another_device)
+    complex: str = None             # why fgrad refuses complex arguments where the reference takes them
+                                    # (None: it takes them, and tests/ops/test_op_table_complex.py checks them)
 
     def __repr__(self):
         return self.name
@@ -68,6 +70,16 @@ _CPU1 = fgrad.backend.register_numpy_device(1)  # a second device, for the trans
 _BATCHED_INDEX = np.array([[0, 2], [3, 3], [1, 0]])  # per example (row), two picks, one repeated
 
 
+def complex_uniform(rng, shape, lo=-2.0, hi=2.0):
+    """Complex samples, both parts uniform in [lo, hi] (rows of ops on complex values; every row
+    of real samples runs complex too: tests/ops/test_op_table_complex.py)."""
+    return uniform(rng, shape, lo, hi) + 1j * uniform(rng, shape, lo, hi)
+
+
+def complex_unary(name, fn, ref, shapes=UNARY_SHAPES, **kw):
+    return OpInfo(name, fn, ref, lambda rng: [(complex_uniform(rng, s),) for s in shapes], **kw)
+
+
 def distinct(rng, shape):
     """Values with no ties (so max/min/sort have one derivative)."""
     n = int(np.prod(shape, dtype=np.int64))
@@ -85,6 +97,15 @@ OPS = [
     unary("arctanh", lo=-0.9, hi=0.9), unary("sinc"), unary("deg2rad"), unary("rad2deg"),
     unary("abs", lo=0.1, hi=2.0), unary("copy"),
     custom("abs_negative", lambda rng: [(-uniform(rng, (3,), 0.1, 2.0),)], fn=fnp.abs, ref=np.abs),
+    # ---- the parts of complex values (Note [complex derivatives] in fgrad/ops/conversion.py)
+    complex_unary("real_of_complex", fnp.real, np.real), complex_unary("imag_of_complex", fnp.imag, np.imag),
+    complex_unary("conj_of_complex", fnp.conj, np.conj), complex_unary("angle_of_complex", fnp.angle, np.angle),
+    complex_unary("abs_of_complex", fnp.abs, np.abs), complex_unary("sign_of_complex", fnp.sign, np.sign),
+    complex_unary("real_method", lambda z: z.real, np.real, shapes=[(3,)]),
+    complex_unary("astype_float64", lambda z: fnp.astype(z, np.float64), lambda z: np.real(z).astype(np.float64),
+                  shapes=[(3,)]),
+    custom("real_times_complex", lambda rng: [(uniform(rng, (2, 3)), complex_uniform(rng, (3,)))],
+           fn=fnp.multiply, ref=np.multiply),
     # ---- binary elementwise
     binary("add"), binary("subtract"), binary("multiply"), binary("divide", lo=(-2, 0.5), hi=(2, 2)),
     binary("true_divide", lo=(-2, 0.5), hi=(2, 2)), binary("power", lo=(0.5, -1.5), hi=(2, 1.5)),
@@ -270,3 +291,33 @@ from .op_db_special import SPECIAL_OPS  # noqa: E402  (fgrad.scipy.special beyon
 from .op_db_stats import STATS_OPS  # noqa: E402  (fgrad.scipy.stats)
 
 OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS
+
+# The rows whose references take complex arguments and fgrad refuses them (a TypeError naming
+# complex values, checked by tests/ops/test_op_table_complex.py), by row-name prefix, with why.
+COMPLEX_REFUSED = {
+    "stats.": "SciPy's distributions are densities of real values; complex arguments only run their formulas",
+    "scipy.signal.": "the convolutions' rules are written for real arrays (SciPy's correlate conjugates)",
+    "scipy.integrate.odeint": "odeint integrates real states (SciPy's odeint refuses complex ones too)",
+    "special.logsumexp": "fgrad's logsumexp is the real one (its max shift and sign are real)",
+    "median": "quantiles order values, and complex values have no order but NumPy's lexicographic one",
+    "nanmedian": "quantiles order values, and complex values have no order but NumPy's lexicographic one",
+    "histogram": "bins are intervals of real values",
+    "special.digamma": "SciPy's polygamma(1, z), digamma's derivative, takes real z only",
+    "special.ive": "ive scales by exp(-|Re z|), which is not holomorphic",
+}
+# Rows of COMPLEX_REFUSED's prefixes that take complex arguments all the same.
+COMPLEX_TAKEN = ("stats.sem", "stats.rankdata", "stats.mode")
+# Complex rows checked to first order only, or on values only, and why.
+COMPLEX_FIRST_ORDER = {
+    "special.gamma": "the second derivative goes through digamma's, polygamma(1, z), real in SciPy",
+    "special.rgamma": "the second derivative goes through digamma's, polygamma(1, z), real in SciPy",
+    "special.loggamma": "the second derivative goes through digamma's, polygamma(1, z), real in SciPy",
+}
+COMPLEX_VALUES_ONLY = {
+    "linalg.eig": "its raw eigenvectors carry LAPACK's phase, which derivatives leave free (Note [phase-invariant "
+                  "losses]); linalg.eig_invariants differentiates the phase-invariant parts",
+}
+for _op in OPS:
+    _why = [why for prefix, why in COMPLEX_REFUSED.items() if _op.name.startswith(prefix)]
+    if _why and _op.complex is None and not _op.name.startswith(COMPLEX_TAKEN):
+        _op.complex = _why[0]

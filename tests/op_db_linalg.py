@@ -38,21 +38,23 @@ def square_rows(name, fn, ref, shapes=((3, 3), (2, 3, 3)), sampler=matrix, **kw)
 
 
 def eig_invariants(eigh):
-    """Eigenvalues, and eigenvectors made sign-invariant (squared)."""
-    return lambda a: (lambda w, v: (w, v ** 2))(*eigh(a))
+    """Eigenvalues, and eigenvectors made sign-invariant (|v|**2: phase-invariant too, for the
+    complex rows of tests/ops/test_op_table_complex.py)."""
+    return lambda a: (lambda w, v: (w, v * fnp.conj(v)))(*eigh(a))
 
 
 def svd_invariants(svd):
-    """S, the sign-invariant U**2 and Vh**2, and the polar factor U @ Vh."""
-    return lambda a: (lambda u, s, vh: (s, u ** 2, vh ** 2, u @ vh))(*svd(a, full_matrices=False))
+    """S, the sign-invariant |U|**2 and |Vh|**2, and the polar factor U @ Vh."""
+    return lambda a: (lambda u, s, vh: (s, u * fnp.conj(u), vh * fnp.conj(vh), u @ vh))(*svd(a, full_matrices=False))
 
 
 def sym(a):
-    return (a + np.swapaxes(a, -1, -2)) / 2
+    """The symmetric (for complex a, Hermitian) part."""
+    return (a + np.conj(np.swapaxes(a, -1, -2))) / 2
 
 
 def fsym(a):
-    return (a + fnp.swapaxes(a, -1, -2)) / 2
+    return (a + fnp.conj(fnp.swapaxes(a, -1, -2))) / 2
 
 
 RECT = ((3, 3), (4, 3), (3, 4), (2, 4, 3))

@@ -225,7 +225,13 @@ NUMPY_OPS += [
     # ---- linalg
     same("linalg.eig", lambda rng: [(real_eigen(rng, (3, 3)),), (real_eigen(rng, (2, 3, 3)),)],
          lambda m, a: m.linalg.eig(a)),
+    same("linalg.eig_invariants", lambda rng: [(real_eigen(rng, (3, 3)),), (real_eigen(rng, (2, 3, 3)),)],
+         lambda m, a: (lambda w, v: (w, v * m.conj(v)))(*m.linalg.eig(a))),
     same("linalg.eigvals", lambda rng: [(real_eigen(rng, (4, 4)),)], lambda m, a: m.linalg.eigvals(a)),
+    # a real matrix with complex eigenvalues (a rotation's): complex results, as NumPy's
+    same("linalg.eigvals_rotation",
+         lambda rng: [(np.array([[0.3, -1.2], [1.0, 0.2]]) + 0.1 * rng.normal(size=(2, 2)),)],
+         lambda m, a: m.linalg.eigvals(a)),
     same("linalg.lstsq", lambda rng: [(uniform(rng, (5, 3)), uniform(rng, (5,))), (uniform(rng, (4, 2)),
                                                                                    uniform(rng, (4, 2)))],
          lambda m, a, b: m.linalg.lstsq(a, b)[:2], batchable=False),

@@ -10,6 +10,7 @@ import scipy.integrate as si
 import scipy.linalg as sl
 import scipy.signal as ss
 
+import fgrad.numpy as fnp
 import fgrad.scipy.integrate as fsi
 import fgrad.scipy.linalg as fsl
 import fgrad.scipy.signal as fss
@@ -107,8 +108,8 @@ LINALG = [
            fn=lambda a, b: fsl.solve(a, b, transposed=True), ref=lambda a, b: sl.solve(a, b, transposed=True)),
     *[square_rows(f"scipy.linalg.cholesky[lower={lower}]", lambda a, lower=lower: fsl.cholesky(fsym(a), lower=lower),
                   lambda a, lower=lower: sl.cholesky(sym(a), lower=lower), sampler=spd) for lower in (True, False)],
-    square_rows("scipy.linalg.eigh", lambda a: (lambda w, v: (w, v ** 2))(*fsl.eigh(fsym(a))),
-                lambda a: (lambda w, v: (w, v ** 2))(*sl.eigh(sym(a))), shapes=((3, 3),), sampler=normal),
+    square_rows("scipy.linalg.eigh", lambda a: (lambda w, v: (w, v * fnp.conj(v)))(*fsl.eigh(fsym(a))),
+                lambda a: (lambda w, v: (w, v * np.conj(v)))(*sl.eigh(sym(a))), shapes=((3, 3),), sampler=normal),
     square_rows("scipy.linalg.eigh[eigvals_only=True,lower=False]",
                 lambda a: fsl.eigh(fsym(a), lower=False, eigvals_only=True),
                 lambda a: sl.eigh(sym(a), lower=False, eigvals_only=True), shapes=((3, 3),), sampler=normal),

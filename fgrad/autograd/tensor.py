@@ -658,9 +658,7 @@ def _readable(t):
 
 def _refuse_complex(dtype, where):
     """Complex Tensors never require grad, until complex autograd lands: fgrad's rules do not
-    conjugate, so a complex leaf's .grad would silently disagree with PyTorch's. (A complex value
-    computed from real leaves is safe: its cotangent raises where it reaches them, Note [no
-    complex derivatives] in ops/broadcasting.py.)"""
+    conjugate, so a complex leaf's .grad would silently disagree with PyTorch's."""
     if dtype.kind == "c":
         raise RuntimeError(f"{where}: a complex Tensor ({dtype}) cannot require grad or be differentiated: complex "
                            f"autograd is not supported yet (when it is, fgrad will follow PyTorch's convention). "

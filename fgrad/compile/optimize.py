@@ -109,7 +109,7 @@ def _neutral(p, a, value):
             return False
         return c == value and math.copysign(1.0, c) > 0
     c = p.consts.get(a)
-    if c is None or c.size > 64:
+    if c is None or c.size > 64 or c.dtype.kind == "c":  # (x * (1+0j) is not x where x has an infinity)
         return False
     return bool(np.all((c == value) & ~np.signbit(c)))
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..ir.value import Tracer, decided
 from ..ops import elementwise as ew
+from ..ops.conversion import conj
 from ._arguments import _as_operand, _on_device_of, _shape, normalize_axis
 from ._creation import ones_like, zeros_like
 from ._elementwise import astype, clip
@@ -184,9 +185,9 @@ def convolve(a, v, mode="full"):
 
 
 def correlate(a, v, mode="valid"):
-    """np.correlate of real sequences: c[k] = sum_n a[n + k] v[n] (NumPy conjugates a complex v:
-    complex values raise)."""
-    a, v = ravel(_real("correlate", a)), ravel(_real("correlate", v))
+    """np.correlate: c[k] = sum_n a[n + k] conj(v[n]) (NumPy conjugates a complex v)."""
+    v = _as_operand(v)
+    a, v = ravel(_as_operand(a)), ravel(conj(v) if v.dtype.kind == "c" else v)
     if _shape(v)[0] > _shape(a)[0]:
         return flip(convolve(v, a[::-1], mode=mode))
     return convolve(a, v[::-1], mode=mode)

@@ -158,8 +158,7 @@ def float_power(x1, x2):
 
 def abs2(x):
     """|x|**2 elementwise, real: x * x, or for complex x the sum of its parts squared (as
-    NumPy's var and norm compute it; a complex traced value raises at .real). Not exported:
-    NumPy has no abs2."""
+    NumPy's var and norm compute it). Not exported: NumPy has no abs2."""
     if x.dtype.kind == "c":
         re, im = x.real, x.imag
         return re * re + im * im

@@ -1,10 +1,11 @@
 """NumPy's remaining elementwise and array-API functions, and the cross product, as
 composites of fgrad ops.
 
-Real values only (Note [no complex derivatives] in ops/broadcasting.py): the complex parts
-of a real value are the value and zeros. Functions of several results (frexp, modf, divmod)
-are their parts, each differentiable where it has a derivative. linalg.py builds on this
-module (linalg.cross is cross; its vector products check for real values here).
+The complex parts (real, imag, conj, angle) are primitives for complex values (Note [complex
+derivatives] in ops/conversion.py), and a real value's own parts, the value and zeros,
+without a node. Functions of several results (frexp, modf, divmod) are their parts, each
+differentiable where it has a derivative. linalg.py builds on this module (linalg.cross is
+cross; the functions that take real values only check here).
 """
 import builtins
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, decided, peek
+from ..ops import conversion as cv
 from ..ops import elementwise as ew
 from ._arguments import _as_operand, _ndim, _on_device_of, _shape, normalize_axis
 from ._creation import full_like, ones_like, zeros_like
@@ -27,26 +29,20 @@ pow = ew.power
 bartlett, blackman, hamming, hanning, kaiser = np.bartlett, np.blackman, np.hamming, np.hanning, np.kaiser
 
 
-def _real_operand(name, x, traced_only=True):
-    x = _as_operand(x)
-    if x.dtype.kind == "c" and (isinstance(x, Tracer) or not traced_only):
-        raise TypeError(f"fgrad.numpy.{name}: complex values are not supported here (fgrad differentiates real "
-                        f"values: Note [no complex derivatives]); compute with real and imaginary parts")
-    return x
-
-
 def real(val):
     """The real part: the value itself for real input."""
     x = _as_operand(val)
     if x.dtype.kind != "c":
         return x
-    return array_module(x).real(x) if not isinstance(x, Tracer) else _real_operand("real", x)
+    return cv.real(x) if isinstance(x, Tracer) else array_module(x).real(x)
 
 
 def imag(val):
     """The imaginary part: zeros (a constant) for real input."""
-    x = _real_operand("imag", val)
-    return zeros_like(x) if isinstance(x, Tracer) else array_module(x).imag(x)
+    x = _as_operand(val)
+    if x.dtype.kind != "c":
+        return zeros_like(x) if isinstance(x, Tracer) else array_module(x).imag(x)
+    return cv.imag(x) if isinstance(x, Tracer) else array_module(x).imag(x)
 
 
 def conj(x):
@@ -54,24 +50,30 @@ def conj(x):
     x = _as_operand(x)
     if x.dtype.kind != "c":
         return x
-    return array_module(x).conj(x) if not isinstance(x, Tracer) else _real_operand("conj", x)
+    return cv.conj(x) if isinstance(x, Tracer) else array_module(x).conj(x)
 
 
 conjugate = conj
 
 
 def angle(z, deg=False):
-    """The argument: 0 for x >= 0, pi for x < 0 (a constant), for real input."""
-    z = _real_operand("angle", z)
+    """The argument, arctan2(imag, real) (as NumPy and JAX: its derivative is nan at 0); for
+    real input 0 for x >= 0 and pi for x < 0, a constant."""
+    z = _as_operand(z)
     if not isinstance(z, Tracer):
         return array_module(z).angle(z, deg=deg)
+    if z.dtype.kind == "c":
+        out = ew.arctan2(cv.imag(z), cv.real(z))
+        return out * (180.0 / np.pi) if deg else out
     out = ew.where(ew.signbit(z), 180.0 if deg else np.pi, 0.0)
     return astype(out, np.result_type(z.dtype, np.float16))
 
 
 def isreal(x):
-    x = _real_operand("isreal", x)
-    return ones_like(x, dtype=bool) if isinstance(x, Tracer) else array_module(x).isreal(x)
+    x = _as_operand(x)
+    if not isinstance(x, Tracer):
+        return array_module(x).isreal(x)
+    return ew.equal(cv.imag(x), 0.0) if x.dtype.kind == "c" else ones_like(x, dtype=bool)
 
 
 def iscomplex(x):
@@ -91,6 +93,10 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     x = _as_operand(x)
     if x.dtype.kind not in "fc":
         return x
+    if x.dtype.kind == "c":  # each part on its own, as NumPy
+        re, im = real(x), imag(x)
+        return (nan_to_num(re, nan=nan, posinf=posinf, neginf=neginf)
+                + nan_to_num(im, nan=nan, posinf=posinf, neginf=neginf) * 1j)
     big = np.finfo(x.dtype)
     out = ew.where(ew.isnan(x), nan, x)
     out = ew.where(isposinf(x), big.max if posinf is None else posinf, out)

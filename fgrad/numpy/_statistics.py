@@ -10,10 +10,11 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, decided, peek
+from ..ops import conversion as cv
 from ..ops import elementwise as ew
 from ._arguments import _as_operand, _check_out, _count, _on_device_of, _shape, normalize_axis
 from ._creation import full_like, zeros_like
-from ._elementwise import astype, clip
+from ._elementwise import abs2, astype, clip
 from ._indexing import at, diagonal, take_along_axis
 from ._reductions import all, amax, amin, argmax, argmin, cumprod, cumsum, mean, prod, sort, sum
 from ._shaping import atleast_2d, broadcast_to, concatenate, ravel, reshape, squeeze, transpose
@@ -139,7 +140,8 @@ def _check_method(name, method, weights, out):
 
 # ---- NaN-ignoring reductions -------------------------------------------------------------
 def _masked(a, fill):
-    a = _real("the nan reductions", a)
+    """a, and a with `fill` where it is NaN (for a complex a, where either part is: NumPy's isnan)."""
+    a = _as_operand(a)
     return a, ew.where(ew.isnan(a), fill, a) if a.dtype.kind in "fc" else a
 
 
@@ -181,7 +183,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     valid = ew.logical_not(ew.isnan(a))
     n = sum(valid, axis=axis, keepdims=True)
     d = ew.where(valid, filled - sum(filled, axis=axis, dtype=dtype, keepdims=True) / n, 0.0)
-    var = sum(d * d, axis=axis, keepdims=True) / (n - ddof)
+    var = sum(abs2(d), axis=axis, keepdims=True) / (n - ddof)
     return var if keepdims else squeeze(var, axis=axis) if axis is not None else reshape(var, ())
 
 
@@ -192,11 +194,11 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 # ---- covariance ------------------------------------------------------------------------
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     """np.cov (NumPy's algorithm, in fgrad ops): differentiable in m, y and aweights."""
-    x = atleast_2d(_real("cov", m))
+    x = atleast_2d(_as_operand(m))
     if not rowvar and x.shape[0] != 1:
         x = transpose(x)
     if y is not None:
-        y = atleast_2d(_real("cov", y))
+        y = atleast_2d(_as_operand(y))
         if not rowvar and y.shape[0] != 1:
             y = transpose(y)
         x = concatenate([x, y], axis=0)
@@ -210,19 +212,26 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         w = _as_operand(fweights)
     if aweights is not None:
         aw = _as_operand(aweights)
+        aw = astype(aw, np.float64) if aw.dtype.kind == "c" else aw  # (NumPy's cast: real weights)
         w = aw if w is None else w * aw
     if w is None:
         avg = mean(x, axis=1, keepdims=True)
         fact = x.shape[1] - ddof
         xm = x - avg
-        c = (xm @ transpose(xm)) / fact
+        c = (xm @ _adjoint(xm)) / fact
     else:
         v1 = sum(w)
         avg = sum(x * w, axis=1, keepdims=True) / v1
-        fact = v1 - ddof if aweights is None else v1 - ddof * sum(w * _as_operand(aweights)) / v1
+        fact = v1 - ddof if aweights is None else v1 - ddof * sum(w * aw) / v1
         xm = x - avg
-        c = ((xm * w) @ transpose(xm)) / fact
+        c = (xm @ _adjoint(xm * w)) / fact  # (as NumPy: X conj(X w)^T)
     return squeeze(c) if c.shape == (1, 1) else c
+
+
+def _adjoint(x):
+    """x's conjugate transpose (NumPy's cov conjugates complex data)."""
+    x = transpose(x)
+    return cv.conj(x) if x.dtype.kind == "c" else x
 
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
@@ -230,8 +239,14 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)
     if c.ndim == 0:
         return c / c
-    d = ew.sqrt(diagonal(c))
-    return clip(c / d[:, None] / d[None, :], -1, 1)
+    complex_values = c.dtype.kind == "c"
+    d = ew.sqrt(cv.real(diagonal(c)) if complex_values and isinstance(c, Tracer) else
+                np.real(diagonal(c)) if complex_values else diagonal(c))
+    c = c / d[:, None] / d[None, :]
+    if not complex_values:
+        return clip(c, -1, 1)
+    parts = (cv.real(c), cv.imag(c)) if isinstance(c, Tracer) else (np.real(c), np.imag(c))
+    return clip(parts[0], -1, 1) + clip(parts[1], -1, 1) * 1j  # (each part clipped, as NumPy)
 
 
 # ---- counting ---------------------------------------------------------------------------
@@ -250,7 +265,7 @@ def bincount(x, weights=None, minlength=0):
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
     """The edges: from a's minimum and maximum when `bins` is a count (differentiable in a
     there, as JAX's), else as given."""
-    a = _as_operand(a)
+    a = _real("histogram_bin_edges", a)
     if isinstance(bins, str):
         return np.histogram_bin_edges(np.asarray(a), bins, range)  # (edges from a's spread: a traced a raises)
     if np.ndim(bins) == 1:
@@ -269,7 +284,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """(counts, edges): counts have no derivative in a; weights' sums and density do."""
-    a = _as_operand(a)
+    a = _real("histogram", a)  # (bins are intervals of real values)
     edges = histogram_bin_edges(a, bins, range, weights)
     flat = np.ravel(np.asarray(decided(a, "fgrad.numpy.histogram's samples")))
     e = np.asarray(decided(edges, "fgrad.numpy.histogram's edges"))

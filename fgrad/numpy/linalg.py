@@ -16,6 +16,7 @@ from ..ir.value import decided as _decided
 from ..ir.value import peek as _peek
 from ..ops import einsum as _es
 from ..ops import linalg as la
+from ..ops.reductions import decision as _decision
 from ._arguments import _as_operand, _check_out, _ndim, _shape
 from ._arguments import normalize_axis as _normalize_axis
 from ._elementwise import abs2 as _abs2
@@ -23,7 +24,7 @@ from ._elementwise import astype as _astype
 from ._elementwise import multiply as _multiply
 from ._elementwise import sqrt as _sqrt
 from ._indexing import diagonal as _diagonal
-from ._math import _real_operand
+from ._math import conj as _conj
 from ._math import cross as _cross
 from ._reductions import amax as _amax
 from ._reductions import amin as _amin
@@ -77,9 +78,9 @@ def dot(a, b):
 
 
 def vecdot(x1, x2, /, *, axis=-1):
-    """The dot product of vectors along `axis` (broadcast over the others; real values); also
-    fgrad.numpy.linalg.vecdot."""
-    return _sum(_multiply(_real_operand("vecdot", x1, False), _real_operand("vecdot", x2, False)), axis=axis)
+    """The dot product of vectors along `axis` (broadcast over the others), conjugating x1 as
+    NumPy does; also fgrad.numpy.linalg.vecdot."""
+    return _sum(_multiply(_conj(x1), x2), axis=axis)
 
 
 def matvec(x1, x2, /):
@@ -88,8 +89,8 @@ def matvec(x1, x2, /):
 
 
 def vecmat(x1, x2, /):
-    """Vector (..., m) times matrix (..., m, n) (real values: NumPy conjugates a complex vector)."""
-    return matmul(_expand_dims(_real_operand("vecmat", x1, False), -2), x2)[..., 0, :]
+    """Vector (..., m) times matrix (..., m, n), conjugating the vector as NumPy does."""
+    return matmul(_expand_dims(_conj(x1), -2), x2)[..., 0, :]
 
 
 def tensordot(a, b, axes=2):
@@ -127,10 +128,7 @@ def outer(a, b, out=None):
 
 def vdot(a, b):
     """np.vdot: the dot product of the flattened arrays, the first one conjugated."""
-    a = _as_operand(a)
-    if a.dtype.kind == "c":
-        a = a.conj()  # (a complex traced value raises there: fgrad does not differentiate complex values)
-    return _sum(_multiply(_ravel(a), _ravel(b)))
+    return _sum(_multiply(_ravel(_conj(a)), _ravel(b)))
 
 
 def kron(a, b):
@@ -238,12 +236,15 @@ def eigvalsh(a, UPLO="L"):
 
 
 def eig(a):
-    """np.linalg.eig. On arrays NumPy's (complex where it must be); on traced values the real
-    case, differentiable where the eigenvalues are distinct (complex eigenvalues raise: fgrad
-    does not differentiate complex values yet)."""
+    """np.linalg.eig, differentiable where the eigenvalues are distinct: real arrays for a real
+    matrix with real eigenvalues, else complex ones, as NumPy's (a real matrix with complex
+    eigenvalues is cast to complex first)."""
     if not isinstance(a, _Tracer):
         return EigResult(*_array_module(a).linalg.eig(a))
-    return EigResult(*la.eig(_matrix("eig", a)))
+    a = _matrix("eig", a)
+    if a.dtype.kind != "c" and _decision(la.complex_spectrum, a):
+        a = _astype(a, np.result_type(a.dtype, np.complex64))
+    return EigResult(*la.eig(a))
 
 
 def eigvals(a):
@@ -297,8 +298,6 @@ def lstsq(a, b, rcond=None):
     (differentiable where the rank is constant), the rank a decision on the values."""
     a = _matrix("lstsq", a, square=False)
     b = _inexact(_as_operand(b))
-    if a.dtype.kind == "c" or b.dtype.kind == "c":
-        raise TypeError("fgrad.numpy.linalg.lstsq: complex values are not supported (real values only)")
     m, n = _shape(a)
     s = svdvals(a)
     cutoff = (np.finfo(a.dtype).eps * max(m, n)) if rcond is None else rcond
@@ -306,10 +305,10 @@ def lstsq(a, b, rcond=None):
     x = pinv(a, rcond=cutoff) @ b
     if rank == n and m > n:
         r = b - a @ x
-        residuals = _sum(r * r, axis=0)
+        residuals = _sum(_abs2(r), axis=0)  # (real, for complex values too)
         residuals = _reshape(residuals, (1,)) if _ndim(residuals) == 0 else residuals
     else:
-        residuals = _array_module(_peek(a)).zeros((0,), dtype=a.dtype)
+        residuals = _array_module(_peek(a)).zeros((0,), dtype=np.finfo(a.dtype).dtype)
     return LstsqResult(x, residuals, rank, s)
 
 

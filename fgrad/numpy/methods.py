@@ -4,6 +4,7 @@ Operators are the primitives' entry functions themselves (ops/entries.py: no cal
 between on the hot path); methods reuse the NumPy-compatible functions of this package.
 """
 from ..ir.value import Tracer, conversion_error
+from ..ops import conversion as cv
 from ..ops import elementwise as ew
 from . import _elementwise, _indexing, _reductions, _shaping
 from ._creation import zeros_like
@@ -78,31 +79,19 @@ def _boolean(entry, symbol):
     return op
 
 
-def _complex_error(self, what):
-    return TypeError(f"fgrad: {what} of a complex traced value of {self._trace.transform}: fgrad does not "
-                     f"differentiate through complex values yet (Note [no complex derivatives] in "
-                     f"fgrad/ops/broadcasting.py); compute with real and imaginary parts as real arrays")
-
-
 def _real(self):
-    """x.real: x itself, for the real values fgrad differentiates."""
-    if self.dtype.kind == "c":
-        raise _complex_error(self, ".real")
-    return self
+    """x.real: the real part (x itself for a real x)."""
+    return cv.real(self) if self.dtype.kind == "c" else self
 
 
 def _imag(self):
-    """x.imag: zeros (a constant) for a real x."""
-    if self.dtype.kind == "c":
-        raise _complex_error(self, ".imag")
-    return zeros_like(self)
+    """x.imag: the imaginary part (zeros, a constant, for a real x)."""
+    return cv.imag(self) if self.dtype.kind == "c" else zeros_like(self)
 
 
 def _conj(self):
-    """x.conj(): x itself, for a real x."""
-    if self.dtype.kind == "c":
-        raise _complex_error(self, ".conj()")
-    return self
+    """x.conj(): the complex conjugate (x itself for a real x)."""
+    return cv.conj(self) if self.dtype.kind == "c" else self
 
 
 def _item(self, *args):

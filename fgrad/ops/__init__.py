@@ -4,8 +4,10 @@
 - entries.py: the entry functions of elementwise primitives (what `fnp.sin` and `x * y` are).
 - elementwise.py: NumPy's ufuncs as primitives, each with its partial derivatives in one line.
 - special.py: scipy.special's kernels as elementwise primitives, with their partials.
-- broadcasting.py: broadcast_to and sum (each other's transposes), convert, and fitting a
-  derivative to its primal's shape and dtype.
+- broadcasting.py: broadcast_to and sum (each other's transposes), and fitting a derivative
+  to its primal's shape and dtype.
+- conversion.py: convert between dtypes, and the complex parts (real, imag, conj): where real
+  and complex values meet (Note [complex derivatives]).
 - axes.py: reshape and transpose, and the composites written with them (moveaxis, expand_dims).
 - shape.py: the other structural primitives: concatenate, flip, pad, diagonal.
 - indexing.py: `x[index]`, gather and their transposes, scatter-adds into zeros.

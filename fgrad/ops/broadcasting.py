@@ -1,20 +1,15 @@
-"""Broadcasting and its transpose, dtype conversion, and fitting derivatives to their primal.
+"""Broadcasting and its transpose, and fitting derivatives to their primal.
 
 broadcast_to and sum are each other's transposes (each one's vjp is the other), so they
-are declared together here, with convert; `keep_axes` and `reducer` serve the other
-reductions too (ops/reductions.py).
+are declared together here; `keep_axes` and `reducer` serve the other reductions too
+(ops/reductions.py).
 
 Note [cotangents fit their primal]: a vjp rule may return a cotangent in the broadcast
 shape of its op, or in a wider dtype; `fit_cotangent` sums it back to the input's shape
-and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out.
-Tangents go the other way: `fit_tangent` broadcasts a contribution to the output's shape.
-
-Note [no complex derivatives]: inputs of the transforms are real (checks.float_input), so
-a complex value inside a differentiated function came from a complex constant or a cast,
-and its derivative reaches a real value again through a cast of a complex derivative to a
-real dtype, here or in convert's rules (both ask real_dtype). fgrad's rules
-do not conjugate (holomorphic chains come out as JAX's, others would not), so that cast
-raises instead of dropping the imaginary part: a wrong number never comes back.
+and casts it to the input's dtype, so no rule has to. float32 in, float32 gradient out;
+a complex cotangent of a real input is its real part (Note [complex derivatives] in
+ops/conversion.py). Tangents go the other way: `fit_tangent` broadcasts a contribution to
+the output's shape and casts it to the output's dtype, the same way.
 """
 import math
 
@@ -22,16 +17,14 @@ import numpy as np
 
 from ..backend import array_module
 from .axes import moveaxis, reshape
+from .conversion import as_dtype
 from .primitive import VIEW, Primitive
 
 __all__ = [
     "broadcast_to",
-    "cast",
-    "convert",
     "fit_cotangent",
     "fit_tangent",
     "keep_axes",
-    "real_dtype",
     "reduce_sum",
     "reducer",
     "reduction_batch",
@@ -108,35 +101,6 @@ reduce_sum.defbatch(reduction_batch(reduce_sum)).defvjp(
     lambda t, ans, x, axis, keepdims: reduce_sum(t, axis=axis, keepdims=keepdims))
 
 
-# ---- dtype conversion ---------------------------------------------------------------
-def cast(x, dtype):
-    """`x` in `dtype` (the convert kernel; a cast with no derivative for integer dtypes)."""
-    return x.astype(dtype) if hasattr(x, "astype") else np.asarray(x, dtype)
-
-
-def real_dtype(have, want, prim, what):
-    """`want`, the dtype a derivative of dtype `have` is cast to; a TypeError if that would
-    drop an imaginary part (Note [no complex derivatives])."""
-    if have.kind == "c" and want.kind != "c":
-        where = f" of {prim.name}" if prim is not None else ""
-        raise TypeError(
-            f"fgrad: a complex {what} ({have}) reached a real value ({want}){where}: the function computes with "
-            f"complex values, and fgrad does not differentiate through them yet (its rules do not conjugate, so the "
-            f"result would be wrong). Compute with the real and imaginary parts as real arrays instead")
-    return want
-
-
-def _convert_back(g, x_dtype):
-    """convert's cotangent: back to the input's dtype (never dropping an imaginary part)."""
-    return convert(g, dtype=real_dtype(g.dtype, x_dtype, convert, "cotangent"))
-
-
-convert = Primitive("convert", cast, saves="nothing", torch_name="ToCopy",
-                    batch=lambda args, dims, dtype: (convert(args[0], dtype=dtype), dims[0])).defvjp(
-    lambda g, ans, x, dtype: _convert_back(g, x.dtype)).defjvp(
-    lambda t, ans, x, dtype: convert(t, dtype=real_dtype(t.dtype, np.dtype(dtype), convert, "tangent")))
-
-
 # ---- fitting derivatives to their primal (Note [cotangents fit their primal]) --------------
 def unbroadcast(g, shape):
     """Sum `g` over the axes that broadcasting added or stretched to reach `shape`."""
@@ -165,7 +129,7 @@ def fit_cotangent(g, primal, prim=None, argnum=None):
                              f"which does not broadcast to the primal's shape {shape}")
         g = fitted
     if g.dtype != primal.dtype:
-        g = convert(g, dtype=real_dtype(g.dtype, primal.dtype, prim, "cotangent"))
+        g = as_dtype(g, primal.dtype)
     return g
 
 
@@ -174,6 +138,6 @@ def fit_tangent(t, ans):
     if t.shape != ans.shape:
         t = broadcast_to(t, shape=ans.shape)
     if t.dtype != ans.dtype:
-        t = convert(t, dtype=real_dtype(t.dtype, ans.dtype, None, "tangent"))
+        t = as_dtype(t, ans.dtype)
     return t
 

@@ -23,7 +23,7 @@ from ..backend import array_module
 from ..ir.value import concrete, is_batched, is_staged, peek
 from .batching import elementwise as broadcasting_rule
 from .batching import first, same_rank
-from .broadcasting import cast, convert
+from .conversion import cast, conj, convert, real
 from .entries import binary, entry_for, unary
 from .primitive import NEG, ONE, OTHER, Partial, Primitive
 from .stop_gradient import stop_gradient
@@ -104,8 +104,16 @@ def _power(x, y):
 power = ufunc("power", _power, _pow_dx, _pow_dy, torch_name="Pow")
 square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow")
 reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output")
-absolute = ufunc("absolute", np.absolute, lambda ans, x: sign(x), saves="inputs", torch_name="Abs",
-                 aliases=("abs", "fabs"))
+
+
+def _abs_partial(ans, x):
+    """d|x|/dx: sign(x); for complex x, conj(x)/|x| (0 at 0, as JAX), whose product with a
+    tangent becomes Re(conj(x)/|x| * t) as it fits the real output (Note [complex derivatives]
+    in ops/conversion.py)."""
+    return sign(x) if x.dtype.kind != "c" else conj(sgn(x))
+
+
+absolute = ufunc("absolute", np.absolute, _abs_partial, saves="inputs", torch_name="Abs", aliases=("abs", "fabs"))
 sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output").defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(
     lambda t, ans, x: t / (2.0 * ans))))
 cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output")
@@ -186,8 +194,45 @@ copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans),
 
 copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE, saves="nothing", torch_name="Clone")
 
+# ---- sign: of a real value a step, of a complex one x/|x| -------------------------------
+_real_sign = ufunc("sign", np.sign)
+
+
+def _sgn_parts(ans, x):
+    """(True where x is 0, |x| with 1 there, safe to divide by) for sgn's rules."""
+    r = absolute(x)
+    zero = r == 0.0
+    return zero, where(zero, 1.0, r)
+
+
+def _sgn_jvp(t, ans, x):
+    """d(x/|x|) = (t - s Re(conj(s) t)) / |x| for s = x/|x|: the change of phase alone (0 at 0)."""
+    zero, r = _sgn_parts(ans, x)
+    return where(zero, 0.0, (t - ans * real(conj(ans) * t)) / r)
+
+
+def _sgn_vjp(g, ans, x):
+    """The transpose of _sgn_jvp (Note [complex derivatives] in ops/conversion.py)."""
+    zero, r = _sgn_parts(ans, x)
+    return where(zero, 0.0, (g - real(g * ans) * conj(ans)) / r)
+
+
+# The sign of a complex value, x/|x|, moves with x's phase: its derivative is PyTorch's sgn's
+# (JAX's sign has none, a zero where the function is not constant: docs/complex.md).
+sgn = unary(broadcasts(Primitive("sgn", np.sign, torch_name="Sgn").defvjp(_sgn_vjp).defjvp(_sgn_jvp)))
+
+
+def sign(x):
+    """np.sign: zero derivative for real x; x/|x| (0 at 0) for complex x, with its derivative
+    (the primitive sgn). The entry function of the real sign's primitive `.prim`."""
+    if x.__class__ is not np.ndarray and getattr(x, "dtype", None) is not None and x.dtype.kind == "c":
+        return sgn(x)
+    return _real_sign(x)
+
+
+sign.prim, sign.numpy_names, sign.numpy_methods = _real_sign.prim, _real_sign.numpy_names, {}
+
 # ---- zero derivative almost everywhere: outputs are never traced ---------------------
-sign = ufunc("sign", np.sign)
 floor = ufunc("floor", np.floor)
 ceil = ufunc("ceil", np.ceil)
 trunc = ufunc("trunc", np.trunc, aliases=("fix",))
@@ -280,7 +325,7 @@ def result_dtype(*values):
     return np.result_type(*[v if isinstance(v, (int, float, complex)) else v.dtype for v in values])
 
 
-# ---- dtype conversion: the convert primitive lives in ops/broadcasting.py ---------------
+# ---- dtype conversion: the convert primitive lives in ops/conversion.py -----------------
 def astype(x, dtype):
     """Cast; a cast to an integer or boolean dtype has zero derivative."""
     dtype = np.dtype(dtype)

@@ -2,16 +2,21 @@
 
 Each primitive is one LAPACK-backed kernel of the array module (NumPy or CuPy), on
 (..., M, N) stacks. solve/inv/det/slogdet have explicit vjp and jvp rules; the
-decompositions (cholesky, eigh, qr, svd, pinv) have the published jvp rules, and their
-vjps are those rules transposed (ops/transpose.py), so each derivative is written once.
-Composites (norm, matrix_power) live in fgrad.numpy.linalg.
+decompositions (cholesky, eigh, eig, qr, svd, pinv) have the published jvp rules, and
+their vjps are those rules transposed (ops/transpose.py), so each derivative is written once.
+The rules take complex matrices too (Note [complex derivatives] in ops/conversion.py): a
+transpose of the real rule is a conjugate transpose there (_mH), and where a decomposition
+fixes only a phase (eigenvectors, singular vectors) the backward pass checks that the loss
+does not depend on it, as PyTorch does (Note [phase-invariant losses]). Composites (norm,
+matrix_power) live in fgrad.numpy.linalg.
 """
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import peek
+from ..ir.value import Tracer, peek
 from .batching import front, leading, stacked
 from .broadcasting import reduce_sum
+from .conversion import conj, imag, real
 from .einsum import einsum
 from .elementwise import where
 from .primitive import Primitive
@@ -22,6 +27,17 @@ from .transpose import vjp_from_jvp
 def _mT(x):
     nd = x.ndim
     return transpose(x, axes=tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _mH(x):
+    """The conjugate transpose of each matrix of a stack (the transpose, for real ones)."""
+    t = _mT(x)
+    return conj(t) if x.dtype.kind == "c" else t
+
+
+def _real_part(x):
+    """Re x, the part a real output keeps (x itself when real: no node)."""
+    return real(x) if x.dtype.kind == "c" else x
 
 
 def _matmul_vjp_a(g, ans, a, b):
@@ -143,15 +159,15 @@ def _tril(x, k=0):
 
 
 def _symmetric_part(t):
-    """(t + t^T) / 2: the tangent cholesky and eigh see.
+    """(t + t^H) / 2: the tangent cholesky and eigh see.
 
     Note [symmetric gradients]: NumPy's cholesky and eigh read one triangle of their input
     and ignore the other, so the exact derivative of that read is triangular: a gradient
     step on a symmetric parameter would break its symmetry. As JAX and PyTorch, fgrad takes
-    the input to be symmetric and differentiates the function on symmetric matrices: a
-    tangent counts by its symmetric part, and gradients come out symmetric. For a
-    symmetric perturbation both conventions agree."""
-    return 0.5 * (t + _mT(t))
+    the input to be symmetric (Hermitian, if complex) and differentiates the function on
+    such matrices: a tangent counts by its symmetric (Hermitian) part, and gradients come
+    out symmetric (Hermitian). For such a perturbation both conventions agree."""
+    return 0.5 * (t + _mH(t))
 
 
 def _named_kernel(name, kernel):
@@ -239,19 +255,37 @@ det = Primitive("det", lambda a: array_module(a).linalg.det(a)).defvjp(
     lambda g, ans, a: _matrices(g) * _mT(_adjugate(a, ans))).defjvp(
     lambda t, ans, a: _trace(matmul(_adjugate(a, ans), t)))
 
-# slogdet -> (sign, logabsdet); the sign is locally constant, so only logabsdet carries derivatives.
+def _slogdet_jvp(primals, tangents, ans):
+    """With tau = tr(a^-1 da): d logabsdet = Re tau; the sign of a real matrix is locally constant,
+    a complex one's, det/|det|, turns by i Im tau (Note [complex derivatives] in ops/conversion.py)."""
+    a = primals[0]
+    tau = _trace(matmul(_inverse_for("slogdet", a), tangents[0]))
+    if a.dtype.kind != "c":
+        return None, tau
+    return ans[0] * (imag(tau) * 1j), real(tau)
+
+
+def _slogdet_vjp(g, ans, a):
+    """The transpose of _slogdet_jvp: c a^-T, with c = g_logabsdet (+ i Im(g_sign sign), complex a)."""
+    c = g[1]
+    if g[0] is not None and a.dtype.kind == "c":
+        turn = imag(g[0] * ans[0]) * 1j
+        c = turn if c is None else c + turn
+    return None if c is None else _matrices(c) * _mT(_inverse_for("slogdet", a))
+
+
+# slogdet -> (sign, logabsdet)
 slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)), multiple_results=True).defvjp(
-    lambda g, ans, a: None if g[1] is None else _matrices(g[1]) * _mT(_inverse_for("slogdet", a))).defjvp_full(
-    lambda primals, tangents, ans: (None, _trace(matmul(_inverse_for("slogdet", primals[0]), tangents[0]))))
+    _slogdet_vjp).defjvp_full(_slogdet_jvp)
 
 
 # ---- decompositions: JAX's published jvp rules; vjps by transposition (ops/transpose.py) --
 def _cholesky_jvp(primals, tangents, L):
-    # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-T), phi = lower triangle, diagonal halved.
+    # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-H), phi = lower triangle, diagonal halved.
     s = _symmetric_part(tangents[0])  # (Note [symmetric gradients])
     n = L.shape[-1]
     phi = _xp(L).tri(n, dtype=L.dtype) - 0.5 * _eye(L, n)
-    return matmul(L, phi * solve(L, _mT(solve(L, s))))
+    return matmul(L, phi * solve(L, _mH(solve(L, s))))  # (L^-1 (L^-1 s)^H = L^-1 s L^-H: s is Hermitian)
 
 
 cholesky = Primitive("cholesky", _named_kernel("cholesky", lambda a: array_module(a).linalg.cholesky(a)))
@@ -259,12 +293,13 @@ cholesky.defjvp_full(_cholesky_jvp)
 
 
 def _eigh_jvp(primals, tangents, ans, UPLO):
-    # Giles (2008): dw = diag(V^T dA V), dV = V (F o V^T dA V) with F_ij = 1 / (w_j - w_i).
+    # Giles (2008): dw = diag(V^H dA V) (real), dV = V (F o V^H dA V) with F_ij = 1 / (w_j - w_i);
+    # F's zero diagonal fixes the phase of a complex eigenvector (Note [phase-invariant losses]).
     w, v = ans
-    vt_da_v = matmul(_mT(v), matmul(_symmetric_part(tangents[0]), v))  # (Note [symmetric gradients])
+    vt_da_v = matmul(_mH(v), matmul(_symmetric_part(tangents[0]), v))  # (Note [symmetric gradients])
     eye = _eye(w, w.shape[-1])
     f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
-    return _diag_part(vt_da_v), matmul(v, f * vt_da_v)
+    return _real_part(_diag_part(vt_da_v)), matmul(v, f * vt_da_v)
 
 
 eigh = Primitive("eigh", lambda a, UPLO: tuple(array_module(a).linalg.eigh(a, UPLO)), multiple_results=True)
@@ -272,11 +307,15 @@ eigh.defjvp_full(_eigh_jvp)
 
 
 def _qr_square_jvp(dx, q, r):
-    # Townsend, "Differentiating the QR decomposition" (m >= n, reduced Q and R).
+    # Townsend, "Differentiating the QR decomposition" (m >= n, reduced Q and R); for complex
+    # matrices (JAX's rule) the skew-Hermitian part also takes i Im of the diagonal, which keeps
+    # R's diagonal real.
     dx_rinv = _mT(solve(_mT(r), _mT(dx)))
-    qt_dx_rinv = matmul(_mT(q), dx_rinv)
+    qt_dx_rinv = matmul(_mH(q), dx_rinv)
     lower = _tril(qt_dx_rinv, -1)
-    skew = lower - _mT(lower)
+    skew = lower - _mH(lower)
+    if qt_dx_rinv.dtype.kind == "c":
+        skew = skew + _eye(qt_dx_rinv, qt_dx_rinv.shape[-1]) * (imag(qt_dx_rinv) * 1j)
     return matmul(q, skew - qt_dx_rinv) + dx_rinv, matmul(qt_dx_rinv - skew, r)
 
 
@@ -290,7 +329,7 @@ def _qr_jvp(primals, tangents, ans, complete):
         return _qr_square_jvp(dx, q, r)
     # Wide: X = [X1 X2] with X1 square; Q, R1 = qr(X1) and R2 = Q^T X2.
     dq, dr1 = _qr_square_jvp(dx[..., :m], q, r[..., :m])
-    dr2 = matmul(_mT(dq), x[..., m:]) + matmul(_mT(q), dx[..., m:])
+    dr2 = matmul(_mH(dq), x[..., m:]) + matmul(_mH(q), dx[..., m:])
     return dq, concatenate(dr1, dr2, axis=dr1.ndim - 1)
 
 
@@ -299,33 +338,38 @@ qr = Primitive("qr", lambda a, complete: tuple(array_module(a).linalg.qr(a, "com
 qr.defjvp_full(_qr_jvp)
 
 
-def _eig_real(a):
-    """NumPy's eig of a matrix with real eigenvalues, as real arrays (complex ones raise)."""
+def _eig(a):
+    """NumPy's eig: of a complex matrix, complex arrays; of a real one, real arrays, which needs
+    real eigenvalues (fgrad.numpy.linalg.eig casts a real matrix with complex eigenvalues to
+    complex first, as NumPy's results then are)."""
     xp = array_module(a)
     w, v = xp.linalg.eig(a)
-    if w.dtype.kind == "c":
+    if a.dtype.kind != "c" and w.dtype.kind == "c":
         if xp.any(w.imag != 0):
-            raise TypeError("fgrad.numpy.linalg.eig: this matrix has complex eigenvalues, and fgrad does not "
-                            "differentiate complex values yet (Note [no complex derivatives] in "
-                            "fgrad/ops/broadcasting.py); eig of a traced matrix covers real eigenvalues (for a "
-                            "symmetric matrix, use eigh)")
+            raise TypeError("fgrad: eig of a real matrix with complex eigenvalues gives complex arrays; eig a "
+                            "complex matrix (fgrad.numpy.linalg.eig does)")
         w, v = w.real, v.real
     return w, v
 
 
 def _eig_jvp(primals, tangents, ans):
     # dw = diag(P), dV = V (F o P) with P = V^-1 dA V and F_ij = 1 / (w_j - w_i), then each
-    # column's change along itself removed (NumPy's eigenvectors have unit norm).
+    # column's change along itself removed (NumPy's eigenvectors have unit norm: Re(v^H dv) = 0;
+    # a complex one's phase is fixed by Im(v^H dv) = Im((V^H V F o P)_kk): Note [phase-invariant losses]).
     w, v = ans
     p = matmul(inv(v), matmul(tangents[0], v))
     eye = _eye(w, w.shape[-1])
     f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
     dv = matmul(v, f * p)
-    return _diag_part(p), dv - v * reduce_sum(v * dv, axis=(v.ndim - 2,), keepdims=True)
+    along = reduce_sum(conj(v) * dv if v.dtype.kind == "c" else v * dv, axis=(v.ndim - 2,), keepdims=True)
+    return _diag_part(p), dv - v * _real_part(along)
 
 
-eig = Primitive("eig", _eig_real, multiple_results=True)
+eig = Primitive("eig", _eig, multiple_results=True)
 eig.defjvp_full(_eig_jvp)
+# (a real matrix with complex eigenvalues: a guarded decision, so compile retraces where it changes)
+complex_spectrum = Primitive("complex_spectrum", lambda a: array_module(a).any(array_module(a).linalg.eigvals(a).imag),
+                             register=False)
 
 
 def _svd(a, full_matrices, compute_uv):
@@ -336,31 +380,37 @@ def _svd(a, full_matrices, compute_uv):
 
 
 def _svd_jvp(primals, tangents, ans, full_matrices, compute_uv):
-    # Townsend, "Differentiating the singular value decomposition"; JAX's svd_jvp_rule, real case.
+    # Townsend, "Differentiating the singular value decomposition"; JAX's svd_jvp_rule. For a complex
+    # matrix the diagonal of U^H dA V is complex: its real part is dS, and i Im of it, shared by
+    # U and V, turns U's columns (the phase V keeps fixed: Note [phase-invariant losses]).
     (a,), (da,) = primals, tangents
     m, n = a.shape[-2:]
     if compute_uv and full_matrices and m != n:
         raise TypeError(f"fgrad: the derivative of svd(full_matrices=True) of a {m}x{n} matrix is not unique "
                         f"(the extra singular vectors are arbitrary); pass full_matrices=False to differentiate svd")
     u, s, vh = ans if compute_uv else svd(a, full_matrices=False, compute_uv=True)
-    v = _mT(vh)
-    ds_mat = matmul(_mT(u), matmul(da, v))
-    ds = _diag_part(ds_mat)
+    v = _mH(vh)
+    ds_mat = matmul(_mH(u), matmul(da, v))
+    ds = _real_part(_diag_part(ds_mat))
     if not compute_uv:
         return (ds,)
     s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
     eye = _eye(s, s.shape[-1])
     f = 1.0 / ((s_row + s_col) * (s_row - s_col) + eye) - eye  # F_ij = 1 / (s_j^2 - s_i^2)
     dss, sds = ds_mat * s_row, s_col * ds_mat
-    du = matmul(u, f * (dss + _mT(dss)))
-    dv = matmul(v, f * (sds + _mT(sds)))
+    inner = f * (dss + _mH(dss))
+    if ds_mat.dtype.kind == "c":  # (i Im diag(U^H dA V) / s: 0 where s is 0, as JAX)
+        zero = s_row == 0.0
+        inner = inner + eye * (imag(ds_mat) * 1j) / where(zero, 1.0, s_row) * where(zero, 0.0, 1.0)
+    du = matmul(u, inner)
+    dv = matmul(v, f * (sds + _mH(sds)))
     if m > n:  # the part of dA V outside span(U)
         da_v = matmul(da, v)
-        du = du + (da_v - matmul(u, matmul(_mT(u), da_v))) / s_row
+        du = du + (da_v - matmul(u, matmul(_mH(u), da_v))) / s_row
     if n > m:
-        dat_u = matmul(_mT(da), u)
+        dat_u = matmul(_mH(da), u)
         dv = dv + (dat_u - matmul(v, matmul(vh, dat_u))) / s_row
-    return du, ds, _mT(dv)
+    return du, ds, _mH(dv)
 
 
 svd = Primitive("svd", _svd, multiple_results=True)  # always a tuple: (U, S, Vh), or (S,) without compute_uv
@@ -374,9 +424,9 @@ def _pinv(a, rcond, hermitian):
 
 def _pinv_jvp(primals, tangents, p):
     # Golub & Pereyra (1973), for constant rank:
-    # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P.
+    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P.
     (a,), (da,) = primals, tangents
-    pt, dat = _mT(p), _mT(da)
+    pt, dat = _mH(p), _mH(da)
     term1 = -matmul(p, matmul(da, p))
     term2 = matmul(p, matmul(pt, dat - matmul(matmul(dat, a), p)))
     y = matmul(dat, matmul(pt, p))
@@ -388,5 +438,54 @@ pinv.defjvp_full(lambda primals, tangents, p, rcond, hermitian: _pinv_jvp(primal
 
 for _prim in (cholesky, eigh, eig, qr, svd, pinv):
     vjp_from_jvp(_prim)
+
+
+# Note [phase-invariant losses]: a complex eigenvector (eigh, eig) or pair of singular vectors
+# (svd) is fixed only up to a phase e^(i phi), which the kernel picks; the jvp rules pick the
+# tangent that leaves it (F's zero diagonal). A loss that depends on the phase has no
+# derivative: its cotangent g of V changes the loss by -phi_k Im(V^T g)_kk as V turns, so
+# backward checks that Im diag(V^T g) (for svd, Im diag(U^T g_U) - Im diag(g_Vh Vh^T)) is 0, to
+# 1e-2 as PyTorch checks, and raises if not, where a derivative would be a wrong number. Only
+# concrete cotangents are checked (under vmap, compile or an outer derivative, the values the
+# test would read are traced).
+def _phase_turn(name, g, ans):
+    """How far a loss with cotangents `g` of decomposition `name`'s outputs `ans` turns with
+    the vectors' phases (None: nothing to check)."""
+    if name == "svd":
+        if len(ans) != 3 or ans[0].dtype.kind != "c" or (g[0] is None and g[2] is None):
+            return None
+        u, _, vh = ans
+        turn = 0.0
+        if g[0] is not None:
+            turn = np.imag(np.diagonal(np.swapaxes(u, -1, -2) @ g[0], 0, -2, -1))
+        if g[2] is not None:
+            turn = turn - np.imag(np.diagonal(g[2] @ np.swapaxes(vh, -1, -2), 0, -2, -1))
+        return turn
+    v = ans[1]
+    if v.dtype.kind != "c" or g[1] is None:
+        return None
+    return np.imag(np.diagonal(np.swapaxes(v, -1, -2) @ g[1], 0, -2, -1))
+
+
+def _phase_checked(prim, name, what):
+    """prim's vjp, after checking that the loss is phase-invariant (Note [phase-invariant losses])."""
+    transposed = prim.vjp_all
+
+    def vjp_all(g, ans, primals, needs, **params):
+        if not any(isinstance(x, Tracer) for x in (*g, *ans)):
+            turn = _phase_turn(name, g, ans)
+            if turn is not None and not np.all(np.abs(turn) <= 1e-2):
+                raise ValueError(
+                    f"fgrad.numpy.linalg.{name}: the {what} of a complex matrix are specified up to multiplication by "
+                    f"e^(i phi), and the loss depends on this phase (by up to {float(np.max(np.abs(turn))):.3g}), so "
+                    f"its derivative is ill-defined (PyTorch raises too); let the loss depend on the {what} through "
+                    f"phase-invariant quantities, such as abs(v) or v times conj(v)")
+        return transposed(g, ans, primals, needs, **params)
+    prim.vjp_all = vjp_all
+
+
+_phase_checked(eigh, "eigh", "eigenvectors")
+_phase_checked(eig, "eig", "eigenvectors")
+_phase_checked(svd, "svd", "singular vectors")
 for _prim in (inv, adjugate, det, slogdet, cholesky, eigh, eig, qr, svd, pinv):  # NumPy's stacked forms
     _prim.defbatch(leading(_prim))

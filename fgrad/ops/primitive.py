@@ -67,8 +67,9 @@ def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
         return v
     if d is NEG:
         return -v
-    if d is OTHER:  # multiply's: the other argument
-        return primals[1 - i] * v
+    if d is OTHER:  # multiply's: the other argument (after v if a Python complex: 1j * np.float64(2.0) is a complex)
+        p = primals[1 - i]
+        return v * p if p.__class__ is complex else p * v
     return d(out, *primals) * v
 
 # What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.

@@ -9,8 +9,9 @@ import numpy as np
 from ..backend import array_module
 from ..ir.value import StageTracer, Tracer, peek
 from .batching import front, logical_axis
-from .broadcasting import convert, reduce_sum, reducer, reduction_batch
 from .broadcasting import keep_axes as _keep
+from .broadcasting import reduce_sum, reducer, reduction_batch
+from .conversion import convert
 from .elementwise import equal, less, less_equal, where
 from .primitive import NO_PARAMS, Primitive
 from .shape import concatenate, expand_dims, flip, moveaxis, reshape, transpose
@@ -39,17 +40,22 @@ reduce_min = _reduction_by_share("min", np.minimum, "Amin")
 _any_zero = Primitive("any_zero", lambda x: array_module(x).any(x == 0), register=False)
 
 
-def any_zero(x):
-    """Does x hold a zero anywhere (in any example, under vmap)? For a rule that picks a
-    formula by it: under fgrad.compile the answer is guarded, not all of x's values
-    (Note [reading values while compiling] in ir/value.py), so a replay with other values
-    and the same answer goes on."""
+def decision(test, x):
+    """bool(test(x)) for `test`, an unregistered primitive that answers a question about all of
+    x's values (in every example, under vmap), for a rule or a function that picks a formula by
+    it: under fgrad.compile the answer is guarded, not all of x's values (Note [reading values
+    while compiling] in ir/value.py), so a replay with other values and the same answer goes on."""
     v = x
     while isinstance(v, Tracer):
         if v.__class__ is StageTracer:  # (the bottom value: the test is a step, its answer a guard)
-            return bool(v._trace.process(_any_zero, (v,), NO_PARAMS))
+            return bool(v._trace.process(test, (v,), NO_PARAMS))
         v = v.primal
-    return bool(_any_zero.impl(v))
+    return bool(test.impl(v))
+
+
+def any_zero(x):
+    """Does x hold a zero anywhere (in any example, under vmap)? (A guarded decision.)"""
+    return decision(_any_zero, x)
 
 
 def _prod_of_others(x, axis):

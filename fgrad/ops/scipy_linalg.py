@@ -19,7 +19,7 @@ from ..backend import array_module, scipy_function, to_host
 from ..ir.value import peek
 from . import indexing
 from .batching import leading, stacked
-from .broadcasting import convert
+from .conversion import convert
 from .elementwise import equal, where
 from .linalg import _mT, matmul
 from .primitive import Primitive

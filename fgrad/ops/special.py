@@ -9,8 +9,11 @@ and log_softmax, which the Tensor face uses too, in fgrad/numpy/_softmax.py.
 A partial that has no closed form (betainc's a and b, a Bessel function's order, zeta's
 x, ...) raises NotImplementedError naming the function and the argument when it is
 needed (`_no_closed_form`): an error, never a wrong number. Discrete arguments (polygamma's
-n, yn's n, expn's n) have no partial at all (None). fgrad does not differentiate complex
-values yet, so the partials of wofz and sph_harm_y raise too.
+n, yn's n, expn's n) have no partial at all (None). Complex values (Note [complex derivatives]
+in ops/conversion.py): a holomorphic function's partial is its complex derivative, the same
+formula (erf, gamma, wofz); where SciPy has no complex kernel for the derivative (digamma's
+polygamma) or the function is not holomorphic (ive scales by exp(-|Re z|)), the partial of a
+complex value raises (`_real_partial`). sph_harm_y's angles have no partials yet.
 """
 import math
 
@@ -106,12 +109,22 @@ def _no_closed_form(fn, arg):
 
 
 def _complex_result(fn):
-    """The partials of `fn`, whose values are complex: fgrad does not differentiate those yet."""
+    """The partials of `fn`'s angles, which fgrad does not have: they raise."""
     def partial(ans, *args):
         raise NotImplementedError(
-            f"fgrad.scipy.special.{fn}: its values are complex, and fgrad does not differentiate complex "
-            f"values yet; call it on values that are not differentiated (or under fgrad.stop_gradient)")
+            f"fgrad.scipy.special.{fn}: its derivatives with respect to the angles are not implemented; call it "
+            f"on values that are not differentiated (or under fgrad.stop_gradient)")
     return partial
+
+
+def _real_partial(fn, why, partial):
+    """`partial`, for real arguments only: for a complex one it raises a TypeError saying `why`."""
+    def checked(ans, *args):
+        if any(getattr(a, "dtype", None) is not None and a.dtype.kind == "c" for a in args):
+            raise TypeError(f"fgrad.scipy.special.{fn}: no derivative for complex values ({why}); differentiate "
+                            f"it at real values, or hold the complex ones constant (fgrad.stop_gradient)")
+        return partial(ans, *args)
+    return checked
 
 
 # ---- series where a closed form divides by zero or cancels --------------------------------
@@ -200,15 +213,21 @@ owens_t = special("owens_t",
                   lambda ans, h, a: -exp(-0.5 * (h * h)) * erf(a * h / math.sqrt(2.0)) / (2.0 * _SQRT_2PI),
                   lambda ans, h, a: exp(-0.5 * (h * h) * (1.0 + a * a)) / (2.0 * np.pi * (1.0 + a * a)),
                   saves="inputs")
-wofz = special("wofz", _complex_result("wofz"), saves="nothing")
+wofz = special("wofz", lambda ans, z: -2.0 * z * ans + 2j / math.sqrt(math.pi))  # w' = -2 z w + 2i/sqrt(pi)
 
 # ---- gamma and beta functions ------------------------------------------------------------
 gammaln = special("gammaln", lambda ans, x: digamma(x), saves="inputs")
-digamma = special("digamma", lambda ans, x: polygamma(1, x), saves="inputs")
+digamma = special("digamma", _real_partial("digamma", "SciPy's polygamma(1, z) takes real z only",
+                                           lambda ans, x: polygamma(1, x)), saves="inputs")
 polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs")  # n: the order
 gamma = special("gamma", lambda ans, x: ans * digamma(x))
 rgamma = special("rgamma", _rgamma_slope)
-loggamma = special("loggamma", lambda ans, x: where(less(x, 0.0), np.nan, digamma(x)), saves="inputs")  # real x
+def _loggamma_partial(ans, x):
+    """digamma(x); nan for real x < 0, where SciPy's loggamma is nan (complex x: off the cut, digamma)."""
+    return digamma(x) if x.dtype.kind == "c" else where(less(x, 0.0), np.nan, digamma(x))
+
+
+loggamma = special("loggamma", _loggamma_partial, saves="inputs")
 gammasgn = special("gammasgn", arity=1)  # piecewise constant: no derivative, as sign
 beta = special("beta", lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
                lambda ans, a, b: ans * (digamma(b) - digamma(a + b)))
@@ -277,7 +296,8 @@ i1e = special("i1e", lambda ans, x: i0e(x) - _i1e_over_x(x) - sign(x) * ans)
 iv = special("iv", _no_closed_form("iv", "v"), lambda ans, v, x: 0.5 * (iv(v - 1.0, x) + iv(v + 1.0, x)),
              saves="inputs")
 ive = special("ive", _no_closed_form("ive", "v"),
-              lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x)) - sign(x) * ans)
+              _real_partial("ive", "its scaling exp(-|Re z|) is not holomorphic",
+                            lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x)) - sign(x) * ans))
 k0 = special("k0", lambda ans, x: -k1(x), saves="inputs")
 k1 = special("k1", lambda ans, x: -k0(x) - ans / x)
 k0e = special("k0e", lambda ans, x: ans - k1e(x))

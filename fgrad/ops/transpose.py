@@ -10,7 +10,7 @@ traced by an enclosing transform too and differentiates again.
 Reverse mode itself is a transform, a layer above the ops: fgrad.transforms.reverse sets
 `vjp` here when it loads, as the imperative face sets primitive.record_tensor_op.
 """
-from .broadcasting import convert
+from .conversion import convert
 from .zeros import zeros_like_value
 
 __all__ = ["vjp_from_jvp"]

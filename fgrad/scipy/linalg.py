@@ -30,15 +30,8 @@ def _unsupported(fn, option, value, why):
     raise NotImplementedError(f"fgrad.scipy.linalg.{fn}: {option}={value!r} is not supported ({why})")
 
 
-def _real(fn, x):
-    """x; complex values raise (SciPy's conjugating conventions are not reproduced here)."""
-    if getattr(x, "dtype", None) is not None and x.dtype.kind == "c":
-        raise TypeError(f"fgrad.scipy.linalg.{fn}: complex values are not supported (real values only)")
-    return x
-
-
 def _square(fn, a):
-    return _real(fn, _la._matrix(fn, a))
+    return _la._matrix(fn, a)
 
 
 # ---- expm ------------------------------------------------------------------------------------
@@ -73,12 +66,13 @@ def sqrtm(A, disp=True, blocksize=64):
 
 
 # ---- triangular and Cholesky solves ------------------------------------------------------------
-_TRANS = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}  # (real values: the conjugate transpose is the transpose)
+_TRANS = {0: 0, 1: 1, 2: 1, "N": 0, "T": 1, "C": 1}  # (2 and "C", the conjugate transpose: _CONJUGATE)
+_CONJUGATE = (2, "C")
 
 
 def _rhs(fn, a, b):
     """b as a (..., n, k) stack, and whether it was a vector (SciPy: a 1-D b is one)."""
-    b = _real(fn, _as_operand(b))
+    b = _as_operand(b)
     n = _fnp.shape(a)[-1]
     vector = b.ndim == 1
     rows = _fnp.shape(b)[0] if vector else _fnp.shape(b)[-2] if b.ndim >= 2 else None
@@ -93,7 +87,11 @@ def _out(x, vector):
     return _fnp.squeeze(x, axis=-1) if vector else x
 
 
-def _triangular(a, b, lower, trans, unit_diagonal):
+def _triangular(a, b, lower, trans, unit_diagonal, conjugate=False):
+    """x with op(a) x = b; op(a) = a^H when `conjugate` (and trans 1): conj(x) solves a^T conj(x) = conj(b)."""
+    if conjugate and a.dtype.kind == "c":
+        return _fnp.conj(_ops.triangular_solve(a, _fnp.conj(b), lower=bool(lower), trans=trans,
+                                               unit_diagonal=bool(unit_diagonal)))
     return _ops.triangular_solve(a, b, lower=bool(lower), trans=trans, unit_diagonal=bool(unit_diagonal))
 
 
@@ -104,7 +102,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
         raise ValueError(f"fgrad.scipy.linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     a = _square("solve_triangular", a)
     b, vector = _rhs("solve_triangular", a, b)
-    return _out(_triangular(a, b, lower, _TRANS[trans], unit_diagonal), vector)
+    return _out(_triangular(a, b, lower, _TRANS[trans], unit_diagonal, trans in _CONJUGATE), vector)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -116,15 +114,15 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
-    """scipy.linalg.cho_solve: x with A x = b, A = c c^T (lower) or c^T c; only c's triangle is read.
+    """scipy.linalg.cho_solve: x with A x = b, A = c c^H (lower) or c^H c; only c's triangle is read.
     Two triangular solves, differentiable in c and b."""
     c, lower = c_and_lower
     c = _square("cho_solve", c)
     b, vector = _rhs("cho_solve", c, b)
-    if lower:  # L L^T x = b
-        x = _triangular(c, _triangular(c, b, True, 0, False), True, 1, False)
-    else:  # U^T U x = b
-        x = _triangular(c, _triangular(c, b, False, 1, False), False, 0, False)
+    if lower:  # L L^H x = b
+        x = _triangular(c, _triangular(c, b, True, 0, False), True, 1, False, conjugate=True)
+    else:  # U^H U x = b
+        x = _triangular(c, _triangular(c, b, False, 1, False, conjugate=True), False, 0, False)
     return _out(x, vector)
 
 
@@ -137,7 +135,7 @@ def _permutation_matrix(perm, dtype):
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
     """scipy.linalg.lu -> (p, l, u) with a = p @ l @ u; (p @ l, u) with permute_l; p as row indices
     (a = l[p] @ u) with p_indices. l and u carry the LU derivative (JAX's rule); p is constant."""
-    a = _real("lu", _la._matrix("lu", a, square=False))
+    a = _la._matrix("lu", a, square=False)
     packed, _, perm = _ops.lu(a)
     m, n = _fnp.shape(a)[-2:]
     k = min(m, n)
@@ -146,7 +144,8 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
     u = _fnp.triu(packed[..., :k, :])
     if permute_l:
         return _la.matmul(_permutation_matrix(perm, a.dtype), l_), u
-    p = _fnp.astype(_fnp.argsort(perm, axis=-1), _np.int32) if p_indices else _permutation_matrix(perm, a.dtype)
+    p = _fnp.astype(_fnp.argsort(perm, axis=-1), _np.int32) if p_indices else \
+        _permutation_matrix(perm, _np.finfo(a.dtype).dtype)  # (real for complex a, as SciPy's)
     return p, l_, u
 
 
@@ -210,10 +209,10 @@ def block_diag(*arrs):
 
 
 def toeplitz(c, r=None):
-    """scipy.linalg.toeplitz: first column c, first row r (c when None; r[0] is ignored); N-D inputs
-    are stacks of 1-D ones, as in SciPy >= 1.17."""
-    c = _real("toeplitz", _as_operand(c))
-    r = c if r is None else _real("toeplitz", _as_operand(r))
+    """scipy.linalg.toeplitz: first column c, first row r (conj(c) when None, Hermitian as SciPy's;
+    r[0] is ignored); N-D inputs are stacks of 1-D ones, as in SciPy >= 1.17."""
+    c = _as_operand(c)
+    r = _fnp.conj(c) if r is None else _as_operand(r)
     if c.ndim == 0:
         c = _fnp.reshape(c, (1,))
     if r.ndim == 0:
@@ -243,6 +242,9 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
     gets the general solve (the same answer for a matrix that has the structure)."""
     a = _square("solve", a)
     if transposed:
+        if a.dtype.kind == "c":
+            raise NotImplementedError("fgrad.scipy.linalg.solve: transposed=True of a complex matrix is not "
+                                      "supported (as SciPy's)")
         a = _fnp.swapaxes(a, -1, -2)
     b, vector = _rhs("solve", a, b)
     return _out(_la.solve(a, b), vector)

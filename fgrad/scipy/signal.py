@@ -26,8 +26,8 @@ def _operands(fn, in1, in2, mode):
         raise ValueError(f"fgrad.scipy.signal.{fn}: in1 and in2 should have the same dimensionality, got shapes "
                          f"{_fnp.shape(in1)} and {_fnp.shape(in2)}")
     if in1.dtype.kind == "c" or in2.dtype.kind == "c":
-        raise TypeError(f"fgrad.scipy.signal.{fn}: complex inputs are not supported (fgrad differentiates real "
-                        f"values; call scipy.signal.{fn} on plain complex arrays)")
+        raise TypeError(f"fgrad.scipy.signal.{fn}: complex inputs are not supported (its convolutions are written "
+                        f"for real arrays; call scipy.signal.{fn} on plain complex arrays)")
     return in1, in2
 
 

@@ -4,8 +4,10 @@ The kernels (erf, gammaln, betainc, jv, ...) are primitives (fgrad/ops/special.p
 its partial derivatives; a partial with no closed form (betainc's a and b, gammainc's a,
 hyp1f1's and hyp2f1's parameters, a Bessel function's order, zeta's x) raises
 NotImplementedError when it is needed, and discrete arguments (polygamma's, expn's, yn's
-n) are not differentiated. wofz and sph_harm_y are complex: their values, not their
-derivatives. logsumexp, softmax and log_softmax are composites in fgrad ops, stabilized by
+n) are not differentiated. Complex arguments as SciPy takes them, with the complex derivative
+of a holomorphic function (erf, gamma, wofz, ...: Note [complex derivatives] in
+ops/conversion.py); sph_harm_y's values are complex, not differentiated in its angles.
+logsumexp, softmax and log_softmax are composites in fgrad ops, stabilized by
 subtracting the maximum under stop_gradient, at the fgrad.numpy layer (numpy/_softmax.py),
 which the Tensor face calls too; comb, factorial, multigammaln, sici, fresnel and bessel_jn
 are composites of the primitives.

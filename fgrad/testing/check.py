@@ -6,6 +6,15 @@ tolerance, so a wrong rule is found from the message alone.
 gradcheck and gradgradcheck follow PyTorch: given Tensors, they check the imperative face
 (its analytic Jacobian by fgrad.autograd.grad, `func` called with Tensors throughout, so a
 PyTorch-style function may use Tensor methods); given arrays, the functional vjp.
+
+Complex inputs and outputs are pairs of reals (Note [complex derivatives] in
+ops/conversion.py): check_grads moves inputs along random complex tangents, and checks a
+vjp in the real and in the imaginary direction of each input (a cotangent c satisfies
+Re(c * t) = Re(ct * J t), so c's real part is the derivative along 1, minus its imaginary part
+the one along 1j); gradcheck compares the Jacobian of the real and imaginary parts of every
+output with respect to those of every input, reading the Tensor face's gradients by its
+convention, the conjugate (as torch's gradcheck checks both directions), or in `fast_mode`
+one random projection of it.
 """
 import numpy as np
 
@@ -16,11 +25,12 @@ from ..transforms import checks, trees
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
 from ..typing import Any, ArrayLike, Callable, Iterable, PyTree, Sequence
-from .finite_differences import default_eps, numerical_jvp
+from .finite_differences import default_eps, numerical_jvp, widened
 
 __all__ = ["GradcheckError", "check_grads", "gradcheck", "gradgradcheck"]
 
-_TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-2, np.dtype(np.float16): 1e-1}
+_TOL = {np.dtype(np.float64): 1e-5, np.dtype(np.float32): 2e-2, np.dtype(np.float16): 1e-1,
+        np.dtype(np.complex128): 1e-5, np.dtype(np.complex64): 2e-2}
 
 
 class GradcheckError(RuntimeError):
@@ -28,20 +38,28 @@ class GradcheckError(RuntimeError):
 
 
 def _random_like(values, rng):
+    """Standard normal values of each value's shape and dtype (both parts of a complex one)."""
     out = []
     for v in values:
         c = np.asarray(concrete(v))
-        r = np.asarray(rng.standard_normal(c.shape), dtype=c.dtype)
+        r = rng.standard_normal(c.shape)
+        if c.dtype.kind == "c":
+            r = r + 1j * rng.standard_normal(c.shape)
+        r = np.asarray(r, dtype=c.dtype)
         out.append(r[()] if c.ndim == 0 and not isinstance(concrete(v), np.ndarray) else r)
     return out
+
+
+def _pairing(cts, values):
+    """Re(sum(c * v)) over the leaves: the pairing under which a vjp is the jvp's transpose."""
+    return sum(float(np.real(np.sum(widened(c) * widened(v)))) for c, v in zip(cts, values))
 
 
 def _compare(analytic, numeric, atol, rtol, what, exc=AssertionError):
     a_leaves, _ = trees.flatten(analytic)
     n_leaves, _ = trees.flatten(numeric)
     for k, (a, n) in enumerate(zip(a_leaves, n_leaves)):
-        a = np.asarray(concrete(a), dtype=np.float64)
-        n = np.asarray(concrete(n), dtype=np.float64)
+        a, n = widened(a), widened(n)
         if a.shape != n.shape:
             raise exc(f"{what}: leaf {k} has shape {a.shape} analytically but {n.shape} numerically")
         err = np.abs(a - n) - (atol + rtol * np.abs(n))
@@ -49,7 +67,7 @@ def _compare(analytic, numeric, atol, rtol, what, exc=AssertionError):
         if np.any(bad):
             idx = np.unravel_index(np.argmax(np.where(np.isnan(err), np.inf, err)), a.shape) if a.ndim else ()
             raise exc(f"{what}: output leaf {k}, worst element at index {tuple(int(i) for i in idx)}: "
-                      f"analytic {float(a[idx])!r} vs numerical {float(n[idx])!r} (atol={atol}, rtol={rtol}; "
+                      f"analytic {a[idx].item()!r} vs numerical {n[idx].item()!r} (atol={atol}, rtol={rtol}; "
                       f"{int(np.sum(bad))} of {a.size} elements differ)")
 
 
@@ -69,22 +87,21 @@ def _check_rev(fun, args, order, eps, atol, rtol, rng, modes):
     ct_leaves = trees.flatten(ct)[0]
     numeric = []
     for k, x in enumerate(leaves):
-        col = np.zeros(np.shape(concrete(x)))
+        complex_input = np.asarray(concrete(x)).dtype.kind == "c"
+        col = np.zeros(np.shape(concrete(x)), np.complex128 if complex_input else np.float64)
         for idx in np.ndindex(col.shape):
-            e = [np.zeros_like(concrete(v)) for v in leaves]
-            e[k][idx] = 1.0
-            jv = trees.flatten(numerical_jvp(fun, args, trees.unflatten(treedef, e), eps))[0]
-            col[idx] = sum(float(np.sum(np.asarray(concrete(c), np.float64) * j)) for c, j in zip(ct_leaves, jv))
+            def along(unit, k=k, idx=idx):  # Re(ct . J e), e the unit `unit` at (k, idx)
+                e = trees.unflatten(treedef, _unit_like(leaves, k, idx, unit))
+                return _pairing(ct_leaves, trees.flatten(numerical_jvp(fun, args, e, eps))[0])
+            col[idx] = along(1.0) - 1j * along(1j) if complex_input else along(1.0)
         numeric.append(col)
     _compare(trees.flatten(ct_in)[0], numeric, atol, rtol,
              f"check_grads: mode rev, order {order} (v @ J against finite differences)")
-    if "fwd" in modes:  # the two modes against each other: v.(J u) == (J^T v).u
+    if "fwd" in modes:  # the two modes against each other: Re v.(J u) == Re (J^T v).u
         u = trees.unflatten(treedef, _random_like(leaves, rng))
         _, ju = jvp(fun, args, u)
-        lhs = sum(float(np.sum(np.asarray(concrete(c), np.float64) * np.asarray(concrete(j), np.float64)))
-                  for c, j in zip(ct_leaves, trees.flatten(ju)[0]))
-        rhs = sum(float(np.sum(np.asarray(concrete(g), np.float64) * np.asarray(concrete(w), np.float64)))
-                  for g, w in zip(trees.flatten(ct_in)[0], trees.flatten(u)[0]))
+        lhs = _pairing(ct_leaves, trees.flatten(ju)[0])
+        rhs = _pairing(trees.flatten(ct_in)[0], trees.flatten(u)[0])
         _compare(lhs, rhs, atol, rtol, f"check_grads: modes fwd and rev, order {order} (v.(J u) against (J^T v).u)")
     return ct
 
@@ -119,79 +136,138 @@ def check_grads(fun: Callable[..., PyTree], args: Iterable[PyTree], order: int =
     check(fun, 1)
 
 
-def _jacobians(fun, inputs, eps):
-    """Analytic (by vjp, one row per output element) and numerical Jacobians."""
+def _parts(value):
+    """A value's real coordinates, flat: its elements, then, for a complex one, their
+    imaginary parts."""
+    a = np.ravel(widened(value))
+    return np.concatenate([a.real, a.imag]) if a.dtype.kind == "c" else a
+
+
+def _units(value):
+    """The unit directions of a value's real coordinates, in _parts' order: (index, 1.0) for
+    each element, then (index, 1j) for each element of a complex one."""
+    shape = np.shape(concrete(value))
+    units = [(idx, 1.0) for idx in np.ndindex(shape)]
+    if np.asarray(concrete(value)).dtype.kind == "c":
+        units += [(idx, 1j) for idx in np.ndindex(shape)]
+    return units
+
+
+def _unit_like(values, k, idx, unit):
+    e = [np.zeros_like(np.asarray(concrete(v))) for v in values]
+    e[k][idx] = unit
+    return e
+
+
+def _cotangent_row(c, x):
+    """The derivatives of Re(ct . out) along x's real coordinates, from the cotangent c the vjp of
+    `ct` gave x: Re c along 1, -Im c along 1j (Re(c * t) = Re(ct * J t))."""
+    c = np.ravel(widened(c))
+    return np.concatenate([c.real, -c.imag]) if np.asarray(concrete(x)).dtype.kind == "c" else c.real
+
+
+def _real_jacobians(pull, fun, inputs, outs, eps):
+    """blocks[i][k]: the Jacobian of output i's real coordinates with respect to input k's.
+    Analytic rows from `pull(cts)`, the cotangents of the inputs for output cotangents `cts`
+    (JAX's convention): a row of Re out along 1, one of Im out along 1j (a cotangent 1j gives
+    minus the row of Im out); numerical columns by central differences along each unit."""
+    leaves, treedef = trees.flatten(tuple(inputs))
+    analytic = [[[] for _ in leaves] for _ in outs]
+    for i, o in enumerate(outs):
+        for idx, unit in _units(o):
+            row = pull(_unit_like(outs, i, idx, unit))
+            sign = 1.0 if unit == 1.0 else -1.0
+            for k, (g, x) in enumerate(zip(row, leaves)):
+                analytic[i][k].append(sign * (_cotangent_row(g, x) if g is not None else np.zeros(_parts(x).size)))
+    numeric = [[[] for _ in leaves] for _ in outs]
+    for k, x in enumerate(leaves):
+        for idx, unit in _units(x):
+            e = trees.unflatten(treedef, _unit_like(leaves, k, idx, unit))
+            for i, c in enumerate(trees.flatten(numerical_jvp(fun, inputs, e, eps))[0]):
+                numeric[i][k].append(_parts(c))
+    return [[(np.array(analytic[i][k]).reshape(_parts(o).size, _parts(x).size),
+              np.array(numeric[i][k]).T.reshape(_parts(o).size, _parts(x).size))
+             for k, x in enumerate(leaves)] for i, o in enumerate(outs)]
+
+
+def _functional_pull(fun, inputs):
+    """(outputs, pull) of the functional vjp: pull(cts) -> the inputs' cotangents."""
     out, f_vjp = vjp(fun, *inputs)
     out_leaves, out_tree = trees.flatten(out)
-    analytic, numeric = [], []
-    for i, o in enumerate(out_leaves):
-        o = np.asarray(concrete(o))
-        rows = []
-        for idx in np.ndindex(o.shape):
-            cts = [np.zeros_like(np.asarray(concrete(v))) for v in out_leaves]
-            cts[i][idx] = 1.0
-            rows.append([np.asarray(concrete(g)) for g in trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]])
-        analytic.append(rows)
-    leaves, treedef = trees.flatten(tuple(inputs))
-    for k, x in enumerate(leaves):
-        cols = []
-        for idx in np.ndindex(np.shape(concrete(x))):
-            e = [np.zeros_like(concrete(v)) for v in leaves]
-            e[k][idx] = 1.0
-            cols.append(trees.flatten(numerical_jvp(fun, inputs, trees.unflatten(treedef, e), eps))[0])
-        numeric.append(cols)
-    return analytic, numeric, out_leaves, leaves
+
+    def pull(cts):
+        return [None if g is None else np.asarray(concrete(g))
+                for g in trees.flatten(f_vjp(trees.unflatten(out_tree, cts)))[0]]
+    return out_leaves, pull
 
 
-def _tensor_jacobians(func, inputs, eps):
-    """_jacobians on the Tensor face: the inputs that require grad are differentiated, by
-    fgrad.autograd.grad (one row per output element), and by central differences of `func`
-    at copies of them (fresh leaves that require grad, as `func` may differentiate too)."""
+def _tensor_pull(func, inputs):
+    """(outputs, pull) of the Tensor face, whose gradients follow PyTorch's convention: for
+    grad_outputs g, the conjugate of JAX's cotangent of conj(g) (Note [the Tensor face's complex
+    gradients] in autograd/functional.py), read back into JAX's here. Only the inputs that
+    require grad are differentiated; `func` gets Tensors throughout."""
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    out = func(*inputs)
+    outs = list(out) if isinstance(out, (tuple, list)) else [out]
+
+    def pull(cts):
+        live = [(o, c) for o, c in zip(outs, cts) if isinstance(o, Tensor) and o.requires_grad and np.any(c != 0)]
+        if not live:
+            return [None] * len(wrt)
+        gs = tensor_grad([o for o, _ in live], wrt, grad_outputs=[Tensor(np.conj(c)) for _, c in live],
+                         retain_graph=True, allow_unused=True)
+        return [None if g is None else np.conj(g.detach().numpy()) for g in gs]
+    return outs, pull, wrt
+
+
+def _tensor_function(func, inputs):
+    """func of the differentiated inputs alone, as arrays: fresh leaves that require grad (func
+    may differentiate too), the other inputs as they are."""
     diff = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    wrt = [inputs[k] for k in diff]
 
-    def outputs(args):
+    def f(*arrays):
+        args = list(inputs)
+        for k, a in zip(diff, arrays):
+            args[k] = Tensor(np.array(a), requires_grad=True)
         out = func(*args)
-        return list(out) if isinstance(out, (tuple, list)) else [out]
+        return [np.asarray(concrete(o)) for o in (out if isinstance(out, (tuple, list)) else [out])]
+    return f, [inputs[k].detach().numpy() for k in diff]
 
-    outs = outputs(inputs)
-    analytic = []
-    for o in outs:
-        rows = []
-        for idx in np.ndindex(o.shape):
-            if not (isinstance(o, Tensor) and o.requires_grad):
-                rows.append([np.zeros(x.shape) for x in wrt])
-                continue
-            e = np.zeros(o.shape, o.dtype)
-            e[idx] = 1.0
-            gs = tensor_grad(o, wrt, grad_outputs=Tensor(e), retain_graph=True, allow_unused=True)
-            rows.append([np.zeros(x.shape) if g is None else g.detach().numpy() for g, x in zip(gs, wrt)])
-        analytic.append(rows)
 
-    def at(k, idx, sign):
-        args = [Tensor(x.detach().numpy(), requires_grad=True) if j in diff else x for j, x in enumerate(inputs)]
-        args[k].primal[idx] += sign * eps
-        return [np.asarray(concrete(o), np.float64) for o in outputs(args)]
-
-    numeric = [[[(p - m) / (2 * eps) for p, m in zip(at(k, idx, +1), at(k, idx, -1))]
-                for idx in np.ndindex(inputs[k].shape)] for k in diff]
-    return analytic, numeric, outs, wrt
+def _fast_check(fun, inputs, outs, pull, eps, atol, rtol):
+    """torch's fast mode: Re(v . J u) by central differences along one random complex u,
+    against Re(vjp(v) . u), for one random v."""
+    rng = np.random.default_rng(0)
+    u = _random_like(inputs, rng)
+    v = _random_like(outs, rng)
+    numeric = _pairing(v, trees.flatten(numerical_jvp(fun, inputs, tuple(u), eps))[0])
+    analytic = _pairing([g if g is not None else np.zeros_like(x) for g, x in zip(pull(v), u)], u)
+    _compare(analytic, numeric, atol, rtol, "gradcheck (fast mode): Re(v . J u) by the vjp against finite "
+             "differences, for random u and v", GradcheckError)
 
 
 def gradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike], eps: float = 1e-6,
-              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, **unused: Any) -> bool:
-    """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences."""
+              atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, fast_mode: bool = False,
+              **unused: Any) -> bool:
+    """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences, of
+    the real and imaginary parts of complex values (both directions of each); `fast_mode`
+    compares one random projection of it instead."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
-    jacobians = _tensor_jacobians if any(isinstance(x, Tensor) for x in inputs) else _jacobians
-    analytic, numeric, outs, leaves = jacobians(func, inputs, eps)
+    if any(isinstance(x, Tensor) for x in inputs):
+        outs, pull, _ = _tensor_pull(func, inputs)
+        fun, inputs = _tensor_function(func, inputs)
+    else:
+        fun = func
+        outs, pull = _functional_pull(func, inputs)
     try:
-        for i, o in enumerate(outs):
-            for k, _x in enumerate(leaves):
-                a = np.array([[np.ravel(r[k])] for r in analytic[i]]).reshape(np.size(concrete(o)), -1)
-                n = np.array([np.ravel(c[i]) for c in numeric[k]]).reshape(-1, np.size(concrete(o))).T \
-                    if numeric[k] else np.zeros_like(a)
-                _compare(a, n, atol, rtol, f"gradcheck: Jacobian of output {i} with respect to input {k} "
-                         f"(rows: output elements, columns: input elements)", GradcheckError)
+        if fast_mode:
+            _fast_check(fun, inputs, [np.asarray(concrete(o)) for o in outs], pull, eps, atol, rtol)
+            return True
+        for i, row in enumerate(_real_jacobians(pull, fun, inputs, outs, eps)):
+            for k, (a, n) in enumerate(row):
+                _compare(a, n, atol, rtol, f"gradcheck: Jacobian of output {i} with respect to input {k} (rows: "
+                         f"output elements, columns: input elements; of a complex value its real parts, then its "
+                         f"imaginary parts)", GradcheckError)
     except GradcheckError:
         if raise_exception:
             raise

@@ -1,15 +1,29 @@
-"""Central finite differences: the ground truth every derivative is checked against."""
+"""Central finite differences: the ground truth every derivative is checked against.
+
+A complex input is a pair of reals: a tangent may move it in any complex direction (its
+real and imaginary parts at once), and a complex output's difference quotient is complex.
+"""
 import numpy as np
 
 from ..ir.value import concrete
 from ..transforms import checks, trees
 
-__all__ = ["default_eps", "numerical_jacobian", "numerical_jvp"]
+__all__ = ["default_eps", "numerical_jacobian", "numerical_jvp", "widened"]
 
 
 def default_eps(dtype):
-    """A step balancing truncation and rounding error for central differences."""
-    return {np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}.get(np.dtype(dtype), 1e-6)
+    """A step balancing truncation and rounding error for central differences (a complex
+    dtype's, that of its real parts)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        dtype = np.finfo(dtype).dtype
+    return {np.dtype(np.float32): 1e-3, np.dtype(np.float16): 1e-2}.get(dtype, 1e-6)
+
+
+def widened(value):
+    """`value` as a float64 array, or complex128 for a complex one (never dropping a part)."""
+    a = np.asarray(concrete(value))
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
 
 
 def _as_float_leaves(args, where):
@@ -27,7 +41,7 @@ def numerical_jvp(fun, args, tangents, eps=None):
     def at(sign):
         shifted = [x + sign * eps * np.asarray(t, x.dtype) for x, t in zip(leaves, t_leaves)]
         out_leaves, out_tree = trees.flatten(fun(*trees.unflatten(treedef, shifted)))
-        return [np.asarray(concrete(o), dtype=np.float64) for o in out_leaves], out_tree
+        return [widened(o) for o in out_leaves], out_tree
 
     plus, out_tree = at(+1)
     minus, _ = at(-1)
@@ -35,7 +49,8 @@ def numerical_jvp(fun, args, tangents, eps=None):
 
 
 def numerical_jacobian(fun, args, eps=None):
-    """The Jacobian of `fun` at `args` by central differences.
+    """The Jacobian of `fun` at `args` by central differences (for a complex input, along its
+    real axis: f'(z) of a holomorphic f).
 
     For one array argument and one array output the result has shape
     out.shape + in.shape (as jacfwd); in general it is a list over output leaves of

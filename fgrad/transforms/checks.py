@@ -1,7 +1,8 @@
 """The checks on what users pass to a transform and what their functions return: inputs
-(floating point, no masked arrays or matrices), argnums, has_aux pairs, a gradient's scalar
-output (its seed), cotangents and tangents. Every message names the transform, the argument
-and the shapes or dtypes involved.
+(floating point or complex, no masked arrays or matrices), argnums, has_aux pairs, a
+gradient's scalar output (its seed), cotangents and tangents, and the dtypes `holomorphic`
+asks for (as JAX's, with JAX's advice: Note [complex derivatives] in ops/conversion.py).
+Every message names the transform, the argument and the shapes or dtypes involved.
 """
 import numpy as np
 
@@ -9,19 +10,35 @@ from ..backend import array_module
 from ..ir.value import Tracer, peek
 from .trees import flatten
 
-__all__ = ["ArgnumsCache", "check_argnums", "check_cotangent", "check_plain_array", "float_input", "is_floating",
-           "scalar_seed", "split_aux"]
+__all__ = [
+    "ArgnumsCache",
+    "check_argnums",
+    "check_complex_inputs",
+    "check_cotangent",
+    "check_holomorphic_outputs",
+    "check_plain_array",
+    "check_real_inputs",
+    "check_real_outputs",
+    "float_input",
+    "is_floating",
+    "scalar_seed",
+    "split_aux",
+]
 
 
 def _is_float_dtype(dtype):
     return dtype.kind == "f"
 
 
+def _is_inexact_dtype(dtype):
+    return dtype.kind == "f" or dtype.kind == "c"
+
+
 def is_floating(x):
     """Is leaf `x` one a transform differentiates by default (make_graph, checkpoint): a Python
-    float, or an array, NumPy scalar or traced value of floating dtype?"""
+    float or complex, or an array, NumPy scalar or traced value of floating or complex dtype?"""
     dtype = getattr(x, "dtype", None)
-    return isinstance(x, float) if dtype is None else _is_float_dtype(dtype)
+    return isinstance(x, (float, complex)) if dtype is None else _is_inexact_dtype(dtype)
 
 
 def _unsupported_array(x):
@@ -67,16 +84,66 @@ def float_input(x, label, transform):
                         f"but {label} is the {type(x).__name__} {x!r}; pass a float (e.g. {float(x)!r})")
     elif isinstance(x, float):
         return np.float64(x)
+    elif isinstance(x, complex):
+        return np.complex128(x)
     elif hasattr(x, "dtype") and hasattr(x, "shape"):
         check_plain_array(x, label, transform)
         dtype = x.dtype
     else:
         raise TypeError(f"{transform}: {label} is of type {type(x).__name__}, which is not an array, a "
-                        f"Python float or a pytree of them")
-    if not _is_float_dtype(dtype):
-        raise TypeError(f"{transform}: can only differentiate with respect to floating-point inputs, but "
-                        f"{label} has dtype {dtype} and shape {tuple(x.shape)}; cast it, e.g. x.astype(float)")
+                        f"Python float or complex, or a pytree of them")
+    if not _is_inexact_dtype(dtype):
+        raise TypeError(f"{transform}: can only differentiate with respect to floating-point (or complex) inputs, "
+                        f"but {label} has dtype {dtype} and shape {tuple(x.shape)}; cast it, e.g. x.astype(float)")
     return x
+
+
+def _dtype_of(x):
+    return x.dtype if hasattr(x, "dtype") else np.result_type(x)
+
+
+def check_real_inputs(leaves, transform, jvp="fgrad.jvp"):
+    """Forward-mode Jacobians without holomorphic=True take real inputs only (as JAX's jacfwd):
+    the Jacobian of a function of complex input is not one complex matrix unless the function
+    is holomorphic."""
+    for x in leaves:
+        dtype = _dtype_of(x)
+        if dtype.kind == "c":
+            raise TypeError(f"{transform} requires real-valued inputs (input dtype that is a sub-dtype of "
+                            f"np.floating), but got {dtype}. For holomorphic differentiation, pass "
+                            f"holomorphic=True. For differentiation of non-holomorphic functions involving complex "
+                            f"inputs or integer inputs, use {jvp} directly.")
+
+
+def check_real_outputs(leaves, transform):
+    """Reverse-mode derivatives (grad, jacrev) without holomorphic=True take real outputs only
+    (as JAX's)."""
+    for o in leaves:
+        dtype = _dtype_of(o)
+        if dtype.kind == "c":
+            raise TypeError(_complex_output_message(transform, dtype))
+
+
+def _complex_output_message(transform, dtype):
+    return (f"{transform} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), but got "
+            f"{dtype}. For holomorphic differentiation, pass holomorphic=True. For differentiation of "
+            f"non-holomorphic functions involving complex outputs, use fgrad.vjp directly.")
+
+
+def check_complex_inputs(leaves, transform):
+    """With holomorphic=True, every differentiated input is complex (as JAX)."""
+    for x in leaves:
+        dtype = _dtype_of(x)
+        if dtype.kind != "c":
+            raise TypeError(f"{transform} with holomorphic=True requires inputs with complex dtype, but got {dtype}.")
+
+
+def check_holomorphic_outputs(leaves, transform):
+    """With holomorphic=True, every output is complex (as JAX)."""
+    for o in leaves:
+        dtype = _dtype_of(o)
+        if dtype.kind != "c":
+            raise TypeError(f"{transform} with holomorphic=True requires outputs with complex dtype, but got {dtype}.")
 
 
 def split_aux(result, has_aux, transform):
@@ -91,14 +158,15 @@ def split_aux(result, has_aux, transform):
 _SEEDS = {}  # dtype -> its 1 (NumPy scalars are immutable: one serves every call)
 
 
-def scalar_seed(out, transform, fun):
+def scalar_seed(out, transform, fun, holomorphic=False):
     """The cotangent that starts a gradient: 1 in the dtype of `out`, which must be a
-    floating-point scalar (else a TypeError naming what `fun` returned)."""
+    floating-point scalar, or with `holomorphic` a complex one (else a TypeError naming what
+    `fun` returned)."""
     # The common case first: a 0-d float array or NumPy scalar, or a traced value of one (a
     # traced value's shape and dtype are its primal's, read in C).
     if out.__class__ is not float and getattr(out, "shape", None) == ():
         dtype = out.dtype
-        if dtype.kind == "f":
+        if dtype.kind == "f" and not holomorphic:
             one = _SEEDS.get(dtype)
             if one is None:
                 one = _SEEDS[dtype] = dtype.type(1)
@@ -125,9 +193,16 @@ def scalar_seed(out, transform, fun):
     if shape != ():
         raise TypeError(f"{transform} requires a scalar output, but {name} returned shape {tuple(shape)} "
                         f"(dtype {dtype}); use jacrev/jacfwd or vjp for non-scalar outputs, or reduce it (e.g. .sum())")
-    if not _is_float_dtype(dtype):
+    if holomorphic:
+        check_holomorphic_outputs([out], transform)
+    elif dtype.kind == "c":
+        raise TypeError(_complex_output_message(transform, dtype))
+    elif not _is_float_dtype(dtype):
         raise TypeError(f"{transform} requires a floating-point output, but {name} returned dtype {dtype}")
-    return dtype.type(1)
+    value = peek(out)
+    if value.__class__ is np.ndarray or isinstance(value, np.generic) or not hasattr(value, "shape"):
+        return dtype.type(1)
+    return array_module(value).ones((), dtype)
 
 
 def _check_output_array(value, transform, fun):

@@ -4,7 +4,9 @@ jacrev runs fun forward once and pulls back every basis cotangent in one batched
 (vmap of the vjp function); jacfwd pushes every basis tangent through one batched jvp, in
 which fun's primal computation runs once, unbatched (vmap of jvp). hessian is
 jacfwd(jacrev). Shapes follow JAX: out.shape + in.shape. `chunk_size` bounds how many basis
-vectors one pass carries (vmap's chunk_size).
+vectors one pass carries (vmap's chunk_size). Complex values as in JAX: jacrev takes real
+outputs, jacfwd real inputs, unless `holomorphic=True`, which asks for complex inputs and
+outputs and gives f'(z) (Note [complex derivatives] in ops/conversion.py).
 """
 import math
 
@@ -100,18 +102,24 @@ def _check_float_outputs(out_leaves, transform):
                             f"(shape {tuple(np.shape(o)) if not hasattr(o, 'shape') else tuple(o.shape)})")
 
 
-def _traced(fun, argnums, has_aux, transform, args, kwargs):
+def _traced(fun, argnums, has_aux, transform, args, kwargs, holomorphic):
     """fun run once under vjp, differentiated in `argnums`: (vjp's result, the inputs)."""
     nums = checks.check_argnums(argnums, len(args), transform)
     diff = tuple(args[i] for i in nums)
+    if holomorphic:
+        checks.check_complex_inputs(trees.flatten(diff)[0], transform)
     return vjp_named(_partial(fun, args, nums, kwargs), diff, has_aux, transform), diff
 
 
-def _pull_basis(res, diff, argnums, has_aux, transform, chunk_size):
+def _pull_basis(res, diff, argnums, has_aux, transform, chunk_size, holomorphic):
     """The Jacobian from vjp's result `res`: every basis cotangent pulled back in one batched pass."""
     out_leaves, out_tree = trees.flatten(res[0])
     in_leaves, in_tree = trees.flatten(diff)
     _check_float_outputs(out_leaves, transform)
+    if holomorphic:
+        checks.check_holomorphic_outputs(out_leaves, transform)
+    else:
+        checks.check_real_outputs(out_leaves, transform)
     cts = trees.unflatten(out_tree, _basis(out_leaves))
     pulled = trees.flatten(vmap(res[1], chunk_size=chunk_size)(cts))[0]  # per input leaf: (M,) + its shape
     per_in = [_rows(p, out_leaves) for p in pulled]  # [k][i]: out_i.shape + in_k.shape
@@ -120,18 +128,22 @@ def _pull_basis(res, diff, argnums, has_aux, transform, chunk_size):
     return (jac, res[2]) if has_aux else jac
 
 
-def _jacrev(fun, argnums, has_aux, transform, chunk_size=None):
+def _jacrev(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False):
     def jacrev_fun(*args, **kwargs):
-        res, diff = _traced(fun, argnums, has_aux, transform, args, kwargs)
-        return _pull_basis(res, diff, argnums, has_aux, transform, chunk_size)
+        res, diff = _traced(fun, argnums, has_aux, transform, args, kwargs, holomorphic)
+        return _pull_basis(res, diff, argnums, has_aux, transform, chunk_size, holomorphic)
     return trees.wraps(jacrev_fun, fun, transform)
 
 
-def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None):
+def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False):
     def jacfwd_fun(*args, **kwargs):
         nums = checks.check_argnums(argnums, len(args), transform)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_tree = trees.flatten(diff)
+        if holomorphic:
+            checks.check_complex_inputs(in_leaves, transform)
+        else:
+            checks.check_real_inputs(in_leaves, transform)
         f = _partial(fun, args, nums, kwargs)
 
         def pushed(*tangents):  # fun's primal runs once, unbatched: only the tangents are batched
@@ -140,6 +152,8 @@ def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None):
         res = vmap(pushed, out_axes=axes, chunk_size=chunk_size)(*trees.unflatten(in_tree, _basis(in_leaves)))
         out_leaves, out_tree = trees.flatten(res[0])
         _check_float_outputs(out_leaves, transform)
+        if holomorphic:
+            checks.check_holomorphic_outputs(out_leaves, transform)
         pushed_leaves = trees.flatten(res[1])[0]  # per output leaf: (N,) + its shape
         blocks = []
         for t in pushed_leaves:
@@ -151,47 +165,61 @@ def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None):
 
 
 def jacrev(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable[..., PyTree]:
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
     """The Jacobian by reverse mode: fun runs once, then every basis cotangent is pulled back
-    in one batched pass (at most `chunk_size` at a time)."""
-    return _jacrev(fun, argnums, has_aux, "jacrev", chunk_size)
+    in one batched pass (at most `chunk_size` at a time). Real outputs, unless `holomorphic`."""
+    return _jacrev(fun, argnums, has_aux, "jacrev", chunk_size, holomorphic)
 
 
 def jacfwd(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           chunk_size: int | None = None) -> Callable[..., PyTree]:
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
     """The Jacobian by forward mode: every basis tangent is pushed through one batched jvp, in
-    which fun's primal computation runs once (at most `chunk_size` tangents at a time)."""
-    return _jacfwd(fun, argnums, has_aux, "jacfwd", chunk_size)
+    which fun's primal computation runs once (at most `chunk_size` tangents at a time). Real
+    inputs, unless `holomorphic`."""
+    return _jacfwd(fun, argnums, has_aux, "jacfwd", chunk_size, holomorphic)
+
+
+def _any_complex(leaves):
+    return any(_dtype(x).kind == "c" for x in leaves)
 
 
 def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-             mode: str = "auto", chunk_size: int | None = None) -> Callable[..., PyTree]:
+             mode: str = "auto", chunk_size: int | None = None, holomorphic: bool = False) -> Callable[..., PyTree]:
     """The Jacobian, by forward mode (`mode="forward"`), reverse mode ("reverse"), or the cheaper
     of the two for the sizes at hand ("auto"): reverse when the outputs have fewer elements than
     the differentiated inputs, forward otherwise (as one would choose by hand). "auto" runs fun
     once under vjp to learn the output size; reverse mode goes on from that run, forward mode
-    runs fun once more."""
+    runs fun once more. Without `holomorphic`, "auto" takes the mode that accepts complex
+    values where they are: reverse for complex inputs (real outputs), forward for complex
+    outputs (real inputs); both complex needs holomorphic=True."""
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     if mode == "forward":
-        return _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size)
+        return _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size, holomorphic)
     if mode == "reverse":
-        return _jacrev(fun, argnums, has_aux, "jacobian", chunk_size)
-    fwd = _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size)
+        return _jacrev(fun, argnums, has_aux, "jacobian", chunk_size, holomorphic)
+    fwd = _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size, holomorphic)
 
     def jacobian_fun(*args, **kwargs):
-        res, diff = _traced(fun, argnums, has_aux, "jacobian", args, kwargs)
-        n_out = sum(_size(o) for o in trees.flatten(res[0])[0])
-        if n_out < sum(_size(x) for x in trees.flatten(diff)[0]):
-            return _pull_basis(res, diff, argnums, has_aux, "jacobian", chunk_size)
+        res, diff = _traced(fun, argnums, has_aux, "jacobian", args, kwargs, holomorphic)
+        out_leaves, in_leaves = trees.flatten(res[0])[0], trees.flatten(diff)[0]
+        reverse = sum(_size(o) for o in out_leaves) < sum(_size(x) for x in in_leaves)
+        if not holomorphic and _any_complex(in_leaves):
+            reverse = True  # (complex outputs too: _pull_basis refuses them with JAX's advice)
+        elif not holomorphic and _any_complex(out_leaves):
+            reverse = False
+        if reverse:
+            return _pull_basis(res, diff, argnums, has_aux, "jacobian", chunk_size, holomorphic)
         return fwd(*args, **kwargs)
     return trees.wraps(jacobian_fun, fun, "jacobian")
 
 
 def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
-            chunk_size: int | None = None) -> Callable[..., PyTree]:
-    """The Hessian, forward over reverse: jacfwd(jacrev(fun)), each one batched pass."""
-    return _jacfwd(_jacrev(fun, argnums, False, "hessian", chunk_size), argnums, False, "hessian", chunk_size)
+            chunk_size: int | None = None, holomorphic: bool = False) -> Callable[..., PyTree]:
+    """The Hessian, forward over reverse: jacfwd(jacrev(fun)), each one batched pass; complex
+    inputs need `holomorphic=True` (as JAX's)."""
+    return _jacfwd(_jacrev(fun, argnums, False, "hessian", chunk_size, holomorphic), argnums, False, "hessian",
+                   chunk_size, holomorphic)
 
 
 def hvp(fun, primals, tangents):
@@ -201,6 +229,6 @@ def hvp(fun, primals, tangents):
     argnums = 0 if len(primals) == 1 else nums
 
     def value_and_grad_fun(*args):  # (jvp_named has paused the collector already)
-        return value_and_grad_call.__wrapped__(fun, nums, argnums, False, args, {}, "hvp")
+        return value_and_grad_call.__wrapped__(fun, nums, argnums, False, args, {}, "hvp", False)
     (value, _), (_, hv) = jvp_named(value_and_grad_fun, primals, tangents, False, "hvp")
     return value, hv

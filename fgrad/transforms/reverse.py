@@ -223,25 +223,28 @@ def vjp_named(fun, primals, has_aux, transform):
     return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
 
 
-def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
-                   has_aux: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
-    """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`."""
-    return value_and_grad_named(fun, argnums, has_aux, "value_and_grad")
+def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
+    """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`; `holomorphic`
+    as grad's."""
+    return value_and_grad_named(fun, argnums, has_aux, "value_and_grad", holomorphic)
 
 
-def value_and_grad_named(fun, argnums, has_aux, transform):
+def value_and_grad_named(fun, argnums, has_aux, transform, holomorphic=False):
     """value_and_grad under the name `transform` (hvp, ...)."""
     checked = checks.ArgnumsCache(argnums, transform)
 
     def value_and_grad_fun(*args, **kwargs):
-        return value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform)
+        return value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, transform, holomorphic)
     return trees.wraps(value_and_grad_fun, fun, transform)
 
 
 @paused
-def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
+def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform, holomorphic=False):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
     leaves, treedef = trees.flatten_args(args, nums)
+    if holomorphic:
+        checks.check_complex_inputs(leaves, transform)
 
     def args_of(ins):  # args, with the traced inputs in the places argnums names
         traced_args = list(args)
@@ -255,7 +258,7 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
             out, aux = checks.split_aux(out, has_aux, transform)
         if out.__class__ is not VJPTracer:  # (a Tensor of a traced value, when fun was given Tensors)
             out = faces.unfaced(out)
-        seed = checks.scalar_seed(out, transform, fun)
+        seed = checks.scalar_seed(out, transform, fun, holomorphic)
         grads = owned.fill_zeros(run_vjp(trace, tape, in_tracers, [out], [seed], retain_graph=False), in_tracers)
         owned.own_arrays(grads, args if treedef is None else leaves + list(args))
         if treedef is not None:
@@ -267,12 +270,16 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform):
         trace.held.release()
 
 
-def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Callable[..., PyTree]:
-    """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`."""
+def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable[..., PyTree]:
+    """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`: as jax.grad's, a
+    real output's cotangent pulled back (for complex input, df/dx - i df/dy: Note [complex
+    derivatives] in ops/conversion.py), or with `holomorphic=True` f'(z) of a complex output of
+    complex inputs."""
     checked = checks.ArgnumsCache(argnums, "grad")
 
     def grad_fun(*args, **kwargs):
-        value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad")
+        value, g = value_and_grad_call(fun, checked(len(args)), argnums, has_aux, args, kwargs, "grad", holomorphic)
         return (g, value[1]) if has_aux else g
     return trees.wraps(grad_fun, fun, "grad")
 

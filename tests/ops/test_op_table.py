@@ -16,10 +16,25 @@ ROWS = [pytest.param(op, id=op.name) for op in OPS]
 
 
 def _split(args):
-    """Positions of the float arguments (differentiated) and a function of them alone."""
-    pos = [i for i, a in enumerate(args) if isinstance(a, (float, np.floating, np.ndarray))
-           and np.issubdtype(np.asarray(a).dtype, np.floating)]
+    """Positions of the float and complex arguments (differentiated)."""
+    pos = [i for i, a in enumerate(args) if isinstance(a, (float, complex, np.inexact, np.ndarray))
+           and np.issubdtype(np.asarray(a).dtype, np.inexact)]
     return pos
+
+
+def random_like(rng, x):
+    """Standard normal values of x's shape and dtype (both parts of a complex x)."""
+    x = np.asarray(x)
+    r = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        r = r + 1j * rng.standard_normal(x.shape)
+    return np.asarray(r, dtype=x.dtype)
+
+
+def pairing(a, b):
+    """Re(sum(a * b)): the pairing under which a vjp is the jvp's transpose (Note [complex
+    derivatives] in fgrad/ops/conversion.py; the plain dot product for real values)."""
+    return float(np.real(np.sum(np.asarray(a) * np.asarray(b))))
 
 
 def _partial(op, args, pos):
@@ -38,8 +53,8 @@ def _close(actual, expected, rtol=1e-12, atol=1e-12):
     for a, e in zip(a_leaves, e_leaves):
         a, e = np.asarray(concrete(a)), np.asarray(e)
         assert a.shape == e.shape, (a.shape, e.shape)
-        assert a.dtype == e.dtype or (np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating)), \
-            (a.dtype, e.dtype)
+        assert a.dtype == e.dtype or (np.issubdtype(a.dtype, np.floating) and np.issubdtype(e.dtype, np.floating)) \
+            or (a.dtype.kind == "c" and e.dtype.kind == "c"), (a.dtype, e.dtype)
         np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 
 
@@ -69,15 +84,15 @@ def test_jvp_and_vjp_are_transposes(op):
         pos = _split(args)
         f = _partial(op, args, pos)
         primals = [args[i] for i in pos]
-        u = [rng.standard_normal(np.shape(p)) for p in primals]
+        u = [random_like(rng, p) for p in primals]
         out, ju = fgrad.jvp(f, primals, u)
         out_leaves, out_tree = trees.flatten(out)
-        v = [np.asarray(rng.standard_normal(np.shape(o)), dtype=np.asarray(o).dtype) for o in out_leaves]
+        v = [random_like(rng, o) for o in out_leaves]
         _, f_vjp = fgrad.vjp(f, *primals)
         jtv = f_vjp(trees.unflatten(out_tree, v))
-        lhs = sum(float(np.sum(a * b)) for a, b in zip(v, trees.flatten(ju)[0]))
-        rhs = sum(float(np.sum(a * b)) for a, b in zip(trees.flatten(jtv)[0], u))
-        tol = 1e-10 if all(np.asarray(o).dtype == np.float64 for o in out_leaves) else 1e-5
+        lhs = sum(pairing(a, b) for a, b in zip(v, trees.flatten(ju)[0]))
+        rhs = sum(pairing(a, b) for a, b in zip(trees.flatten(jtv)[0], u))
+        tol = 1e-10 if all(np.asarray(o).dtype in (np.float64, np.complex128) for o in out_leaves) else 1e-5
         assert abs(lhs - rhs) <= tol * max(1.0, abs(lhs)), (lhs, rhs)
 
 
@@ -97,7 +112,7 @@ def test_every_registered_primitive_has_a_row():
             if op.differentiable:  # the rules' own primitives count too (transposes like scatter_add)
                 # (the default binds this iteration's function, evaluated once when loss is defined)
                 def loss(*d, f=_partial(op, args, pos)):  # noqa: B008
-                    return sum(fgrad.numpy.sum(fgrad.numpy.asarray(o) ** 2) for o in trees.flatten(f(*d))[0])
+                    return sum(fnp.sum(fnp.real(fnp.asarray(o) * fnp.conj(o))) for o in trees.flatten(f(*d))[0])
                 used.update(fgrad.make_graph(lambda *d: fgrad.grad(loss, argnums=tuple(range(len(d))))(*d))(
                     *[args[i] for i in pos]).primitives())
     # (the collectives of fgrad.distributed exchange data with other processes: tests/distributed
@@ -165,14 +180,13 @@ def test_jvp_and_vjp_under_vmap(op):
         pos = _split(args)
         f = _partial(op, args, pos)
         primals = [np.stack([np.asarray(args[i]) * (1.0 + 0.03 * b) for b in range(B)]) for i in pos]
-        tangents = [rng.standard_normal(p.shape) for p in primals]
+        tangents = [random_like(rng, p) for p in primals]
         got = fgrad.vmap(lambda p, t: fgrad.jvp(f, p, t))(primals, tangents)
         want = [fgrad.jvp(f, [p[b] for p in primals], [t[b] for t in tangents]) for b in range(B)]
         _close(got, _stack_outputs(want, 0), rtol=1e-10, atol=1e-10)
         outs = [f(*[p[b] for p in primals]) for b in range(B)]
         out_leaves, out_tree = trees.flatten(outs[0])
-        cts = [np.stack([np.asarray(rng.standard_normal(np.shape(o)), dtype=np.asarray(o).dtype)
-                         for _ in range(B)]) for o in out_leaves]
+        cts = [np.stack([random_like(rng, o) for _ in range(B)]) for o in out_leaves]
         got = fgrad.vmap(lambda p, c: fgrad.vjp(f, *p)[1](trees.unflatten(out_tree, c)))(primals, cts)
         want = [fgrad.vjp(f, *[p[b] for p in primals])[1](trees.unflatten(out_tree, [c[b] for c in cts]))
                 for b in range(B)]
@@ -210,17 +224,17 @@ def test_rows_on_another_device(op, device):
         moved = [_on_device(np.asarray(p), device) for p in primals]
         g = lambda *d: _partial(op, [_on_device(a, device) if i not in pos else a  # noqa: E731
                                      for i, a in enumerate(args)], pos)(*d)
-        tangents = [rng.standard_normal(np.shape(p)) for p in primals]
+        tangents = [random_like(rng, p) for p in primals]
         out, jv = fgrad.jvp(g, moved, [_on_device(t, device) for t in tangents])
         want_out, want_jv = fgrad.jvp(f, primals, tangents)
         for got, want in [(out, want_out), (jv, want_jv)]:
             for a, w in zip(trees.flatten(got)[0], trees.flatten(want)[0]):
-                if np.issubdtype(np.asarray(w).dtype, np.floating):
+                if np.issubdtype(np.asarray(w).dtype, np.inexact):
                     assert fgrad.backend.device_of(a) == device, op.name
                 np.testing.assert_allclose(fgrad.device("cpu").send(a), fgrad.device("cpu").send(w), rtol=1e-12,
                                            atol=1e-12)
         out_leaves, out_tree = trees.flatten(want_out)
-        cts = [np.asarray(rng.standard_normal(np.shape(o)), dtype=np.asarray(o).dtype) for o in out_leaves]
+        cts = [random_like(rng, o) for o in out_leaves]
         got = fgrad.vjp(g, *moved)[1](trees.unflatten(out_tree, [_on_device(c, device) for c in cts]))
         want = fgrad.vjp(f, *primals)[1](trees.unflatten(out_tree, [fgrad.backend.device_of(o).send(c)
                                                                      for o, c in zip(out_leaves, cts)]))
@@ -251,9 +265,17 @@ def test_compiled_replay_matches_eager(op):
                 out, pull = fgrad.vjp(f, *p)
                 return pull(optree.tree_map(fnp.ones_like, out))
             checks += [("jvp", jvp), ("vjp", vjp)]
-            if op.second_order:
-                checks.append(("hessian", fgrad.hessian(lambda *p: fnp.sum(fnp.sin(_first(f(*p)))),
-                                                        tuple(range(len(pos))))))
+            nums = tuple(range(len(pos)))
+            if op.second_order and not any(np.iscomplexobj(args[i]) for i in pos):
+                checks.append(("hessian", fgrad.hessian(lambda *p: fnp.sum(fnp.real(fnp.sin(_first(f(*p))))), nums)))
+            elif op.second_order:  # (hessian takes real inputs: a gradient of a gradient, as JAX's)
+                def loss(*p):
+                    return fnp.sum(fnp.abs(fnp.sin(_first(f(*p)))) ** 2)
+
+                def gradgrad(*p):
+                    return fgrad.grad(lambda *q: sum(fnp.sum(fnp.real(g * g)) for g in fgrad.grad(loss, nums)(*q)),
+                                      nums)(*p)
+                checks.append(("gradgrad", gradgrad))
         for what, fn in checks:
             compiled = fgrad.compile(fn)
             compiled(*[traced_args[i] for i in pos])

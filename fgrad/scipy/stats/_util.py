@@ -34,7 +34,8 @@ def promote(*args):
     args = [fnp.asarray(a) if isinstance(a, (list, tuple)) else a for a in args]
     arrays = [a for a in args if _is_array(a)]
     if any(isinstance(a, complex) or getattr(a, "dtype", np.dtype(float)).kind == "c" for a in args):
-        raise TypeError("fgrad.scipy.stats: complex arguments are not supported (as SciPy's distributions)")
+        raise TypeError("fgrad.scipy.stats: complex arguments are not supported (the distributions are of real "
+                        "values; SciPy's only run their formulas on complex ones)")
     floats = [a.dtype for a in arrays if a.dtype.kind == "f"]
     dtype = np.result_type(*floats) if floats else np.dtype(np.float64)
     xp = array_module(peek(arrays[0])) if arrays else None
