@@ -162,8 +162,9 @@ def make_dual(tensor, tangent, *, level=None):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"make_dual: the primal must be a Tensor, got {type(tensor).__name__}")
     tangent = tangent if isinstance(tangent, Tensor) else Tensor(tangent)
-    if tensor.dtype.kind != "f":
-        raise ValueError(f"make_dual: expected the primal to be of floating point dtype, got {tensor.dtype}")
+    if tensor.dtype.kind not in "fc":
+        raise ValueError(f"make_dual: expected the primal to be of floating point or complex dtype, got "
+                         f"{tensor.dtype}")
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(f"make_dual: trying to set a forward gradient that has a different size than that of the "
                            f"original Tensor: the primal is of size {list(tensor.shape)}, the tangent of size "

@@ -29,8 +29,8 @@ from ..typing import Any, Iterable
 from . import forward_ad, saved_hooks
 from .forward_ad import DualLevel
 from .grad_mode import is_grad_enabled, no_grad
-from .tape import edge_of, new_meta, with_history
-from .tensor import Tensor, _refuse_complex
+from .tape import edge_of, flipped, new_meta, with_history
+from .tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx"]
 
@@ -198,9 +198,6 @@ def _apply_on_tensors(cls, args, ctx=None):
     if not (any(needs) and is_grad_enabled()):
         wrapped = tuple(o if isinstance(o, Tensor) or _is_constant(o) else Tensor._wrap(o, None, 0) for o in outs)
         return wrapped if multi else wrapped[0]
-    for o, r in zip(outs, raw):
-        if id(o) not in ctx._non_differentiable and hasattr(r, "dtype"):
-            _refuse_complex(r.dtype, f"{cls.__name__}.apply")
     inputs = [edge_of(a) if need else None for a, need in zip(args, needs)]
     primals = [_raw(a) for a in args]
     node = new_node(cls._primitive(), {"ctx": ctx}, inputs, primals, raw, new_meta(f"{cls.__name__}Backward"))
@@ -263,16 +260,18 @@ def _unpacked(ctx, k, t):
 
 
 def _call_backward(cls, ctx, g, primals, outs):
-    """Run the user's backward; check the number and shapes of its gradients."""
+    """Run the user's backward, in PyTorch's convention for complex gradients (given the
+    conjugates of the cotangents, its results conjugated back: Note [the Tensor face's complex
+    gradients] in tape.py); check the number and shapes of its gradients."""
     name = f"{cls.__name__}Backward"
     tensor_mode = any(isinstance(x, Tensor) for x in g)
     ctx._residuals = (primals, outs)  # (for saved_tensors: Note [a Function's saved outputs])
     try:
         grads = cls.backward(ctx, *[x if isinstance(x, Tensor) or not hasattr(x, "shape") or isinstance(x, Tracer)
-                                    else Tensor._wrap(x, None, 0) for x in g])
+                                    else Tensor._wrap(x, None, 0) for x in _torch_grads(g)])
     finally:
         ctx._residuals = None
-    grads = _as_gradients(cls, grads, len(primals))
+    grads = _torch_grads(_as_gradients(cls, grads, len(primals)))
     out = []
     for i, (gi, p) in enumerate(zip(grads, primals)):
         if gi is None:
@@ -284,6 +283,11 @@ def _call_backward(cls, ctx, g, primals, outs):
                                f"{list(np.shape(peek(p)))}")
         out.append(gi if tensor_mode or not isinstance(gi, Tensor) else gi.primal)
     return tuple(out)
+
+
+def _torch_grads(gs):
+    """Cotangents as PyTorch's gradients, or back (the conjugates of complex ones)."""
+    return tuple(flipped(x) if hasattr(x, "dtype") else x for x in gs)
 
 
 def _as_gradients(cls, grads, n_inputs):
@@ -321,8 +325,8 @@ def _as_custom_vjp(cls):
         ctx, saved, args = res
         ctx._saved = tuple((_tensor_view(s), None) for s in saved)
         gs = g if isinstance(g, tuple) else (g,)
-        gs = [None if i in ctx._constants else _tensor_view(x) for i, x in enumerate(gs)]
-        grads = _as_gradients(cls, cls.backward(ctx, *gs), len(args))
+        gs = [None if i in ctx._constants else _tensor_view(x) for i, x in enumerate(_torch_grads(gs))]
+        grads = _torch_grads(_as_gradients(cls, cls.backward(ctx, *gs), len(args)))
         return tuple(np.zeros_like(peek(a)) if x is None else _raw(x) for x, a in zip(grads, args))
 
     custom = custom_vjp(fun)

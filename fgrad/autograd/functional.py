@@ -2,7 +2,9 @@
 
 Both run the one backward engine (fgrad/engine) over the grad_fn graph. backward()
 accumulates into the leaves' .grad (running tensor hooks, then post-accumulate hooks);
-grad() returns the gradients of the given inputs and touches no .grad.
+grad() returns the gradients of the given inputs and touches no .grad. Gradients of complex
+values are PyTorch's, the conjugates of the engine's cotangents, converted here where they
+come in and go out (Note [the Tensor face's complex gradients] in tape.py).
 """
 import threading
 
@@ -16,8 +18,8 @@ from ..typing import ArrayLike, Sequence
 from . import tensor as _tensor
 from .callbacks import final_callbacks
 from .grad_mode import enable_grad, no_grad
-from .tape import _call_hook
-from .tensor import Tensor, _refuse_complex
+from .tape import _call_hook, flipped
+from .tensor import Tensor
 
 __all__ = ["backward", "grad"]
 
@@ -40,6 +42,9 @@ def _roots(outputs, grad_outputs, create_graph, where):
             if out.primal.size != 1:
                 raise RuntimeError(f"{where}: grad can be implicitly created only for scalar outputs, but output {i} "
                                    f"has shape {tuple(out.shape)}; pass gradient= (a tensor of that shape)")
+            if out.primal.dtype.kind == "c":
+                raise RuntimeError(f"{where}: grad can be implicitly created only for real scalar outputs but got "
+                                   f"{out.primal.dtype} (output {i}); pass gradient= (a complex tensor of its shape)")
             g = array_module(out.primal).ones(out.primal.shape, out.primal.dtype)  # (on the output's device)
         elif isinstance(g, Tensor):
             if tuple(g.shape) != tuple(out.shape):
@@ -53,7 +58,7 @@ def _roots(outputs, grad_outputs, create_graph, where):
                                    f"output[{i}] has a shape of {tuple(out.shape)}")
         if create_graph and not isinstance(g, Tensor):
             g = Tensor._wrap(g, None, 0)
-        roots.append((out.node, out.index, g))
+        roots.append((out.node, out.index, flipped(g)))  # (PyTorch's gradient: the cotangent's conjugate)
     return roots
 
 
@@ -65,7 +70,8 @@ def _run(roots, retain_graph, create_graph, capture=None, on_leaf=None):
 
 
 def _leaf_grad(tensor, g):
-    """Run a leaf's tensor hooks and its AccumulateGrad node's pre-hooks on `g`."""
+    """Run a leaf's tensor hooks and its AccumulateGrad node's pre-hooks on `g`, the leaf's
+    gradient as PyTorch gives it (for a complex leaf, the conjugate of the engine's cotangent)."""
     for hook in list(tensor._leaf_hooks or ()):
         g = _call_hook(hook, g)
     acc = tensor.node
@@ -79,7 +85,6 @@ def _check_differentiable(inputs, where):
         if not isinstance(t, Tensor) or not t.requires_grad:
             raise RuntimeError(f"{where}: input {i} does not require grad (only tensors with requires_grad=True "
                                f"can be differentiated with respect to)")
-        _refuse_complex(t.primal.dtype, f"{where}: input {i}")
 
 
 _grad_lock = threading.Lock()  # .grad += g from several threads' backward passes adds every g
@@ -130,7 +135,7 @@ def backward(tensors: Tensor | Sequence[Tensor],
                 g = g[t.index] if isinstance(g, list) else g
                 if g is not None:
                     with enable_grad() if create_graph else no_grad():
-                        _accumulate_grad(t, g, create_graph, taken)
+                        _accumulate_grad(t, flipped(g), create_graph, taken)
         for acc, g in leaves.items():
             _finish_leaf(acc, g, wanted, create_graph, taken)
 
@@ -142,6 +147,7 @@ def _finish_leaf(acc, g, wanted, create_graph, taken):
     if tensor is None or g is None or (wanted is not None and id(tensor) not in wanted):
         return
     with enable_grad() if create_graph else no_grad():
+        g = flipped(g)  # (PyTorch's gradient: Note [the Tensor face's complex gradients] in tape.py)
         hooked = _leaf_grad(tensor, g)
         if hooked is not g:  # a hook's result: the hook may keep it
             taken.add(id(hooked.primal if isinstance(hooked, Tensor) else hooked))
@@ -170,11 +176,14 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             g = leaves.get(t.node)
             if g is not None:
                 with enable_grad() if create_graph else no_grad():
-                    g = _leaf_grad(t, g)
+                    g = _leaf_grad(t, flipped(g))
         else:
             g = capture.get(t.grad_fn)
             if isinstance(g, list):
                 g = g[t.index]
+            if g is not None:
+                with enable_grad() if create_graph else no_grad():
+                    g = flipped(g)
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"grad: one of the differentiated Tensors (input {i}, shape {tuple(t.shape)}) "

@@ -16,6 +16,18 @@ double backward.
 Note [saved values are guarded]: a node remembers the version of every tensor whose
 value its rule reads; an in-place change bumps the version, and backward refuses to
 use a changed value instead of returning a wrong gradient.
+
+Note [the Tensor face's complex gradients]: the rules and the engine compute JAX's
+cotangents (Note [complex derivatives] in ops/conversion.py); PyTorch's gradients are
+their conjugates (for a real loss, torch's `.grad` of a complex leaf is conj(jax.grad)), and
+a gradient torch is given is the conjugate of the cotangent it stands for. So the Tensor
+face conjugates where its gradients meet the user, and nowhere else: a `gradient=` or
+`grad_outputs` coming in; `.grad`, autograd.grad's results and the gradients of non-leaf
+inputs going out; every hook's arguments on the way in and its results on the way back
+(tensor, node, leaf and post-accumulate hooks all see torch's convention); and a Function's
+backward, given conjugated gradients and returning torch's (function.py). `flipped` is that
+conjugation: the identity on real values (one dtype test), and the conj primitive on
+complex ones (recorded under create_graph, so a double backward differentiates it too).
 """
 import os
 import traceback
@@ -28,14 +40,25 @@ from ..ir.held import Held
 from ..ir.node import KEEPS_VALUES, Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
 from ..ops import primitive
+from ..ops.conversion import conj
 from ..ops.indexing import dense
 from ..ops.primitive import OTHER, escaped_tracer_error
 from . import anomaly_mode, grad_mode, saved_hooks
 
-__all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "record",
+__all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "flipped", "record",
            "with_history"]
 
 Tensor = None  # fgrad.autograd.tensor.Tensor, set when that module loads (it imports this one)
+
+
+def flipped(g):
+    """A cotangent as PyTorch's gradient, or back (Note [the Tensor face's complex gradients]):
+    the conjugate of a complex one; a real one, or None, as it is."""
+    return conj(g) if g is not None and g.dtype.kind == "c" else g
+
+
+def _flipped_all(gs):
+    return tuple(flipped(g) for g in gs) if gs.__class__ is tuple else [flipped(g) for g in gs]
 
 class VersionCounter:
     """Counts in-place changes of a tensor's data; views share their base's counter."""
@@ -136,8 +159,10 @@ class NodeMeta:
         if node.primals is None:
             raise freed_graph_error(node)
         self.check_versions(node)
-        if self.tensor_hooks or self.pre_hooks:
-            g = self._run_pre_hooks(g, node.prim.multiple_results)
+        if self.tensor_hooks or self.pre_hooks:  # (hooks see PyTorch's convention, and give it back)
+            multi = node.prim.multiple_results
+            g = self._run_pre_hooks(_flipped_all(g) if multi else flipped(g), multi)
+            g = _flipped_all(g) if multi else flipped(g)
         primals, out = self.residuals(node, create_graph)
         try:  # grad mode is set for the whole backward (autograd/functional.py)
             grads = [dense(x) for x in apply_rule(node, g, primals, out)]  # (hooks see arrays)
@@ -149,7 +174,8 @@ class NodeMeta:
         if anomaly_mode.check_nan_enabled():
             anomaly_mode.check_nan(self, grads)
         if self.post_hooks:
-            grads = self._run_post_hooks(grads, g)
+            outs = _flipped_all(g) if isinstance(g, (tuple, list)) else flipped(g)
+            grads = _flipped_all(self._run_post_hooks(_flipped_all(grads), outs))
         if not retain_graph and self.saved is not None:  # (Note [what a backward releases] in engine/backward.py)
             node.primals = node.out = None
             self.packed = None

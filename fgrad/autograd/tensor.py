@@ -106,8 +106,6 @@ class Tensor(Tracer):
                                "functional transform) cannot require grad: the transform differentiates it")
         if requires_grad and not np.issubdtype(self.primal.dtype, np.inexact):
             raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.primal.dtype}")
-        if requires_grad:
-            _refuse_complex(self.primal.dtype, "requires_grad_()")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -159,8 +157,6 @@ class Tensor(Tracer):
     def data(self, value: "Tensor | ArrayLike") -> None:
         value = concrete(value.primal if isinstance(value, Tensor) else value)
         value = value if hasattr(value, "__setitem__") else np.asarray(value)
-        if self._requires_grad:
-            _refuse_complex(value.dtype, ".data = ")
         self.primal = value
 
     def detach(self) -> "Tensor":
@@ -185,7 +181,6 @@ class Tensor(Tracer):
             return
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        _refuse_complex(self.primal.dtype, "retain_grad()")
         self._retains_grad = True
         ref = weakref.ref(self)
 
@@ -204,7 +199,6 @@ class Tensor(Tracer):
         """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        _refuse_complex(self.primal.dtype, "register_hook()")
         if self._grad_fn is None:
             if self._leaf_hooks is None:
                 self._leaf_hooks = []
@@ -654,15 +648,6 @@ def _readable(t):
     while isinstance(t.primal, Tracer) and getattr(t.primal._trace, "reads_primal", False):
         t = t.primal.primal
     return t
-
-
-def _refuse_complex(dtype, where):
-    """Complex Tensors never require grad, until complex autograd lands: fgrad's rules do not
-    conjugate, so a complex leaf's .grad would silently disagree with PyTorch's."""
-    if dtype.kind == "c":
-        raise RuntimeError(f"{where}: a complex Tensor ({dtype}) cannot require grad or be differentiated: complex "
-                           f"autograd is not supported yet (when it is, fgrad will follow PyTorch's convention). "
-                           f"Compute with the real and imaginary parts as real Tensors instead")
 
 
 def _check_assigned_grad(tensor, grad):

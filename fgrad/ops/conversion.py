@@ -23,8 +23,9 @@ tangent is Re(conj(z)/|z| * t), taken by fitting the tangent to the real output)
 is arctan2 of the parts. So `grad` of a real-valued f of complex z is df/dx - i df/dy, what
 jax.grad returns (jax.grad(abs(z)**2)(3+4j) == 6-8j), and `grad(..., holomorphic=True)` of a
 holomorphic f is f'(z). The Tensor face reports PyTorch's convention instead, the conjugate,
-converting at its boundary only (docs/complex.md). A real input never reaches any of this:
-its paths test a dtype at most, where a cast was needed anyway.
+converting at its boundary only (Note [the Tensor face's complex gradients] in
+autograd/tape.py; docs/complex.md). A real input never reaches any of this: its paths test a
+dtype at most, where a cast was needed anyway.
 """
 import numpy as np
 

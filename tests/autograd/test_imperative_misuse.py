@@ -21,48 +21,44 @@ def _pair(values):
     return fgrad.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
 
 
-# ---- complex Tensors never require grad ----------------------------------------------------------
-COMPLEX = "complex autograd is not supported yet"
-
-
+# ---- complex Tensors require grad as torch's (tests/autograd/test_complex_tensors.py: their gradients) --------
 @pytest.mark.parametrize("make", [
     lambda: fgrad.tensor([1 + 1j], requires_grad=True),
     lambda: fgrad.tensor([1 + 1j]).requires_grad_(),
     lambda: fgrad.tensor([1.0]).to(np.complex128).requires_grad_(),
     lambda: fgrad.zeros(2, dtype=np.complex64, requires_grad=True),
     lambda: nn.Parameter(np.array([1j])),
-    lambda: setattr(fgrad.tensor([1j]), "requires_grad", True),
-], ids=["tensor", "requires_grad_", "to", "zeros", "Parameter", "setter"])
-def test_a_complex_leaf_cannot_require_grad(make):
-    # PyTorch accepts it and (z*z).abs().sum() gives z.grad = 2+2j; fgrad's rules do not conjugate
-    # (it gave -2+2j), so until complex autograd lands it refuses, naming the reason.
-    with pytest.raises(RuntimeError, match=COMPLEX):
-        make()
-    assert nn.Parameter(np.array([1j]), requires_grad=False).dtype == np.complex128  # a constant is fine
+], ids=["tensor", "requires_grad_", "to", "zeros", "Parameter"])
+def test_a_complex_leaf_requires_grad_and_gets_torchs_gradient(make):
+    # (z * z).abs().sum() gives z.grad = 2 conj(z) z / |z|, torch's; rules that did not
+    # conjugate once gave -2+2j for z = 1+1j, the reason complex leaves were refused until now
+    z = make()
+    assert z.requires_grad
+    (z * z).abs().sum().backward()
+    t = torch.tensor(z.detach().numpy(), requires_grad=True)
+    (t * t).abs().sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), t.grad.numpy(), rtol=1e-6)
 
 
-def test_complex_data_cannot_replace_the_data_of_a_tensor_that_requires_grad():
-    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=COMPLEX):
-        x.data = np.array([1j, 2j])
-    x.data = np.array([3.0, 4.0])
-    fgrad.tensor([1.0]).data = np.array([1j])  # no grad, no question
+def test_complex_data_may_replace_the_data_of_a_tensor_that_requires_grad():
+    x = fgrad.tensor([1.0 + 0j, 2.0], requires_grad=True)
+    x.data = np.array([1j, 2j])
+    (x * x).real.sum().backward()
+    assert x.grad.tolist() == [-2j, -4j]  # torch's: conj(2 z)
 
 
-def test_a_function_cannot_make_a_complex_output_that_records():
+def test_a_function_may_make_a_complex_output():
     class Rotate(autograd.Function):
         @staticmethod
         def forward(ctx, x):
             return x * (1 + 1j)
 
         @staticmethod
-        def backward(ctx, g):
+        def backward(ctx, g):  # torch's convention: g * conj(1 + 1j), real part for a real input
             return (g * (1 - 1j)).real
     x = fgrad.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.raises(RuntimeError, match=f"Rotate.apply.*{COMPLEX}"):
-        Rotate.apply(x)
-    with fgrad.no_grad():
-        Rotate.apply(x)  # nothing recorded, nothing to refuse
+    Rotate.apply(x).imag.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
 
 
 @pytest.mark.parametrize("loss", [
@@ -80,13 +76,20 @@ def test_a_complex_value_computed_from_real_leaves_gives_torchs_gradient(loss):
     np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
 
 
-def test_the_gradient_of_a_complex_intermediate_is_not_exposed():
-    x = fgrad.tensor([1.0, 2.0], requires_grad=True)
-    y = x * (1 + 1j)
-    for expose in (y.retain_grad, lambda: y.register_hook(lambda g: g),
-                   lambda: autograd.grad(y.abs().sum(), y)):
-        with pytest.raises(RuntimeError, match=COMPLEX):
-            expose()
+def test_the_gradient_of_a_complex_intermediate_is_torchs():
+    x, t = _pair([1.0, 2.0])
+    grads = []
+    for lib, leaf in ((autograd, x), (torch.autograd, t)):
+        y = leaf * (1 + 1j)
+        y.retain_grad()
+        seen = []
+        y.register_hook(lambda g, seen=seen: seen.append(g.detach().numpy().copy()))
+        (y * y).abs().sum().backward(retain_graph=True)
+        (g,) = lib.grad((y * y).imag.sum(), y)
+        grads.append((y.grad.detach().numpy(), seen[0], g.detach().resolve_conj().numpy()
+                      if hasattr(g, "resolve_conj") else g.detach().numpy()))
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
 # ---- a Function's saved outputs keep their history: PyTorch's double backward tutorial -----------
