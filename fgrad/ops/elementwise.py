@@ -231,6 +231,7 @@ def sign(x):
 
 
 sign.prim, sign.numpy_names, sign.numpy_methods = _real_sign.prim, _real_sign.numpy_names, {}
+_real_sign.numpy_names = sgn.numpy_names = ()  # (fgrad.numpy.sign is `sign`; NumPy has no sgn)
 
 # ---- zero derivative almost everywhere: outputs are never traced ---------------------
 floor = ufunc("floor", np.floor)

@@ -67,14 +67,22 @@ def test_other_arguments_still_differentiate():
     assert np.isclose(got, 1.2 ** 0.5 * np.exp(-1.2) / sps.gamma(1.5), rtol=1e-13)
 
 
-@pytest.mark.parametrize("f", [lambda x: fsp.wofz(x), lambda t: fsp.sph_harm_y(2, 1, t, 0.3),
-                               lambda p: fsp.sph_harm_y(2, 1, 0.7, p)], ids=["wofz", "sph_harm_y-theta",
-                                                                             "sph_harm_y-phi"])
-def test_complex_results_are_not_differentiated(f):
+@pytest.mark.parametrize("f", [lambda t: fsp.sph_harm_y(2, 1, t, 0.3), lambda p: fsp.sph_harm_y(2, 1, 0.7, p)],
+                         ids=["sph_harm_y-theta", "sph_harm_y-phi"])
+def test_sph_harm_y_angles_are_not_differentiated(f):
     x = np.array([0.5, 1.0])
     assert np.iscomplexobj(f(x))
-    with pytest.raises(NotImplementedError, match=r"fgrad.scipy.special.(wofz|sph_harm_y): its values are complex"):
+    with pytest.raises(NotImplementedError, match=r"fgrad.scipy.special.sph_harm_y: its derivatives with respect to "
+                                                  r"the angles are not implemented"):
         fgrad.jvp(f, (x,), (np.ones(2),))
+
+
+def test_wofz_is_differentiated_at_real_and_complex_points():
+    """w'(z) = -2 z w(z) + 2i/sqrt(pi) (holomorphic: Note [complex derivatives] in ops/conversion.py)."""
+    for z in (np.array([0.5, 1.0]), np.array([0.5 + 0.3j, -1.0 + 0.8j])):
+        _, t = fgrad.jvp(fsp.wofz, (z,), (np.ones_like(z),))
+        np.testing.assert_allclose(t, -2 * z * sps.wofz(z) + 2j / np.sqrt(np.pi), rtol=1e-13)
+        fgrad.testing.check_grads(fsp.wofz, (z,), order=2)
 
 
 def test_rgamma_at_the_poles_of_gamma():
