@@ -51,76 +51,73 @@ class MPIWorld:
 
     # ---- the checked collectives: lists of arrays in, lists out --------------------------
     def all_reduce(self, arrays, op, call):
-        with self.lock:
-            self.agree(call, arrays)
-            outs, jobs = [None] * len(arrays), []
-            for xp, idx in kinds(arrays):
-                flat = pack(self.pool, xp, arrays, idx)
-                jobs.append((flat, idx, self.start("all_reduce", flat, flat, op=op)))
-            self.wait([j[2] for j in jobs], call)
-            for flat, idx, _ in jobs:
-                if op == "mean":
-                    flat /= self.size
-                unpack(flat, arrays, idx, outs)
-            return outs
+        def start(xp, idx):
+            flat = pack(self.pool, xp, arrays, idx)
+            return flat, self.start("all_reduce", flat, flat, op=op)
+
+        def finish(flat, idx, outs):
+            if op == "mean":
+                flat /= self.size
+            unpack(flat, arrays, idx, outs)
+        return self._collective(arrays, call, start, finish)
 
     def broadcast(self, arrays, root, call):
-        with self.lock:
-            self.agree(call, arrays)
-            outs, jobs = [None] * len(arrays), []
-            for xp, idx in kinds(arrays):
-                flat = pack(self.pool, xp, arrays, idx)
-                jobs.append((flat, idx, self.start("broadcast", flat, flat, root=root)))
-            self.wait([j[2] for j in jobs], call)
-            for flat, idx, _ in jobs:
-                unpack(flat, arrays, idx, outs)
-            return outs
+        def start(xp, idx):
+            flat = pack(self.pool, xp, arrays, idx)
+            return flat, self.start("broadcast", flat, flat, root=root)
+        return self._collective(arrays, call, start, lambda flat, idx, outs: unpack(flat, arrays, idx, outs))
 
     def reduce(self, arrays, root, op, call):
         """The reduction on `root`; zeros elsewhere (a defined value, the transpose of broadcast)."""
-        with self.lock:
-            self.agree(call, arrays)
-            outs, jobs = [None] * len(arrays), []
-            for xp, idx in kinds(arrays):
-                flat = pack(self.pool, xp, arrays, idx)
-                recv = self.pool.get(xp, flat.dtype, flat.shape, "recv")
-                recv[...] = 0
-                jobs.append((recv, idx, self.start("reduce", flat, recv, op=op, root=root)))
-            self.wait([j[2] for j in jobs], call)
-            for recv, idx, _ in jobs:
-                if op == "mean" and self.rank == root:
-                    recv /= self.size
-                unpack(recv, arrays, idx, outs)
-            return outs
+        def start(xp, idx):
+            flat = pack(self.pool, xp, arrays, idx)
+            recv = self.pool.get(xp, flat.dtype, flat.shape, "recv")
+            recv[...] = 0
+            return recv, self.start("reduce", flat, recv, op=op, root=root)
+
+        def finish(recv, idx, outs):
+            if op == "mean" and self.rank == root:
+                recv /= self.size
+            unpack(recv, arrays, idx, outs)
+        return self._collective(arrays, call, start, finish)
 
     def all_gather(self, arrays, call):
         """Each array stacked over the ranks: shape (size, *shape), rank r's at [r]."""
-        with self.lock:
-            self.agree(call, arrays)
-            outs, jobs = [None] * len(arrays), []
-            for xp, idx in kinds(arrays):
-                flat = pack(self.pool, xp, arrays, idx)
-                table = self.pool.get(xp, flat.dtype, (self.size, flat.size), "table")
-                jobs.append((table, idx, self.start("all_gather", flat, table)))
-            self.wait([j[2] for j in jobs], call)
-            for table, idx, _ in jobs:
-                unpack_columns(table, arrays, idx, outs, [a.shape for a in arrays])
-            return outs
+        def start(xp, idx):
+            flat = pack(self.pool, xp, arrays, idx)
+            table = self.pool.get(xp, flat.dtype, (self.size, flat.size), "table")
+            return table, self.start("all_gather", flat, table)
+        shapes = [a.shape for a in arrays]
+        return self._collective(arrays, call, start,
+                                lambda table, idx, outs: unpack_columns(table, arrays, idx, outs, shapes))
 
     def reduce_scatter(self, arrays, op, call):
         """Each array has `size` rows (axis 0); rank r gets the reduction of every rank's row r."""
+        def start(xp, idx):
+            table = pack_rows(self.pool, xp, arrays, idx, self.size)
+            mine = self.pool.get(xp, table.dtype, (table.shape[1],), "mine")
+            return mine, self.start("reduce_scatter", table, mine, op=op)
+
+        def finish(mine, idx, outs):
+            if op == "mean":
+                mine /= self.size
+            unpack(mine, arrays, idx, outs, [a.shape[1:] for a in arrays])
+        return self._collective(arrays, call, start, finish)
+
+    def _collective(self, arrays, call, start, finish):
+        """The one shape of every checked collective: the ranks agree on `call`, then for each
+        kind of array (one buffer per array module and dtype) `start(xp, idx)` packs it and
+        starts the request, returning (result buffer, request); once every request is done,
+        `finish(buffer, idx, outs)` unpacks each buffer into `outs`, one result per array."""
         with self.lock:
             self.agree(call, arrays)
             outs, jobs = [None] * len(arrays), []
             for xp, idx in kinds(arrays):
-                table = pack_rows(self.pool, xp, arrays, idx, self.size)
-                mine = self.pool.get(xp, table.dtype, (table.shape[1],), "mine")
-                jobs.append((mine, idx, self.start("reduce_scatter", table, mine, op=op)))
-            self.wait([j[2] for j in jobs], call)
-            for mine, idx, _ in jobs:
-                if op == "mean":
-                    mine /= self.size
-                unpack(mine, arrays, idx, outs, [a.shape[1:] for a in arrays])
+                buffer, request = start(xp, idx)
+                jobs.append((buffer, idx, request))
+            self.wait([request for _, _, request in jobs], call)
+            for buffer, idx, _ in jobs:
+                finish(buffer, idx, outs)
             return outs
 
     def barrier(self, call):
