@@ -5,16 +5,20 @@
 Runs the workload's own callable (benchmarks/workloads.py) twice under
 `valgrind --tool=callgrind`: after two warm-up calls, 0 more calls and K more; the difference
 over K is the cost of one call, start-up and imports excluded. Instruction counts repeat where
-wall-clock times do not (within about 0.5%; W1 compiled within about 2%), so a change to a hot
-path is measured with this beside the ratio tables of `python -m benchmarks`. BLAS and fgrad's
-engine run one thread (a spinning BLAS thread would be counted too) and the hash seed is fixed.
+wall-clock times do not, so a change to a hot path is measured with this beside the ratio
+tables of `python -m benchmarks`. BLAS and fgrad's
+engine run one thread (a spinning BLAS thread would be counted too), the hash seed is fixed, and
+address-space randomisation is off (`setarch -R`, where util-linux has it): with it on, counts of
+the same tree moved by up to 3%; with it off they repeat to about 0.02%.
 Interpreter work beside kernels weighs more in time than in count: read both. Needs valgrind
 (Debian's package). Run it from the checkout to measure: it counts the fgrad that
 `import fgrad` finds there.
 """
 import argparse
 import os
+import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,11 +51,16 @@ def collected(callgrind_output):
     return int(found[-1])
 
 
+def _no_randomisation():
+    """`setarch <arch> -R`: the same addresses every run, so the same hashing and allocation work."""
+    return ["setarch", platform.machine(), "-R"] if shutil.which("setarch") else []
+
+
 def _count(key, mode, size, calls):
     with tempfile.TemporaryDirectory() as tmp:
-        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", sys.executable,
-                   "-m", "benchmarks.instructions", "--run", key, "--mode", mode, "--size", size,
-                   "--calls", str(calls)]
+        command = _no_randomisation() + [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", sys.executable, "-m",
+            "benchmarks.instructions", "--run", key, "--mode", mode, "--size", size, "--calls", str(calls)]
         done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **PINNED})
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")

@@ -30,6 +30,14 @@ def _rhs(rng, n):
     return [normal(rng, (n,)), normal(rng, (n, 2)), normal(rng, (2, n, 2))]
 
 
+def _band(rng, l_and_u, n):
+    """A diagonally dominant band in solve_banded's form; the corners it never reads hold noise."""
+    lower, upper = l_and_u
+    ab = normal(rng, (lower + upper + 1, n))
+    ab[upper] += 4.0 * np.sign(ab[upper])
+    return ab
+
+
 def _triangular_rows():
     rows = []
     for lower in (True, False):
@@ -63,6 +71,13 @@ LINALG = [
     square_rows("scipy.linalg.sqrtm", fsl.sqrtm, sl.sqrtm, sampler=spd),
     square_rows("scipy.linalg.sqrtm_nonsymmetric", fsl.sqrtm, sl.sqrtm, shapes=((3, 3),)),
     *_triangular_rows(),
+    *[custom(f"scipy.linalg.solve_banded[{lu}]", lambda rng, lu=lu: [(_band(rng, lu, 5), b) for b in _rhs(rng, 5)[:2]],
+             fn=lambda ab, b, lu=lu: fsl.solve_banded(lu, ab, b), ref=lambda ab, b, lu=lu: sl.solve_banded(lu, ab, b))
+      for lu in ((1, 1), (2, 0), (0, 3), (0, 0))],
+    custom("scipy.linalg.solve_sylvester",
+           lambda rng: [(normal(rng, (3, 3)), normal(rng, (2, 2)), normal(rng, (3, 2))),
+                        (normal(rng, (2, 2)), normal(rng, (2, 2)), normal(rng, (2, 2)))],
+           fn=fsl.solve_sylvester, ref=sl.solve_sylvester),
     *[square_rows(f"scipy.linalg.cho_factor[lower={lower}]", lambda a, lower=lower: fsl.cho_factor(fsym(a), lower)[0],
                   lambda a, lower=lower: (np.tril if lower else np.triu)(sl.cho_factor(sym(a), lower)[0]),
                   sampler=spd, shapes=((3, 3),)) for lower in (True, False)],

@@ -218,7 +218,8 @@ STATS_OPS = [
     *family("gumbel_l", ALL + ["ppf", "isf"], -3.0, 2.0, quantiles=QUANTILES),
     *family("gumbel_r", ALL + ["ppf", "isf"], -2.0, 3.0, quantiles=QUANTILES),
     # ---- continuous, with shape parameters (held in the cdfs of betainc and gammainc)
-    *family("t", ["logpdf", "pdf", "cdf", "sf"], -4.0, 4.0, params=[(1.5, 8.0)], fixed=("cdf", "sf")),
+    *family("t", ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"], -4.0, 4.0, params=[(1.5, 8.0)],
+            fixed=("cdf", "sf", "logcdf", "logsf")),
     *family("gamma", ALL, 0.1, 5.0, params=[(0.6, 4.0)], fixed=("cdf", "logcdf", "sf", "logsf")),
     *family("chi2", ALL, 0.2, 8.0, params=[(1.0, 6.0)], fixed=("cdf", "logcdf", "sf", "logsf")),
     *family("beta", ALL, 0.05, 0.95, params=[(0.6, 4.0), (0.6, 4.0)], fixed=("cdf", "logcdf", "sf", "logsf")),
@@ -242,6 +243,14 @@ STATS_OPS = [
     *[custom(f"stats.multivariate_normal.{m}", _mvn, fn=lambda x, mean, cov, f=f: f(x, mean, fsym(cov)),
              ref=lambda x, mean, cov, r=r: r(x, mean, sym(cov))) for m in ("logpdf", "pdf") for f, r in
       [_methods("multivariate_normal", m)]],
+    custom("stats.multivariate_normal.entropy", lambda rng: [(rng.normal(size=(3,)), spd(rng, (3, 3))),
+                                                             (rng.normal(size=(2,)), spd(rng, (2, 2)))],
+           fn=lambda mean, cov: fst.multivariate_normal.entropy(mean, fsym(cov)),
+           ref=lambda mean, cov: ss.multivariate_normal.entropy(mean, sym(cov))),
+    custom("stats.multivariate_normal.entropy[scalar, diagonal]",
+           lambda rng: [(rng.normal(size=(1,)), np.float64(rng.uniform(0.5, 2.0))),
+                        (rng.normal(size=(3,)), rng.uniform(0.5, 2.0, 3))],
+           fn=fst.multivariate_normal.entropy, ref=ss.multivariate_normal.entropy),
     custom("stats.multivariate_normal.logpdf[diagonal]", _mvn_diagonal, fn=fst.multivariate_normal.logpdf,
            ref=ss.multivariate_normal.logpdf),
     custom("stats.multivariate_normal.logpdf[allow_singular]", _mvn,
@@ -266,7 +275,7 @@ STATS_OPS = [
            ref=lambda a: tuple(ss.mode(a, axis=-1)), differentiable=False),
     # ---- values only: outside the support, at its edges, inf, nan, invalid parameters
     edges("norm", ALL, X, LOC, SCALE), edges("norm", QUANTILES, Q, LOC, SCALE, suffix=",q"),
-    edges("t", ["logpdf", "pdf", "cdf", "sf"], X, [0.5, 3.0, inf, 0.0, -1.0], LOC, SCALE),
+    edges("t", ["logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"], X, [0.5, 3.0, inf, 0.0, -1.0], LOC, SCALE),
     edges("gamma", ALL, X, [0.5, 1.0, 2.5, 0.0, -1.0], LOC, SCALE),
     edges("chi2", ALL, X, [1.0, 2.0, 3.5, 0.0], LOC, SCALE),
     edges("beta", ALL, X, [0.5, 1.0, 2.5, 0.0], [0.7, 1.0, -1.0], LOC, SCALE),

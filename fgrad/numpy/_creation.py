@@ -13,11 +13,10 @@ from ..ops import elementwise as ew
 from ._arguments import _shape, _stacked, _to_stack
 from ._shaping import broadcast_to, reshape
 
-__all__ = ["arange", "array", "asarray", "empty", "empty_like", "eye", "full", "full_like", "identity", "linspace",
-           "logspace", "ones", "ones_like", "tri", "zeros", "zeros_like"]
+__all__ = ["arange", "array", "asarray", "empty", "empty_like", "eye", "full", "full_like", "identity", "ones",
+           "ones_like", "tri", "zeros", "zeros_like"]
 
-zeros, ones, empty, eye, identity, arange, linspace, logspace, tri = (
-    np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.linspace, np.logspace, np.tri)
+zeros, ones, empty, eye, identity, arange, tri = np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.tri
 
 
 def array(object, dtype=None, copy=True, ndmin=0):

@@ -20,7 +20,7 @@ from ..ops import shape as sh
 from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape
 from ._creation import zeros_like
 from ._elementwise import astype, where
-from ._shaping import atleast_1d, broadcast_arrays, broadcast_to, concatenate, ravel, reshape, stack
+from ._shaping import broadcast_arrays, broadcast_to, concatenate, ravel, reshape, stack, transpose
 
 __all__ = ["at", "c_", "choose", "compress", "diag", "diag_indices", "diag_indices_from", "diagflat", "diagonal",
            "extract", "fill_diagonal", "getitem", "index_exp", "indices", "ix_", "mask_indices", "meshgrid", "mgrid",
@@ -191,22 +191,52 @@ def unravel_index(indices, shape, order="C"):
 
 
 class _Concatenator:
-    """r_ and c_: NumPy's index-expression concatenation, stacking traced pieces with fgrad."""
+    """r_ and c_: NumPy's index-expression concatenation, stacking traced pieces with fgrad. Slices
+    (0:3, 0:1:5j) are NumPy's ranges; a first string "axis[,ndmin[,trans1d]]" is NumPy's directive."""
 
     def __init__(self, numpy_version, columns):
-        self._np, self._columns = numpy_version, columns
+        self._np = numpy_version
+        self._layout = (-1, 2, 0) if columns else (0, 1, -1)  # (axis, ndmin, trans1d), as NumPy's r_ and c_
 
     def __getitem__(self, key):
         items = key if isinstance(key, tuple) else (key,)
         if not any(isinstance(v, Tracer) for v in items):
             return self._np[key]
-        if any(isinstance(v, (slice, str)) for v in items):
-            raise TypeError("fgrad.numpy.r_/c_: slices and directive strings are not supported beside traced values")
-        parts = [atleast_1d(_as_operand(v)) for v in items]
-        if self._columns:
-            parts = [p[:, None] if p.ndim == 1 else p for p in parts]
-            return concatenate(parts, axis=-1)
-        return concatenate(parts, axis=0)
+        axis, ndmin, trans1d = self._layout
+        if isinstance(items[0], str):
+            axis, ndmin, trans1d = _directive(items[0], self._layout)
+            items = items[1:]
+        if any(isinstance(v, str) for v in items):
+            raise ValueError("fgrad.numpy.r_/c_: special directives must be the first entry.")
+        parts = [_upgraded(_as_operand(np.r_[v] if isinstance(v, slice) else v), ndmin, trans1d) for v in items]
+        return concatenate(parts, axis=axis)
+
+
+def _directive(text, layout):
+    """(axis, ndmin, trans1d) of a directive string "axis[,ndmin[,trans1d]]"."""
+    if text in ("r", "c"):
+        raise TypeError(f"fgrad.numpy.r_/c_: the directive {text!r} makes an np.matrix, which fgrad does not trace")
+    try:
+        given = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise ValueError(f"fgrad.numpy.r_/c_: unknown special directive {text!r}") from None
+    if len(given) > 3:
+        raise ValueError(f"fgrad.numpy.r_/c_: a directive has at most 3 integers (axis, ndmin, trans1d), got {text!r}")
+    return tuple(given) + layout[len(given):]
+
+
+def _upgraded(p, ndmin, trans1d):
+    """One piece as NumPy's AxisConcatenator makes it: 1s in front up to ndmin axes, then (trans1d
+    other than -1) its own axes moved to start at axis trans1d."""
+    nd = _ndim(p)
+    if nd >= ndmin:
+        return p
+    p = reshape(p, (1,) * (ndmin - nd) + _shape(p))
+    if trans1d == -1 or nd == 0:
+        return p
+    k1 = trans1d if trans1d >= 0 else trans1d + ndmin - nd + 1
+    axes = list(range(ndmin))
+    return transpose(p, tuple(axes[:k1] + axes[ndmin - nd:] + axes[k1:ndmin - nd]))
 
 
 r_ = _Concatenator(np.r_, columns=False)

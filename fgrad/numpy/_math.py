@@ -8,6 +8,7 @@ differentiable where it has a derivative. linalg.py builds on this module (linal
 cross; the functions that take real values only check here).
 """
 import builtins
+import operator
 
 import numpy as np
 
@@ -19,11 +20,12 @@ from ._arguments import _as_operand, _ndim, _on_device_of, _shape, normalize_axi
 from ._creation import full_like, ones_like, zeros_like
 from ._elementwise import astype
 from ._reductions import cumprod, cumsum
-from ._shaping import broadcast_arrays, concatenate, moveaxis, stack
+from ._shaping import broadcast_arrays, broadcast_to, concatenate, expand_dims, moveaxis, stack
 
 __all__ = ["angle", "array_equal", "array_equiv", "bartlett", "blackman", "concat", "conj", "conjugate", "cross",
            "cumulative_prod", "cumulative_sum", "divmod", "frexp", "geomspace", "hamming", "hanning", "imag",
-           "iscomplex", "isneginf", "isposinf", "isreal", "kaiser", "modf", "nan_to_num", "pow", "real"]
+           "iscomplex", "isneginf", "isposinf", "isreal", "kaiser", "linspace", "logspace", "modf", "nan_to_num", "pow",
+           "real", "real_if_close"]
 
 pow = ew.power
 bartlett, blackman, hamming, hanning, kaiser = np.bartlett, np.blackman, np.hamming, np.hanning, np.kaiser
@@ -54,6 +56,18 @@ def conj(x):
 
 
 conjugate = conj
+
+
+def real_if_close(a, tol=100):
+    """np.real_if_close: the real part where every imaginary part is within `tol` machine epsilons
+    of 0 (tol <= 1: an absolute tolerance), else `a` unchanged. Which of the two is a decision on
+    the value (a guard under compile; per example under vmap it cannot be made)."""
+    x = _as_operand(a)
+    if x.dtype.kind != "c" or not isinstance(x, Tracer):
+        return array_module(peek(x)).real_if_close(x, tol=tol) if not isinstance(x, Tracer) else x
+    v = decided(x, "fgrad.numpy.real_if_close's choice")
+    tol = np.finfo(x.dtype).eps * tol if tol > 1 else tol
+    return cv.real(x) if bool(array_module(v).all(array_module(v).abs(v.imag) < tol)) else x
 
 
 def angle(z, deg=False):
@@ -159,16 +173,49 @@ def concat(arrays, /, axis=0):
     return concatenate(arrays, axis=axis)
 
 
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """np.linspace; differentiable in start and stop (each point is start + i * step, the last one
+    stop itself when endpoint is True, as NumPy computes them)."""
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+        return array_module(start, stop).linspace(start, stop, num=num, endpoint=endpoint, retstep=retstep,
+                                                  dtype=dtype, axis=axis)
+    if operator.index(num) < 0:
+        raise ValueError(f"fgrad.numpy.linspace: number of samples, {num}, must be non-negative")
+    traced = start if isinstance(start, Tracer) else stop
+    start, stop = (a if isinstance(a, Tracer) else _on_device_of(traced, a) for a in (start, stop))
+    div = num - 1 if endpoint else num
+    delta = stop - start
+    step = delta / div if div > 0 else delta * np.nan  # (NumPy's step of a single point)
+    i = _on_device_of(traced, np.arange(num, dtype=np.float64))
+    i = i.reshape((num,) + (1,) * _ndim(delta))
+    out = start + i * (step if div > 0 else delta)
+    if endpoint and num > 1:
+        out = concatenate([out[:-1], expand_dims(broadcast_to(stop, _shape(out)[1:]), 0)], axis=0)
+    out = moveaxis(out, 0, axis) if axis else out
+    if dtype is not None:
+        out = astype(ew.floor(out) if np.issubdtype(dtype, np.integer) else out, dtype)
+    return (out, step) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """np.logspace: base ** linspace(start, stop); differentiable in start, stop and base."""
+    if not any(isinstance(a, Tracer) for a in (start, stop, base)):
+        return array_module(start, stop).logspace(start, stop, num=num, endpoint=endpoint, base=base, dtype=dtype,
+                                                  axis=axis)
+    traced = next(a for a in (start, stop, base) if isinstance(a, Tracer))
+    start, stop, base = (a if isinstance(a, Tracer) else _on_device_of(traced, a) for a in (start, stop, base))
+    ndim = builtins.max(_ndim(start), _ndim(stop), _ndim(base))
+    start, stop, base = (a.reshape((1,) * (ndim - _ndim(a)) + _shape(a)) for a in (start, stop, base))
+    out = ew.power(expand_dims(base, axis), linspace(start, stop, num=num, endpoint=endpoint, axis=axis))
+    return out if dtype is None else astype(out, dtype)
+
+
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """np.geomspace; differentiable in start and stop (positive)."""
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
         return array_module(start, stop).geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
-    start, stop = _as_operand(start), _as_operand(stop)
-    t = _on_device_of(start if isinstance(start, Tracer) else stop, np.linspace(0.0, 1.0, num, endpoint=endpoint))
-    log_start, log_stop = ew.log(start), ew.log(stop)
-    shape = (num,) + (1,) * max(_ndim(log_start), _ndim(log_stop))
-    out = ew.exp(log_start + t.reshape(shape) * (log_stop - log_start))
-    out = moveaxis(out, 0, axis) if axis else out
+    out = ew.exp(linspace(ew.log(_as_operand(start)), ew.log(_as_operand(stop)), num=num, endpoint=endpoint,
+                          axis=axis))
     return out if dtype is None else astype(out, dtype)
 
 

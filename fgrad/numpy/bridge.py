@@ -12,7 +12,7 @@ import sysconfig
 
 import numpy as np
 
-from ..ir.value import Tracer, conversion_error
+from ..ir.value import Tracer, conversion_error, decided
 
 __all__ = ["array_conversion", "array_function", "array_ufunc", "cover", "covered", "covering", "qualified_name"]
 
@@ -195,7 +195,11 @@ _NUMPY_CONVERTS = (
 
 
 def array_conversion(self, dtype=None, copy=None):
-    """Tracer.__array__: refuse, naming what converted the value and what to call instead."""
+    """Tracer.__array__: refuse, naming what converted the value and what to call instead. A
+    conversion to integers or booleans (`np.int64(x)`, np.asarray(x, dtype=int)) is a value with
+    no derivative, as int() is (piecewise constant: nothing to drop); it is made, as in JAX."""
+    if dtype is not None and np.dtype(dtype).kind in "biu":
+        return np.asarray(decided(self, f"converting it to {np.dtype(dtype)}"), dtype=dtype)
     who, instead = _diagnose(sys._getframe(1))
     raise conversion_error(self, f"{who}, converting its argument to a NumPy array,", instead)
 

@@ -1,4 +1,4 @@
-"""Primitives of fgrad.scipy.linalg: expm, triangular_solve, lu, sqrtm, sylvester and the
+"""Primitives of fgrad.scipy.linalg: expm, triangular_solve, banded_solve, lu, sqrtm, sylvester and the
 permutation of LU pivots. Composites (cho_solve, lu_solve, block_diag, ...) live in
 fgrad.scipy.linalg.
 
@@ -9,7 +9,8 @@ written in fgrad ops, so they differentiate again:
     read off expm([[A, E], [0, A]]) = [[expm A, L(A, E)], [0, expm A]];
   - sqrtm: the jvp solves the Sylvester equation S X + X S = T (S = sqrtm A), the vjp its
     adjoint S^T X + X S^T = G;
-  - triangular_solve and sylvester: implicit differentiation, as solve's;
+  - triangular_solve, banded_solve and sylvester: implicit differentiation, as solve's (the
+    band's cotangent is y x^T read in the band's own layout, y solving the transposed system);
   - lu: JAX's jvp rule (L^-1 P^T dA U^-1 split into its strictly lower and upper parts),
     transposed for the vjp.
 """
@@ -19,6 +20,7 @@ from ..backend import array_module, scipy_function, to_host
 from ..ir.value import peek
 from . import indexing
 from .batching import leading, stacked
+from .broadcasting import reduce_sum
 from .conversion import convert
 from .elementwise import equal, where
 from .linalg import _mT, matmul
@@ -27,28 +29,30 @@ from .shape import concatenate, expand_dims, pad_constant
 from .transpose import vjp_from_jvp
 from .zeros import zeros_like_value
 
-__all__ = ["expm", "expm_frechet", "lu", "lu_pivots_to_permutation", "permutation_matrix", "sqrtm", "sylvester",
-           "triangular_solve"]
+__all__ = ["banded_solve", "expm", "expm_frechet", "lu", "lu_pivots_to_permutation", "permutation_matrix", "sqrtm",
+           "sylvester", "triangular_solve"]
 
 
 # ---- kernels: scipy.linalg on the arrays' device ---------------------------------------------
-def _one(xp, name, arrays, params):
-    return scipy_function(xp, "linalg", name)(*arrays, **params)
-
-
 def _scipy(name, *arrays, **params):
     """scipy.linalg.<name>(*arrays, **params) on the arrays' device, one matrix at a time over
     their (broadcast) stacks: SciPy before 1.14 and cupyx take single matrices only."""
     xp = array_module(*arrays)
+    fn = scipy_function(xp, "linalg", name)
+    return _over_stacks(xp, lambda *one: fn(*one, **params), arrays)
+
+
+def _over_stacks(xp, fn, arrays):
+    """fn of single matrices, over the broadcast leading (stack) axes of `arrays`."""
     batch = np.broadcast_shapes(*[a.shape[:-2] for a in arrays])
     if not batch:
-        return _one(xp, name, arrays, params)
+        return fn(*arrays)
     arrays = [xp.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
     if not all(batch):  # an empty stack: the shapes and dtypes of one result, from identities
-        one = _one(xp, name, [xp.eye(*a.shape[-2:], dtype=a.dtype) for a in arrays], params)
+        one = fn(*[xp.eye(*a.shape[-2:], dtype=a.dtype) for a in arrays])
         return tuple(xp.empty(batch + o.shape, o.dtype) for o in one) if isinstance(one, tuple) else \
             xp.empty(batch + one.shape, one.dtype)
-    results = [_one(xp, name, [a[i] for a in arrays], params) for i in np.ndindex(batch)]
+    results = [fn(*[a[i] for a in arrays]) for i in np.ndindex(batch)]
     if isinstance(results[0], tuple):
         return tuple(xp.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
     return xp.stack(results).reshape(batch + results[0].shape)
@@ -138,6 +142,69 @@ sylvester.defbatch(stacked(sylvester, (2, 2, 2))).defvjp_all(_sylvester_vjp).def
     lambda t, x, a, b, q: -sylvester(a, b, matmul(t, x)),
     lambda t, x, a, b, q: -sylvester(a, b, matmul(x, t)),
     lambda t, x, a, b, q: sylvester(a, b, t))
+
+# ---- banded solves ---------------------------------------------------------------------------
+# A banded matrix in scipy.linalg.solve_banded's diagonal-ordered form: ab[..., u + i - j, j] = A[i, j]
+# for the l subdiagonals and u superdiagonals (the other entries of ab are never read).
+def _shift(v, s, axis):
+    """v[..., i + s, ...] along (negative) `axis`: zero where i + s is out of range."""
+    n = v.shape[axis]
+    s = max(-n, min(n, s))
+    if s == 0:
+        return v
+    index = (Ellipsis, slice(s, n) if s > 0 else slice(0, n + s)) + (slice(None),) * (-1 - axis)
+    widths = [(0, 0)] * v.ndim
+    widths[v.ndim + axis] = (0, s) if s > 0 else (-s, 0)
+    return pad_constant(indexing.getitem(v, index=index), pad_width=tuple(widths), constant=0)
+
+
+def _rows(ab):
+    return [indexing.getitem(ab, index=(Ellipsis, k, slice(None))) for k in range(ab.shape[-2])]
+
+
+def _banded_matmul(ab, x, lower, upper):
+    """A x for A in diagonal-ordered form: row k of ab is the diagonal j - i = upper - k."""
+    out = None
+    for k, row in enumerate(_rows(ab)):
+        term = _shift(expand_dims(row, axis=row.ndim) * x, upper - k, axis=-2)
+        out = term if out is None else out + term
+    return out
+
+
+def _banded_transpose(ab, lower, upper):
+    """A^T's diagonal-ordered form (it has `upper` subdiagonals and `lower` superdiagonals):
+    abT[k, j] = ab[lower + upper - k, j + k - lower]."""
+    rows = _rows(ab)[::-1]
+    return concatenate(*[expand_dims(_shift(r, k - lower, axis=-1), axis=r.ndim - 1) for k, r in enumerate(rows)],
+                       axis=ab.ndim - 2)
+
+
+def _banded_outer(y, x, lower, upper):
+    """The diagonal-ordered form of y x^T's band (summed over the columns of x, y): entry
+    (k, j) is y[j + k - upper] . x[j]."""
+    rows = [reduce_sum(_shift(y, k - upper, axis=-2) * x, axis=(x.ndim - 1,), keepdims=True)
+            for k in range(lower + upper + 1)]
+    return _mT(concatenate(*rows, axis=x.ndim - 1))
+
+
+def _banded_solve_vjp(g, x, primals, needs, lower, upper):
+    ab, _ = primals
+    y = banded_solve(_banded_transpose(ab, lower, upper), g, lower=upper, upper=lower)  # A^T y = g
+    return (-_banded_outer(y, x, lower, upper) if needs[0] else None), y
+
+
+def _banded_kernel(ab, b, lower, upper):
+    solve = scipy_function(array_module(ab, b), "linalg", "solve_banded")
+    return _over_stacks(array_module(ab, b), lambda a, c: solve((lower, upper), a, c), (ab, b))
+
+
+# x with A x = b, A given by its band ab (..., lower + upper + 1, n), b (..., n, k) (scipy.linalg.solve_banded);
+# dx solves A dx = db - dA x.
+banded_solve = Primitive("banded_solve", _banded_kernel)
+banded_solve.defbatch(stacked(banded_solve, (2, 2))).defvjp_all(_banded_solve_vjp).defjvp(
+    lambda t, x, ab, b, lower, upper: -banded_solve(ab, _banded_matmul(t, x, lower, upper), lower=lower,
+                                                    upper=upper),
+    lambda t, x, ab, b, lower, upper: banded_solve(ab, t, lower=lower, upper=upper))
 
 sqrtm = Primitive("sqrtm", lambda a: _scipy("sqrtm", a), saves="output")
 sqrtm.defbatch(leading(sqrtm)).defjvp(lambda t, s, a: sylvester(s, s, t)).defvjp(

@@ -47,16 +47,30 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 
 # ---- odeint ------------------------------------------------------------------------------------
-def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=_np.inf, hmax=_np.inf):
+def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=_np.inf, hmax=_np.inf, tfirst=False, **scipy_args):
     """jax.experimental.ode.odeint: the solution of dy/dt = func(y, t, *args), y(t[0]) = y0, at the
     times t (strictly increasing), stacked along a new first axis (of every leaf, for a pytree y0).
+
+    SciPy's signature is taken too: `args=(a, b)` for the extra arguments, `tfirst=True` for
+    func(t, y, ...), and rtol/atol None, hmax 0 and mxstep 0 for the solver's defaults.
 
     Differentiable (reverse mode by the adjoint method, and every other transform through it) in
     y0, t and args, which must be pytrees of float arrays. func must not close over traced values
     (fgrad raises if it does): pass them through *args."""
+    if scipy_args:
+        if set(scipy_args) != {"args"}:
+            raise TypeError(f"fgrad.scipy.integrate.odeint: unsupported arguments {sorted(set(scipy_args) - {'args'})}"
+                            f" (of SciPy's, fgrad takes args, tfirst, rtol, atol, hmax and mxstep)")
+        if args:
+            raise TypeError("fgrad.scipy.integrate.odeint: extra arguments given both positionally and as args=")
+        args = scipy_args["args"] if isinstance(scipy_args["args"], tuple) else (scipy_args["args"],)  # (as SciPy)
+    rtol, atol = 1.4e-8 if rtol is None else rtol, 1.4e-8 if atol is None else atol
+    hmax, mxstep = _np.inf if hmax == 0 else hmax, _np.inf if mxstep == 0 else mxstep  # (SciPy's 0: no bound)
     for name, value in (("rtol", rtol), ("atol", atol), ("mxstep", mxstep), ("hmax", hmax)):
         if not isinstance(value, (int, float, _np.integer, _np.floating)):
             raise TypeError(f"fgrad.scipy.integrate.odeint: {name} must be a Python number, got {value!r}")
+    if tfirst:
+        func = _swapped(func)
     t = _as_operand(t)
     if t.ndim != 1:
         raise ValueError(f"fgrad.scipy.integrate.odeint: t must be a 1-D array of times, got shape {_fnp.shape(t)}")
@@ -67,6 +81,13 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=_np.inf, hmax=_n
         raise ValueError("fgrad.scipy.integrate.odeint: t must be increasing")
     return _odeint(func, float(rtol), float(atol), mxstep, float(hmax), _floats(y0, "y0"), t,
                    *[_floats(a, "args") for a in args])
+
+
+def _swapped(func):
+    """func(t, y, *args) as func(y, t, *args): SciPy's tfirst=True."""
+    def swapped(y, t, *args):
+        return func(t, y, *args)
+    return swapped
 
 
 def _floats(tree, what):

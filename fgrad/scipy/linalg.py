@@ -1,8 +1,8 @@
 """fgrad.scipy.linalg: scipy.linalg's names and signatures, differentiable (as jax.scipy.linalg).
 
 Primitives (fgrad/ops/scipy_linalg.py): expm (its derivative is the Frechet derivative,
-expm_frechet), solve_triangular, sqrtm (derivative: a Sylvester equation), and the LU
-factorization behind lu, lu_factor and lu_solve. Composites here: expm_frechet (one expm of
+expm_frechet), solve_triangular, solve_banded, solve_sylvester, sqrtm (derivative: a Sylvester
+equation), and the LU factorization behind lu, lu_factor and lu_solve. Composites here: expm_frechet (one expm of
 a block matrix), cho_factor and cho_solve (cholesky and two triangular solves), lu_solve
 (a permutation and two triangular solves), block_diag (padding), toeplitz (indexing). inv,
 det, solve, cholesky, eigh, qr and svd take SciPy's signatures and call fgrad.numpy.linalg.
@@ -11,6 +11,8 @@ Stacks of matrices (..., M, N) work wherever SciPy >= 1.14 takes them. Options f
 honour (a generalized eigenproblem, pivoted QR, ...) raise an error naming the option;
 overwrite_* and check_finite are accepted and ignored (fgrad never writes into its inputs).
 """
+import operator
+
 import numpy as _np
 
 from .. import numpy as _fnp
@@ -21,7 +23,8 @@ from ..numpy._arguments import _as_operand
 from ..ops import scipy_linalg as _ops
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "expm_frechet", "inv", "lu",
-           "lu_factor", "lu_solve", "qr", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz"]
+           "lu_factor", "lu_solve", "qr", "solve", "solve_banded", "solve_sylvester", "solve_triangular", "sqrtm",
+           "svd", "toeplitz"]
 
 LinAlgError = _np.linalg.LinAlgError
 
@@ -103,6 +106,41 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     a = _square("solve_triangular", a)
     b, vector = _rhs("solve_triangular", a, b)
     return _out(_triangular(a, b, lower, _TRANS[trans], unit_diagonal, trans in _CONJUGATE), vector)
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """scipy.linalg.solve_banded: x with A x = b, A given by its l subdiagonals and u superdiagonals in
+    diagonal-ordered form, ab[u + i - j, j] = A[i, j] (shape (l + u + 1, n)); differentiable in the entries
+    of ab it reads and in b."""
+    try:
+        lower, upper = (operator.index(w) for w in l_and_u)
+    except TypeError:
+        raise TypeError(f"fgrad.scipy.linalg.solve_banded: l_and_u must be a pair of integers (l, u), got "
+                        f"{l_and_u!r}") from None
+    ab = _la._inexact(_as_operand(ab))
+    if lower < 0 or upper < 0 or ab.ndim != 2 or _fnp.shape(ab)[0] != lower + upper + 1:
+        raise ValueError(f"fgrad.scipy.linalg.solve_banded: ab must have shape (l + u + 1, n) = ({lower + upper + 1}, "
+                         f"n) for (l, u) = ({lower}, {upper}) (both >= 0), got shape {_fnp.shape(ab)}")
+    b, vector = _rhs("solve_banded", ab, b)
+    ab, b = _common(ab, b)
+    return _out(_ops.banded_solve(ab, b, lower=lower, upper=upper), vector)
+
+
+def solve_sylvester(a, b, q):
+    """scipy.linalg.solve_sylvester: x with a x + x b = q, a (M, M), b (N, N), q (M, N); differentiable
+    in a, b and q (dx solves a dx + dx b = dq - da x - x db)."""
+    a, b = _square("solve_sylvester", a), _square("solve_sylvester", b)
+    q = _la._inexact(_as_operand(q))
+    if _fnp.shape(q)[-2:] != (_fnp.shape(a)[-1], _fnp.shape(b)[-1]):
+        raise ValueError(f"fgrad.scipy.linalg.solve_sylvester: q must be (M, N) = ({_fnp.shape(a)[-1]}, "
+                         f"{_fnp.shape(b)[-1]}) for a {_fnp.shape(a)} and b {_fnp.shape(b)}, got {_fnp.shape(q)}")
+    return _ops.sylvester(*_common(a, b, q))
+
+
+def _common(*arrays):
+    """arrays in their common dtype (the rules' cotangents then fit each of them)."""
+    dtype = _np.result_type(*[x.dtype for x in arrays])
+    return tuple(x if x.dtype == dtype else _fnp.astype(x, dtype) for x in arrays)
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):

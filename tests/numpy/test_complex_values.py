@@ -110,3 +110,18 @@ def test_hypot_at_the_origin():
     assert fgrad.grad(fnp.hypot, argnums=(0, 1))(0.0, 0.0) == (0.5, 0.5)  # JAX's values
     assert fgrad.grad(lambda x: fnp.hypot(x, 2.0 * x))(0.0) == 1.5
     fgrad.testing.check_grads(fnp.hypot, (np.array([0.3, -1.0]), np.array([2.0, -1.0])), order=2)
+
+
+def test_real_if_close_returns_the_real_part_only_where_numpy_does():
+    z = np.array([1.5, -0.5]) + 1e-15j
+    np.testing.assert_array_equal(fnp.real_if_close(z), np.real_if_close(z))
+    assert fnp.real_if_close(np.array([1.0 + 1e-3j])).dtype == np.complex128
+    # (close: the real part, differentiable; not close: the complex value itself)
+    close = fgrad.grad(lambda x: fnp.sum(fnp.real_if_close(x + 1e-15j) ** 2))(np.array([1.5, -0.5]))
+    np.testing.assert_allclose(close, [3.0, -1.0])
+    far = fgrad.grad(lambda x: fnp.sum(fnp.abs(fnp.real_if_close(x + 1e-3j)) ** 2))(np.array([1.5, -0.5]))
+    np.testing.assert_allclose(far, [3.0, -1.0])
+    assert fgrad.jvp(lambda x: fnp.real_if_close(x + 1e-3j), (np.ones(1),), (np.ones(1),))[0].dtype.kind == "c"
+    assert fgrad.jvp(lambda x: fnp.real_if_close(x + 0j, tol=1e-20), (np.ones(1),), (np.ones(1),))[0].dtype.kind == "f"
+    real = np.array([1.0, 2.0])
+    assert fgrad.grad(lambda x: fnp.sum(fnp.real_if_close(x)))(real).tolist() == [1.0, 1.0]

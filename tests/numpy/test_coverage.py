@@ -57,6 +57,32 @@ def test_r_and_c_concatenate_traced_values():
     assert fnp.c_[x, x].shape == np.c_[x, x].shape and fnp.r_[1:4] .tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize("expr", [
+    lambda m, x: m.r_[x, 0:3, 2.0 * x], lambda m, x: m.r_[x, 0:1:4j, 3.0], lambda m, x: m.c_[x, 0:2, x * x],
+    lambda m, x: m.r_["0,2", x, x], lambda m, x: m.r_["0,2,0", x, 0:2], lambda m, x: m.r_["1,2,0", x, 0:2],
+    lambda m, x: m.r_["-1", x[None], [[1.0, 2.0]]], lambda m, x: m.r_["0,3,1", x, x], lambda m, x: m.r_["0,3,-2", x, x],
+])
+def test_r_and_c_take_slices_and_directives_beside_traced_values(expr):
+    import fgrad
+    x = np.array([0.5, -1.0])
+    out, pullback = fgrad.vjp(lambda v: expr(fnp, v), x)
+    want = expr(np, x)
+    assert out.shape == want.shape
+    np.testing.assert_allclose(out, want)
+    ones = np.ones(want.shape)
+    eps = 1e-6
+    fd = np.array([np.sum(ones * (expr(np, x + eps * e) - expr(np, x - eps * e))) / (2 * eps) for e in np.eye(2)])
+    np.testing.assert_allclose(pullback(ones)[0], fd, rtol=1e-7)
+
+
+def test_r_rejects_what_numpy_rejects_beside_traced_values():
+    import fgrad
+    with pytest.raises(ValueError, match="first entry"):
+        fgrad.grad(lambda v: fnp.sum(fnp.r_[v, "0,2", v]))(np.ones(2))
+    with pytest.raises(TypeError, match=r"np\.matrix"):
+        fgrad.grad(lambda v: fnp.sum(fnp.r_["r", v, v]))(np.ones(2))
+
+
 def test_seterr_and_errstate_are_numpys():
     with fnp.errstate(divide="ignore"):
         assert fnp.log(np.zeros(1))[0] == -np.inf

@@ -150,6 +150,30 @@ def test_unsupported_under_forward_mode_too():
         jvp(lambda x: np.fft.fft(x).real, (np.ones(4),), (np.ones(4),))
 
 
+@pytest.mark.parametrize("cast", [np.int64, np.int32, np.uint8, np.bool_, lambda v: np.asarray(v, dtype=np.intp)])
+def test_integer_casts_are_values_without_a_derivative(cast):
+    """np.int64(x) of a traced x is a value, as int(x) is (piecewise constant: no derivative to
+    drop), as in JAX; under compile it is a guard, so another value retraces."""
+    f = lambda a: a * cast(a)  # noqa: E731
+    assert grad(f)(2.5) == cast(2.5) and grad(f)(3.5) == cast(3.5)
+    compiled = fgrad.compile(grad(f))
+    assert [compiled(v) for v in (2.5, 3.5, 2.7)] == [cast(v) for v in (2.5, 3.5, 2.7)]
+    with pytest.raises(fgrad.errors.BatchedValueError, match="same for every example"):
+        fgrad.vmap(f)(np.array([1.5, 2.5]))
+
+
+def test_np_linspace_logspace_geomspace_of_traced_endpoints():
+    check_gradient(lambda a: np.sum(np.linspace(a[0], a[1], 5) ** 2), np.array([0.3, 1.2]))
+    check_gradient(lambda a: np.sum(np.logspace(a[0], a[1], 4, base=2.0)), np.array([0.3, 1.2]))
+    check_gradient(lambda a: np.sum(np.geomspace(a[0], a[1], 4)), np.array([0.3, 1.2]))
+
+
+def test_float_and_complex_casts_still_refuse():
+    for cast in (np.float64, np.complex128, lambda v: np.asarray(v), lambda v: np.asarray(v, dtype=np.float32)):
+        with pytest.raises(fgrad.errors.ConversionError):
+            grad(lambda a: a * cast(a))(2.5)
+
+
 def test_out_and_where_arguments_are_refused():
     with pytest.raises(TypeError, match=r"numpy\.sin.*out"):
         grad(lambda x: np.sum(np.sin(x, out=np.empty(3))))(np.ones(3))

@@ -57,6 +57,23 @@ def test_hmax_bounds_the_step():
         odeint(decay, Y0, T, A, hmax=0.05, mxstep=5)
 
 
+def test_scipys_signature_args_tfirst_and_default_options():
+    """SciPy's odeint(func, y0, t, args=(...), tfirst=...), rtol=None, hmax=0 and mxstep=0 (the
+    solver's defaults), as HIPS autograd's ODE-net example calls it: the same values and gradients
+    as the JAX-style call."""
+    want = si.odeint(lambda t, y, a: -a * y + np.sin(t), Y0, T, args=(0.7,), tfirst=True, rtol=1e-12, atol=1e-12)
+    got = odeint(lambda t, y, a: decay(y, t, a), Y0, T, args=(A,), tfirst=True, rtol=None, atol=None, hmax=0.0,
+                 mxstep=0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(odeint(decay, Y0, T, args=A), odeint(decay, Y0, T, A))  # (a lone value: one argument)
+    by_keyword = fgrad.grad(lambda a: fnp.sum(odeint(decay, Y0, T, args=(a,)) ** 2))(A)
+    np.testing.assert_allclose(by_keyword, fgrad.grad(lambda a: loss(Y0, T, a))(A), rtol=1e-12)
+    with pytest.raises(TypeError, match="both positionally and as args="):
+        odeint(decay, Y0, T, A, args=(A,))
+    with pytest.raises(TypeError, match=r"unsupported arguments \['Dfun'\]"):
+        odeint(decay, Y0, T, args=(A,), Dfun=None)
+
+
 def test_linear_system_matches_its_closed_form():
     got = odeint(linear, Y0, T, M, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(got, [sl.expm(M * t) @ Y0 for t in T], rtol=1e-8, atol=1e-9)

@@ -1,7 +1,7 @@
 """The multivariate normal distribution, as scipy.stats.multivariate_normal (and
 jax.scipy.stats.multivariate_normal).
 
-logpdf and pdf are differentiable in x, mean and cov. As SciPy, cov may be a scalar (times
+logpdf and pdf are differentiable in x, mean and cov, entropy in cov. As SciPy, cov may be a scalar (times
 the identity), a vector (a diagonal) or a matrix, of which the lower triangle is read; as
 fgrad's cholesky and eigh (Note [symmetric gradients] in fgrad/ops/linalg.py), the derivative
 with respect to a matrix cov is that of the function on symmetric matrices, so gradients
@@ -24,7 +24,7 @@ from ...ops.stop_gradient import stop_gradient
 from .. import linalg as _linalg
 from ._util import inf, nan, promote, quiet
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["entropy", "logpdf", "pdf"]
 
 _LOG_2PI = float(np.log(2 * np.pi))
 
@@ -56,6 +56,8 @@ def _parameters(x, mean, cov):
                          f"of length {dim}.")
     if fnp.ndim(cov) > 2:
         raise ValueError(f"Array 'cov' must be at most two-dimensional, but cov.ndim = {fnp.ndim(cov)}")
+    if x is None:  # (entropy: the parameters alone)
+        return dim, None, mean, cov
     if fnp.ndim(x) == 0:
         x = fnp.reshape(x, (1,))
     elif fnp.ndim(x) == 1:
@@ -137,3 +139,14 @@ def logpdf(x, mean=None, cov=1, allow_singular=False):
 def pdf(x, mean=None, cov=1, allow_singular=False):
     """The density at x, as scipy.stats.multivariate_normal.pdf."""
     return fnp.exp(logpdf(x, mean, cov, allow_singular))
+
+
+@quiet
+def entropy(mean=None, cov=1):
+    """The differential entropy, (rank (log(2 pi) + 1) + log pdet(cov)) / 2, as
+    scipy.stats.multivariate_normal.entropy, which reads cov as allow_singular=True does (mean
+    gives only the dimension)."""
+    dim, _, mean, cov = _parameters(None, mean, cov)
+    _check_plain(cov, dim, allow_singular=True)
+    _, log_pdet, rank, _, not_psd = _singular(fnp.zeros_like(cov, shape=(1, dim)), cov, dim)
+    return fnp.where(not_psd, nan, 0.5 * (rank * (_LOG_2PI + 1) + log_pdet))

@@ -1,6 +1,6 @@
 """Student's t distribution, as scipy.stats.t (and jax.scipy.stats.t).
 
-logpdf and pdf are differentiable in x, df, loc and scale. cdf and sf are differentiable in
+logpdf and pdf are differentiable in x, df, loc and scale. cdf and sf (and their logs) are differentiable in
 x, loc and scale; their derivative with respect to df raises NotImplementedError (they are
 betainc's, whose derivative in its parameters has no closed form). df = inf is the normal
 distribution; df <= 0 or scale <= 0 gives nan, as SciPy's.
@@ -18,7 +18,7 @@ from .. import special
 from . import norm
 from ._util import NoClosedForm, check, inf, nan, promote, quiet
 
-__all__ = ["cdf", "logpdf", "pdf", "sf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 _LOG_PI = float(np.log(np.pi))
 
@@ -94,3 +94,16 @@ def sf(x, df, loc=0, scale=1):
     x, df, loc, scale = promote(x, df, loc, scale)
     df = _SF_DF.enter(df)
     return _SF_DF.leave(_tail(-1.0, x, df, loc, scale), df)
+
+
+@quiet
+def logcdf(x, df, loc=0, scale=1):
+    """log P(T <= x), as scipy.stats.t.logcdf (which is SciPy's log of its cdf too). Not
+    differentiable in df (it raises)."""
+    return fnp.log(cdf(x, df, loc, scale))
+
+
+@quiet
+def logsf(x, df, loc=0, scale=1):
+    """log P(T > x), as scipy.stats.t.logsf. Not differentiable in df (it raises)."""
+    return fnp.log(sf(x, df, loc, scale))
