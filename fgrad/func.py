@@ -4,7 +4,7 @@ For PyTorch users: per-example gradients of an `fgrad.nn` model read as in the t
 tutorial (`vmap(grad(loss), in_dims=(None, 0, 0))` with `functional_call`). Each name is
 fgrad's own transform; only the spelling follows torch.func (`in_dims`, `grad_and_value`).
 """
-from .nn.modules import Module
+from .nn.module import Module
 from .transforms.batching import vmap as _vmap
 from .transforms.forward import jvp
 from .transforms.jacobians import hessian, jacfwd, jacrev
@@ -35,7 +35,8 @@ def grad_and_value(func: Callable[..., PyTree], argnums: int | tuple[int, ...] =
 def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] | tuple[dict[str, Any], ...],
                     args: Any = (), kwargs: dict[str, Any] | None = None) -> Any:
     """Call `module` with the values of `parameter_and_buffer_dicts` (names as in
-    `named_parameters()`, "0.weight") in place of its parameters; the module is unchanged after.
+    `named_parameters()` and `named_buffers()`, "0.weight") in place of its parameters and buffers;
+    the module is unchanged after.
     `args` is one argument or a tuple of them."""
     dicts = parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, tuple) else \
         (parameter_and_buffer_dicts,)
@@ -66,7 +67,7 @@ def _owner(module, name):
         if sub is None:
             raise KeyError(f"functional_call: {type(module).__name__} has no submodule {part!r} (in {name!r})")
         owner = sub
-    if attr not in owner._parameters:
-        raise KeyError(f"functional_call: {type(owner).__name__} has no parameter {attr!r} (in {name!r}); its "
-                       f"parameters are {list(owner._parameters)}")
+    if attr not in owner._parameters and attr not in owner._buffers:
+        raise KeyError(f"functional_call: {type(owner).__name__} has no parameter or buffer {attr!r} (in {name!r}); "
+                       f"its parameters are {list(owner._parameters)}, its buffers {list(owner._buffers)}")
     return owner, attr

@@ -21,8 +21,17 @@ def sigmoid(x):
     return expit(x)
 
 
+_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias, as torch.nn.functional.linear."""
+    """input @ weight.T + bias, as torch.nn.functional.linear. As torch's, input and weight must
+    have one dtype: a float64 batch into a float32 layer raises instead of promoting silently."""
+    if fnp.result_type(input) != weight.dtype:
+        a, b = (str(np.dtype(d)) for d in (fnp.result_type(input), weight.dtype))
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_TORCH_NAMES.get(a, a)} and "
+                           f"{_TORCH_NAMES.get(b, b)}")
     out = fnp.matmul(input, fnp.swapaxes(weight, -1, -2))
     return out if bias is None else out + bias
 

@@ -1,0 +1,199 @@
+"""fgrad.nn's containers, as torch.nn's: Sequential, ModuleList, ModuleDict, ParameterList and
+ParameterDict. Each registers what it holds under its position ("0", "1", ...) or key, so
+parameters(), state_dict() and to() see through it."""
+import collections
+import operator
+
+from .module import Module, Parameter
+
+__all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+
+
+class _Indexed(Module):
+    """Modules or parameters registered under "0", "1", ... (the base of the lists)."""
+
+    def _items(self):
+        raise NotImplementedError
+
+    def _put(self, name, value):
+        raise NotImplementedError
+
+    def _index(self, i):
+        n = len(self)
+        i = operator.index(i)
+        if not -n <= i < n:
+            raise IndexError(f"index {i} is out of range")
+        return str(i % n)
+
+    def __len__(self):
+        return len(self._items())
+
+    def __iter__(self):
+        return iter(self._items().values())
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return type(self)(list(self._items().values())[i])
+        return self._items()[self._index(i)]
+
+    def __setitem__(self, i, value):
+        self._put(self._index(i), value)
+
+    def __delitem__(self, i):
+        keys = list(self._items())
+        for k in (keys[i] if isinstance(i, slice) else [self._index(i)]):
+            delattr(self, k)
+        values = list(self._items().values())  # (renumbered, as torch's)
+        for k in list(self._items()):
+            delattr(self, k)
+        for j, v in enumerate(values):
+            self._put(str(j), v)
+
+    def append(self, value):
+        self._put(str(len(self)), value)
+        return self
+
+    def extend(self, values):
+        for v in values:
+            self.append(v)
+        return self
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+
+class Sequential(_Indexed):
+    """Modules applied in order; Sequential(OrderedDict) names them."""
+
+    def __init__(self, *modules):
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], collections.OrderedDict):
+            for name, m in modules[0].items():
+                self.add_module(name, m)
+        else:
+            for i, m in enumerate(modules):
+                self.add_module(str(i), m)
+
+    def _items(self):
+        return self._modules
+
+    def _put(self, name, value):
+        self.add_module(name, value)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Sequential(collections.OrderedDict(list(self._modules.items())[i]))
+        return list(self._modules.values())[operator.index(i)]
+
+    def forward(self, input):
+        for m in self._modules.values():
+            input = m(input)
+        return input
+
+
+class ModuleList(_Indexed):
+    """A list of modules, registered (no forward of its own)."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        self.extend(modules or ())
+
+    def _items(self):
+        return self._modules
+
+    def _put(self, name, value):
+        self.add_module(name, value)
+
+    def insert(self, index, module):
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        for k in list(self._modules):
+            delattr(self, k)
+        self.extend(modules)
+
+
+class ParameterList(_Indexed):
+    """A list of parameters, registered (a tensor given is made a Parameter, as torch's)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        self.extend(values or ())
+
+    def _items(self):
+        return self._parameters
+
+    def _put(self, name, value):
+        self.register_parameter(name, value if isinstance(value, Parameter) or value is None else Parameter(value))
+
+    def extra_repr(self):
+        return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
+                         for k, p in self._parameters.items())
+
+
+class _Keyed(Module):
+    """Modules or parameters by string key (the base of the dicts)."""
+
+    def __init__(self, values=None):
+        super().__init__()
+        if values is not None:
+            self.update(values)
+
+    def __getitem__(self, key):
+        return self._items()[key]
+
+    def __setitem__(self, key, value):
+        self._put(key, value)
+
+    def __delitem__(self, key):
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._items())
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __contains__(self, key):
+        return key in self._items()
+
+    def keys(self):
+        return self._items().keys()
+
+    def items(self):
+        return self._items().items()
+
+    def values(self):
+        return self._items().values()
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self):
+        for k in list(self._items()):
+            del self[k]
+
+    def update(self, values):
+        for k, v in (values.items() if hasattr(values, "items") else values):
+            self[k] = v
+
+
+class ModuleDict(_Keyed):
+    """Modules by name, registered (no forward of its own)."""
+
+    def _items(self):
+        return self._modules
+
+    def _put(self, key, value):
+        self.add_module(key, value)
+
+
+class ParameterDict(_Keyed):
+    """Parameters by name, registered (a tensor given is made a Parameter)."""
+
+    def _items(self):
+        return self._parameters
+
+    def _put(self, key, value):
+        self.register_parameter(key, value if isinstance(value, Parameter) or value is None else Parameter(value))
