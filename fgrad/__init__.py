@@ -14,7 +14,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - distributed/: fgrad.distributed: collectives on MPI, data_parallel, ZeRO-1 (the [distributed] extra).
 - autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
 - nn/: just enough of torch.nn for training loops.
-- optim/: SGD and Adam.
+- optim/: torch.optim's optimizers and lr_scheduler.
 - testing/: finite differences, check_grads, gradcheck.
 - errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
 - func.py: fgrad.func, the functional transforms under torch.func's names.

@@ -1,4 +1,9 @@
-"""Optimizers update parameters in place from their .grad: SGD (momentum, weight decay) and Adam.
+"""The Optimizer base: parameter groups, per-parameter state, state_dict, and the pieces every
+update rule shares (maximize, weight decay, complex parameters as pairs of reals).
+
+A rule is one `_step(param, grad, state, group)` on arrays, in place; `_init_state` makes its
+state on a parameter's first step. torch 2.13's single-tensor code is the reference for the
+order of operations (so float64 trajectories agree to rounding), not its foreach or fused paths.
 
 Note [optimizer state follows its parameters]: as torch's, `Optimizer.state` is keyed by the
 parameter objects themselves (a Tensor hashes by identity), never by `id(p)`: an id is a
@@ -20,11 +25,13 @@ import numpy as np
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.tensor import Tensor
 
-__all__ = ["SGD", "Adam", "Optimizer"]
+__all__ = ["Optimizer"]
 
 
 class Optimizer:
     """Holds parameter groups and their state; step() updates, zero_grad() clears .grad."""
+
+    _state_like_params = True  # each state array has its parameter's shape (LBFGS's are flat)
 
     def __init__(self, params, defaults):
         if isinstance(params, Tensor):
@@ -83,10 +90,34 @@ class Optimizer:
         with no_grad():
             for group in self.param_groups:
                 self._update(group, [p for p in group["params"] if p.grad is not None])
+        self._opt_called = True  # (read by a scheduler's first step: was it called in torch's order?)
         return loss
 
     def _update(self, group, params):
-        raise NotImplementedError(f"{type(self).__name__} must implement _update(group, params)")
+        # One parameter at a time, its state read and written in turn: a parameter given twice
+        # gets two steps on one state, as torch's single-tensor loops do.
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state.update(self._init_state(p.primal, group))
+            if "step" in state:
+                state["step"] += 1
+            grad = _decayed_grad(p, group)
+            if np.iscomplexobj(p.primal):  # as torch: the rule sees (real, imag) pairs
+                views = {k: _real(v) if isinstance(v, np.ndarray) else v for k, v in state.items()}
+                self._step(_real(p.primal), _real(grad), views, group)
+                state.update({k: v for k, v in views.items() if not isinstance(v, np.ndarray)})
+            else:
+                self._step(p.primal, grad, state, group)
+            p._version_counter.value += 1
+
+    def _init_state(self, param, group):
+        """The state of `param` before its first step (a dict of arrays and numbers)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _init_state(param, group)")
+
+    def _step(self, param, grad, state, group):
+        """Update `param` (an array) in place from `grad` and `state`."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _step(param, grad, state, group)")
 
     def state_dict(self):
         """{"state": {index: state}, "param_groups": [options with "params" as indices]}, as torch's:
@@ -117,7 +148,7 @@ class Optimizer:
                 state[k] = _copied(v)
                 continue
             for name, value in v.items():
-                if isinstance(value, np.ndarray) and value.shape != param.primal.shape:
+                if self._state_like_params and isinstance(value, np.ndarray) and value.shape != param.primal.shape:
                     raise ValueError(f"load_state_dict: state {name!r} of parameter {k} has shape {value.shape}, "
                                      f"but the parameter at that position has shape {tuple(param.shape)}")
             state[param] = {name: np.array(value, dtype=param.primal.dtype) if isinstance(value, np.ndarray)
@@ -137,75 +168,33 @@ def _copied(state):
     return {k: v.copy() if isinstance(v, np.ndarray) else copy.deepcopy(v) for k, v in state.items()}
 
 
-class SGD(Optimizer):
-    """Stochastic gradient descent with optional momentum, dampening, Nesterov and weight decay."""
-
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
-        if lr < 0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov))
-
-    def _update(self, group, params):
-        # As torch's: every buffer is read before any is written, so a parameter given twice
-        # gets two updates, each with a fresh buffer on the first step (torch's numbers).
-        momentum = group["momentum"]
-        buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum else None
-        for i, p in enumerate(params):
-            g = p.grad.primal
-            if group["weight_decay"]:
-                g = g + group["weight_decay"] * p.primal
-            if momentum:
-                buf = buffers[i]
-                if buf is None:
-                    buf = buffers[i] = np.array(g, copy=True)
-                else:
-                    buf *= momentum
-                    buf += (1 - group["dampening"]) * g
-                g = g + momentum * buf if group["nesterov"] else buf
-            p.primal -= group["lr"] * g
-            p._version_counter.value += 1
-        for p, buf in zip(params, buffers or ()):
-            self.state[p]["momentum_buffer"] = buf
+def _decayed_grad(p, group):
+    """p's gradient as a rule sees it: negated under `maximize`, then with `weight_decay` added as
+    an L2 term (weight_decay * p), or, under `decoupled_weight_decay`, p itself shrunk by
+    lr * weight_decay first (AdamW's decay, which adaptive steps do not rescale)."""
+    grad = p.grad.primal
+    if group.get("maximize"):
+        grad = -grad
+    decay = group.get("weight_decay", 0)
+    if decay:
+        if group.get("decoupled_weight_decay"):
+            p.primal *= 1 - group["lr"] * decay
+        else:
+            grad = grad + decay * p.primal
+    return grad
 
 
-class Adam(Optimizer):
-    """Adam (Kingma and Ba), with PyTorch's defaults, bias correction and state names."""
+def _real(array):
+    """A complex array as a real view of its (real, imag) pairs; a real one as it is."""
+    return array.view(array.real.dtype) if np.iscomplexobj(array) else array
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        if lr < 0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-        if weight_decay < 0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))
 
-    def _update(self, group, params):
-        b1, b2 = group["betas"]
-        for p in params:
-            g = p.grad.primal
-            if group["weight_decay"]:
-                g = g + group["weight_decay"] * p.primal
-            state = self.state[p]  # (one dict for a parameter given twice: two steps on it, as torch)
-            if not state:
-                state.update(step=0, exp_avg=np.zeros_like(p.primal), exp_avg_sq=np.zeros_like(p.primal))
-            state["step"] += 1
-            m, v, t = state["exp_avg"], state["exp_avg_sq"], state["step"]
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            m_hat = m / (1 - b1 ** t)
-            v_hat = v / (1 - b2 ** t)
-            p.primal -= group["lr"] * m_hat / (np.sqrt(v_hat) + group["eps"])
-            p._version_counter.value += 1
+def _check(ok, what, value):
+    """torch's error for a bad hyperparameter: 'Invalid learning rate: -1'."""
+    if not ok:
+        raise ValueError(f"Invalid {what}: {value}")
+
+
+def _check_betas(betas):
+    for i, beta in enumerate(betas):
+        _check(0.0 <= beta < 1.0, f"beta parameter at index {i}", beta)

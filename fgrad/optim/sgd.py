@@ -1,0 +1,40 @@
+"""SGD: stochastic gradient descent with momentum, dampening, Nesterov, weight decay, maximize."""
+import numpy as np
+
+from .optimizer import Optimizer, _check, _decayed_grad
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, torch.optim.SGD's options and numbers."""
+
+    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
+                 maximize=False):
+        _check(lr >= 0, "learning rate", lr)
+        _check(momentum >= 0, "momentum value", momentum)
+        _check(weight_decay >= 0, "weight_decay value", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
+
+    def _update(self, group, params):
+        # As torch's: every buffer is read before any is written, so a parameter given twice
+        # gets two updates, each with a fresh buffer on the first step (torch's numbers).
+        momentum = group["momentum"]
+        buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum else None
+        for i, p in enumerate(params):
+            g = _decayed_grad(p, group)
+            if momentum:
+                buf = buffers[i]
+                if buf is None:
+                    buf = buffers[i] = np.array(g, copy=True)
+                else:
+                    buf *= momentum
+                    buf += (1 - group["dampening"]) * g
+                g = g + momentum * buf if group["nesterov"] else buf
+            p.primal -= group["lr"] * g
+            p._version_counter.value += 1
+        for p, buf in zip(params, buffers or ()):
+            self.state[p]["momentum_buffer"] = buf
