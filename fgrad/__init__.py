@@ -15,6 +15,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
 - nn/: just enough of torch.nn for training loops.
 - optim/: torch.optim's optimizers and lr_scheduler.
+- utils/: fgrad.utils.data: Dataset, DataLoader, random_split.
 - testing/: finite differences, check_grads, gradcheck.
 - errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
 - func.py: fgrad.func, the functional transforms under torch.func's names.
@@ -29,6 +30,7 @@ from . import (
                                  numpy,  # noqa: F401  (attaches operators to traced values)
                                  optim,
                                  scipy,
+                                 utils,
 )
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.factories import (
@@ -50,6 +52,7 @@ from .autograd.factories import (
                                  zeros,
                                  zeros_like,
 )
+from .autograd.generator import Generator, default_generator
 from .backend import Device, device, devices
 from .compile.api import compile
 from .engine.threads import get_num_threads, set_num_threads
@@ -68,6 +71,7 @@ from .transforms.reverse import grad, value_and_grad, vjp
 __version__ = "0.1.0"
 __all__ = [
                                  "Device",
+                                 "Generator",
                                  "Graph",
                                  "Tensor",
                                  "allclose",
@@ -78,6 +82,7 @@ __all__ = [
                                  "compile",
                                  "custom_jvp",
                                  "custom_vjp",
+                                 "default_generator",
                                  "device",
                                  "device_put",
                                  "devices",
@@ -117,6 +122,7 @@ __all__ = [
                                  "set_num_threads",
                                  "stop_gradient",
                                  "tensor",
+                                 "utils",
                                  "value_and_grad",
                                  "vjp",
                                  "vmap",

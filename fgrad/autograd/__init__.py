@@ -10,6 +10,7 @@ same engine as fgrad.grad.
 - callbacks.py: queue_callback: what a hook queues runs before backward() returns.
 - function.py: `Function`, user-defined forward and backward, PyTorch style.
 - factories.py: tensor constructors (fgrad.tensor, zeros, ones, randn, arange, ...).
+- generator.py: `Generator`, a seedable random stream (numpy's), and the default one.
 - grad_mode.py: no_grad, enable_grad, set_grad_enabled: whether ops record, per thread.
 - anomaly_mode.py: detect_anomaly: where each node was made, and a loud failure on NaN.
 - saved_hooks.py: saved_tensors_hooks(pack, unpack) around the values saved for backward.

@@ -4,6 +4,7 @@ import numpy as np
 from ..backend import Device
 from ..backend import device as to_device
 from ..typing import ArrayLike, DTypeLike, Sequence
+from .generator import Generator, default_generator
 from .tensor import Tensor
 
 __all__ = [
@@ -26,12 +27,12 @@ __all__ = [
     "zeros_like",
 ]
 
-_rng = [np.random.default_rng()]
+_rng = [default_generator.numpy]  # reseeded in place by manual_seed, so the list never changes
 
 
-def manual_seed(seed: int | None) -> None:
-    """Seed the generator behind randn, rand and randint."""
-    _rng[0] = np.random.default_rng(seed)
+def manual_seed(seed: int) -> Generator:
+    """Seed fgrad.default_generator (behind randn, rand, randint, nn's initializers, shuffles)."""
+    return default_generator.manual_seed(seed)
 
 
 def _make(array, requires_grad, device):

@@ -1,0 +1,199 @@
+"""fgrad.utils.data: datasets and the DataLoader that batches them, as torch.utils.data.
+
+A DataLoader draws indices from a sampler (in order, or shuffled by a Generator), fetches the
+samples and collates each batch into Tensors as torch's default_collate does. It loads in the
+calling process (num_workers=0). Shuffles are reproducible with a seeded fgrad.Generator, but
+are not torch's: the two libraries' random streams differ (autograd/generator.py).
+"""
+import collections.abc
+import itertools
+import math
+import warnings
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..autograd.generator import Generator, default_generator
+from ..autograd.tensor import Tensor
+
+__all__ = ["DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subset", "TensorDataset",
+           "default_collate", "random_split"]
+
+
+class Dataset:
+    """A map-style dataset: subclasses define __getitem__(index) and __len__()."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError(f"{type(self).__name__} (a Dataset) must implement __getitem__")
+
+
+class TensorDataset(Dataset):
+    """Samples are the rows of tensors sharing their first dimension: (x[i], y[i], ...)."""
+
+    def __init__(self, *tensors):
+        if not tensors:
+            raise ValueError("TensorDataset needs at least one tensor")
+        sizes = [t.shape[0] for t in tensors]
+        if any(size != sizes[0] for size in sizes):
+            raise ValueError(f"Size mismatch between tensors: first dimensions {sizes}")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].shape[0]
+
+
+class Subset(Dataset):
+    """The samples of `dataset` at `indices`, in that order."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, index):
+        if isinstance(index, list):
+            return self.dataset[[self.indices[i] for i in index]]
+        return self.dataset[self.indices[index]]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def random_split(dataset, lengths, generator=None):
+    """Split `dataset` at random into Subsets of the given lengths, or fractions summing to 1
+    (floored, the remainder handed out one by one from the first split on, as torch's)."""
+    generator = default_generator if generator is None else generator
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        for i, fraction in enumerate(lengths):
+            if not 0 <= fraction <= 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+        sizes = [math.floor(len(dataset) * fraction) for fraction in lengths]
+        for i in range(len(dataset) - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                              stacklevel=2)
+        lengths = sizes
+    if sum(lengths) != len(dataset):
+        raise ValueError(f"Sum of input lengths ({sum(lengths)}) does not equal the length of the input dataset "
+                         f"({len(dataset)})!")
+    order = generator.randperm(sum(lengths)).tolist()
+    return [Subset(dataset, order[end - n:end]) for end, n in zip(itertools.accumulate(lengths), lengths)]
+
+
+class SequentialSampler:
+    """Indices 0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+class RandomSampler:
+    """A fresh random order each pass (or num_samples draws with replacement), from `generator`."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        generator = default_generator if self.generator is None else self.generator
+        n = len(self.data_source)
+        if self.replacement:
+            return iter(generator.numpy.integers(0, n, size=self.num_samples).tolist())
+        passes = -(-self.num_samples // n)  # (as torch: num_samples > n repeats whole permutations)
+        return iter(np.concatenate([generator.randperm(n) for _ in range(passes)])[:self.num_samples].tolist())
+
+    def __len__(self):
+        return self.num_samples
+
+
+_COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def default_collate(batch):
+    """Batch a list of samples as torch's default_collate: Tensors and arrays stacked on a new
+    first axis, Python floats to a float64 Tensor, ints to int64, strings kept as a list, and
+    dicts, named tuples, tuples and lists collated field by field (tuples become lists)."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return fnp.stack(batch)
+    if isinstance(elem, np.ndarray):
+        if elem.dtype.kind in "OUSV":
+            raise TypeError(_COLLATE_ERROR.format(elem.dtype))
+        return Tensor(np.stack(batch))
+    if isinstance(elem, (bool, int, float, np.number, np.bool_)):
+        return Tensor(np.array(batch, dtype=np.float64 if type(elem) is float else None))
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        collated = {key: default_collate([d[key] for d in batch]) for key in elem}
+        try:
+            return type(elem)(collated)
+        except TypeError:  # a mapping type that cannot be made from a dict: a dict, as torch
+            return collated
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple keeps its type
+        return type(elem)(*(default_collate(list(field)) for field in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        if any(len(sample) != len(elem) for sample in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        return [default_collate(list(field)) for field in zip(*batch)]
+    raise TypeError(_COLLATE_ERROR.format(type(elem)))
+
+
+class DataLoader:
+    """Iterate over `dataset` in batches of `batch_size`, collated into Tensors.
+
+    shuffle=True draws a new order each epoch from `generator` (fgrad.default_generator if
+    None); drop_last drops a last batch smaller than batch_size."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, num_workers=0, collate_fn=None,
+                 drop_last=False, generator=None):
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if num_workers != 0:
+            raise ValueError(f"DataLoader: fgrad loads in the calling process; num_workers must be 0, not "
+                             f"{num_workers}")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if generator is not None and not isinstance(generator, Generator):
+            raise TypeError(f"DataLoader: generator must be an fgrad.Generator, not {type(generator).__name__}")
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.num_workers = num_workers
+        self.generator = generator
+        self.collate_fn = default_collate if collate_fn is None else collate_fn
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        self.sampler = sampler
+
+    def __iter__(self):
+        batch = []
+        for index in self.sampler:
+            batch.append(self.dataset[index])
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
+
+    def __len__(self):
+        n = len(self.sampler)
+        return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
