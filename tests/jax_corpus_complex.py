@@ -431,3 +431,69 @@ def norms(np_, a):
 @complex_case(well(3))
 def eigvals_complex(np_, a):
     return np_.abs(np_.sum(np_.linalg.eigvals(a) ** 2))
+
+
+# ---- numpy.fft, scipy.fft and fftconvolve -----------------------------------------------------
+def scipy_module(np_, name):
+    """scipy.<name> ("fft", "signal") for this module: fgrad.scipy's, jax.scipy's or SciPy's."""
+    import importlib
+    prefix = "jax.scipy" if np_.__name__.startswith("jax") else \
+        "fgrad.scipy" if np_.__name__.startswith("fgrad") else "scipy"
+    return importlib.import_module(f"{prefix}.{name}")
+
+
+@complex_case(r(8))
+def fft_power_spectrum(np_, x):
+    return np_.sum(np_.abs(np_.fft.fft(x)) ** 2 * np_.arange(8.0))
+
+
+@complex_case(c(5), holomorphic=True)
+def fft_padded(np_, z):
+    return np_.fft.fft(z, n=8) * np_.fft.ifft(z, n=3)[0]
+
+
+@complex_case(c(4, 3), holomorphic=True)
+def fft_ifft_ortho_axis0(np_, z):
+    return np_.fft.ifft(np_.fft.fft(z, axis=0, norm="ortho") ** 2, axis=0, norm="ortho")
+
+
+@complex_case(r(7))
+def fft_rfft_irfft_round_trip(np_, x):
+    filt = np_.exp(-0.3j * np_.arange(4.0))
+    return np_.fft.irfft(np_.fft.rfft(x) * filt, n=7) + np_.fft.irfft(np_.fft.rfft(x, n=10), n=7, norm="forward")
+
+
+@complex_case(c(5))
+def fft_irfft_of_complex(np_, z):
+    return np_.fft.irfft(z, n=9)[:8] + np_.fft.irfft(z, norm="ortho")
+
+
+@complex_case(c(4, 6), holomorphic=True)
+def fft_fft2_ortho(np_, z):
+    return np_.fft.fft2(z, norm="ortho") * np_.fft.ifft2(z, s=(4, 3))[0, 0]
+
+
+@complex_case(c(2, 3, 4), holomorphic=True)
+def fft_fftn_forward(np_, z):
+    return np_.fft.fftn(z, axes=(0, 2), norm="forward") + np_.fft.ifftn(z)
+
+
+@complex_case(r(4, 5))
+def fft_rfftn_energy(np_, x):
+    return np_.abs(np_.fft.rfftn(x, s=(4, 6), axes=(0, 1))) ** 2 + np_.real(np_.fft.rfft2(x, norm="ortho"))[0, 0]
+
+
+@complex_case(c(3, 4))
+def fft_irfft2_and_irfftn(np_, z):
+    return np_.sum(np_.fft.irfft2(z, s=(3, 5)) ** 2) + np_.sum(np_.fft.irfftn(z, axes=(1, 0)) * np_.arange(4.0))
+
+
+@complex_case(c(5))
+def fft_hfft_ihfft(np_, z):
+    return np_.fft.hfft(z, n=7) + np_.abs(np_.fft.ihfft(np_.real(z) * np_.imag(z), norm="ortho")).sum()
+
+
+@complex_case(r(6))
+def fft_shifted_spectrum(np_, x):
+    freqs = np_.fft.fftshift(np_.fft.fftfreq(6, 0.5))
+    return np_.fft.ifftshift(np_.fft.fftshift(np_.abs(np_.fft.fft(x))) * freqs)

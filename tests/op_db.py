@@ -284,13 +284,14 @@ OPS = [
     custom("argsort", lambda rng: [(distinct(rng, (3, 4)),)], differentiable=False),
 ]
 
+from .op_db_fft import FFT_OPS  # noqa: E402  (fgrad.numpy.fft, fgrad.scipy.fft, fftconvolve)
 from .op_db_linalg import LINALG_OPS  # noqa: E402  (decompositions, einsum, special functions)
 from .op_db_numpy import NUMPY_OPS  # noqa: E402  (statistics, calculus, polynomials, sets, shaping, ...)
 from .op_db_scipy import SCIPY_OPS  # noqa: E402  (fgrad.scipy.linalg, signal, integrate)
 from .op_db_special import SPECIAL_OPS  # noqa: E402  (fgrad.scipy.special beyond the first names)
 from .op_db_stats import STATS_OPS  # noqa: E402  (fgrad.scipy.stats)
 
-OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS
+OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS + FFT_OPS
 
 # The rows whose references take complex arguments and fgrad refuses them (a TypeError naming
 # complex values, checked by tests/ops/test_op_table_complex.py), by row-name prefix, with why.
@@ -306,7 +307,7 @@ COMPLEX_REFUSED = {
     "special.ive": "ive scales by exp(-|Re z|), which is not holomorphic",
 }
 # Rows of COMPLEX_REFUSED's prefixes that take complex arguments all the same.
-COMPLEX_TAKEN = ("stats.sem", "stats.rankdata", "stats.mode")
+COMPLEX_TAKEN = ("stats.sem", "stats.rankdata", "stats.mode", "scipy.signal.fftconvolve")
 # Complex rows checked to first order only, or on values only, and why.
 COMPLEX_FIRST_ORDER = {
     "special.gamma": "the second derivative goes through digamma's, polygamma(1, z), real in SciPy",

@@ -16,6 +16,7 @@ each imports only modules listed above it:
 - _sets.py: searching, sorting by value, counting and set operations.
 - _statistics.py: quantiles, weighted means, covariances, histograms, nan-reductions.
 - linalg.py: fgrad.numpy.linalg, and the matrix and vector products (dot, einsum, vecdot, ...).
+- fft.py: fgrad.numpy.fft, numpy.fft's transforms on the FFT primitives (ops/fft.py).
 - _calculus.py: differences, gradients, integrals, interpolation, convolution, polynomials.
 - methods.py: the operators and NumPy-style methods of traced values.
 - bridge.py: NumPy's override protocols: np.<name>(traced) runs fgrad.numpy.<name>.
@@ -29,7 +30,7 @@ import numpy as _np
 
 from ..ops.special import i0  # noqa: F401  (np.i0 is the modified Bessel function scipy.special.i0 is)
 from . import bridge as _bridge
-from . import linalg
+from . import fft, linalg
 from . import methods as _methods  # noqa: F401  (attaches operators to traced values)
 from ._calculus import *  # noqa: F403
 from ._creation import *  # noqa: F403
@@ -49,3 +50,4 @@ seterr, geterr, errstate, seterrcall, geterrcall = _np.seterr, _np.geterr, _np.e
 
 _bridge.cover(_sys.modules[__name__], _np, "numpy.")  # np.<name>(traced) runs fgrad.numpy.<name>
 _bridge.cover(linalg, _np.linalg, "numpy.linalg.")
+_bridge.cover(fft, _np.fft, "numpy.fft.")

@@ -34,7 +34,6 @@ NOT_COVERED = {
     "fromstring": "I/O (text): use NumPy",
     "from_dlpack": "array interchange: use NumPy's or CuPy's",
     "frompyfunc": "object arrays of Python results: no numeric derivative (fnp.vectorize maps a function)",
-    "fft": "a module: fgrad has no FFT yet",
 }
 
 

@@ -19,7 +19,8 @@ FG = SimpleNamespace(
     cumsum=lambda x, d: fnp.cumsum(x, axis=d), cumprod=lambda x, d: fnp.cumprod(x, axis=d), matmul=fnp.matmul,
     outer=fnp.outer, kron=fnp.kron, vdot=fnp.vdot, einsum=fnp.einsum, var=fnp.var, where=fnp.where,
     stack=fnp.stack, tensordot=lambda a, b: fnp.tensordot(a, b, axes=1), inv=fnp.linalg.inv, det=fnp.linalg.det,
-    solve=fnp.linalg.solve)
+    solve=fnp.linalg.solve, fft=fnp.fft.fft, ifft=fnp.fft.ifft, fft2=fnp.fft.fft2, rfft=fnp.fft.rfft,
+    irfft=fnp.fft.irfft, hfft=fnp.fft.hfft)
 TORCH = SimpleNamespace(
     sin=torch.sin, cos=torch.cos, tan=torch.tan, exp=torch.exp, log=torch.log, sqrt=torch.sqrt, tanh=torch.tanh,
     sinh=torch.sinh, cosh=torch.cosh, asin=torch.asin, atan=torch.atan, abs=torch.abs, conj=torch.conj,
@@ -28,7 +29,8 @@ TORCH = SimpleNamespace(
     outer=torch.outer, kron=torch.kron, vdot=torch.vdot, einsum=torch.einsum,
     var=lambda x: torch.var(x, correction=0), where=torch.where, stack=torch.stack,
     tensordot=lambda a, b: torch.tensordot(a, b, dims=1), inv=torch.linalg.inv, det=torch.linalg.det,
-    solve=torch.linalg.solve)
+    solve=torch.linalg.solve, fft=torch.fft.fft, ifft=torch.fft.ifft, fft2=torch.fft.fft2, rfft=torch.fft.rfft,
+    irfft=torch.fft.irfft, hfft=torch.fft.hfft)
 
 _rng = np.random.default_rng(7)
 
@@ -69,6 +71,11 @@ CASES = {
     "where_stack": (lambda m, z: m.sum(m.abs(m.stack([z, m.where(m.real(z) > 0, z, 2 * z)]))), (Z,)),
     "inv_det": (lambda m, a: m.abs(m.det(a)) + m.sum(m.real(m.inv(a))), (M,)),
     "solve": (lambda m, a, z: m.sum(m.abs(m.solve(a, z[:3]))), (M, Z)),
+    "fft_power": (lambda m, z: m.sum(m.abs(m.fft(z, 6)) ** 3), (Z,)),
+    "fft2_ortho_ifft": (lambda m, a: m.sum(m.real(m.fft2(a, norm="ortho") ** 2)) + m.sum(m.imag(m.ifft(a, 5)) ** 2),
+                        (M,)),
+    "rfft_irfft": (lambda m, x: m.sum(m.irfft(m.rfft(x, 6) ** 2, 7) ** 2), (X,)),
+    "hfft": (lambda m, z: m.sum(m.hfft(z, 5) ** 2 * m.real(z[0])), (Z,)),
 }
 
 
