@@ -5,7 +5,7 @@ Adamax's exp_inf), both started at zero, so each divides by its bias correction 
 """
 import numpy as np
 
-from .optimizer import Optimizer, _check, _check_betas
+from .optimizer import Optimizer, _check, _check_betas, _check_lr
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
@@ -25,7 +25,7 @@ def _moments(grad, state, b1, b2):
 
 
 def _check_common(lr, betas, eps, weight_decay):
-    _check(lr >= 0, "learning rate", lr)
+    _check_lr(lr)
     _check(eps >= 0, "epsilon value", eps)
     _check_betas(betas)
     _check(weight_decay >= 0, "weight_decay value", weight_decay)
@@ -37,7 +37,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False, *,
                  maximize=False, decoupled_weight_decay=False):
         _check_common(lr, betas, eps, weight_decay)
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 
     def _init_state(self, param, group):
@@ -69,7 +69,7 @@ class Adamax(Adam):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, *, maximize=False):
         _check_common(lr, betas, eps, weight_decay)
-        Optimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               maximize=maximize))
 
     def _init_state(self, param, group):
@@ -91,7 +91,7 @@ class NAdam(Adam):
                  decoupled_weight_decay=False, *, maximize=False):
         _check_common(lr, betas, eps, weight_decay)
         _check(momentum_decay >= 0, "momentum_decay value", momentum_decay)
-        Optimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               momentum_decay=momentum_decay, maximize=maximize,
                                               decoupled_weight_decay=decoupled_weight_decay))
 
@@ -117,7 +117,7 @@ class RAdam(Adam):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  decoupled_weight_decay=False, *, maximize=False):
         _check_common(lr, betas, eps, weight_decay)
-        Optimizer.__init__(self, params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+        Optimizer.__init__(self, params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                               maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 
     def _init_state(self, param, group):

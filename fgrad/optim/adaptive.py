@@ -2,7 +2,7 @@
 (a running sum, or a moving average), without Adam's bias corrections."""
 import numpy as np
 
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _check_lr
 
 __all__ = ["Adadelta", "Adagrad", "RMSprop"]
 
@@ -12,7 +12,7 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
                  *, maximize=False):
-        _check(lr >= 0, "learning rate", lr)
+        _check_lr(lr)
         _check(lr_decay >= 0, "lr_decay value", lr_decay)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)
         _check(initial_accumulator_value >= 0, "initial_accumulator_value value", initial_accumulator_value)
@@ -40,7 +40,7 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False, *,
                  maximize=False):
-        _check(lr >= 0, "learning rate", lr)
+        _check_lr(lr)
         _check(eps >= 0, "epsilon value", eps)
         _check(momentum >= 0, "momentum value", momentum)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)
@@ -80,7 +80,7 @@ class Adadelta(Optimizer):
     past gradients, so `lr` (1.0 by default) only rescales them."""
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *, maximize=False):
-        _check(lr >= 0, "learning rate", lr)
+        _check_lr(lr)
         _check(0.0 <= rho <= 1.0, "rho value", rho)
         _check(eps >= 0, "epsilon value", eps)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)

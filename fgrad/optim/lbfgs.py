@@ -3,7 +3,7 @@ strong-Wolfe line search (both ported from minFunc through torch/optim, step for
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
-from .optimizer import Optimizer, _check, _real
+from .optimizer import Optimizer, _check_lr, _real
 
 __all__ = ["LBFGS"]
 
@@ -18,7 +18,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        _check(lr >= 0, "learning rate", lr)
+        _check_lr(lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', not {line_search_fn!r}")
         max_eval = max_iter * 5 // 4 if max_eval is None else max_eval
@@ -30,7 +30,7 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _flat_grad(self):
-        return np.concatenate([np.zeros(_real(p.primal).size, _real(p.primal).dtype) if p.grad is None
+        return np.concatenate([np.zeros_like(_real(p.primal)).ravel() if p.grad is None
                                else _real(p.grad.primal).ravel() for p in self._params])
 
     def _add(self, t, d):

@@ -189,6 +189,12 @@ def _real(array):
     return array.view(array.real.dtype) if np.iscomplexobj(array) else array
 
 
+def _check_lr(lr):
+    if isinstance(lr, Tensor):  # (torch's capturable/fused paths take one; every rule here wants a number)
+        raise TypeError(f"fgrad.optim: lr must be a number, not a Tensor of shape {tuple(lr.shape)}; pass lr.item()")
+    _check(lr >= 0, "learning rate", lr)
+
+
 def _check(ok, what, value):
     """torch's error for a bad hyperparameter: 'Invalid learning rate: -1'."""
     if not ok:

@@ -1,7 +1,7 @@
 """SGD: stochastic gradient descent with momentum, dampening, Nesterov, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import Optimizer, _check, _decayed_grad
+from .optimizer import Optimizer, _check, _check_lr, _decayed_grad
 
 __all__ = ["SGD"]
 
@@ -11,7 +11,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
                  maximize=False):
-        _check(lr >= 0, "learning rate", lr)
+        _check_lr(lr)
         _check(momentum >= 0, "momentum value", momentum)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):

@@ -75,6 +75,27 @@ def test_state_dict_resumes_the_run():
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
 
 
+def test_a_parameter_without_a_gradient_as_torch():
+    # a parameter the loss does not use has no .grad: its part of the flat gradient is zero
+    def run(lib, make):
+        ps = [make(X0), make(np.ones(2))]
+        opt = (optim.LBFGS if lib is fgrad else torch.optim.LBFGS)(ps, line_search_fn="strong_wolfe", max_iter=8)
+
+        def closure():
+            opt.zero_grad()
+            loss = _loss(ps[0], ps[0][:2])
+            loss.backward()
+            return loss
+        opt.step(closure)
+        assert ps[1].grad is None
+        return [p.detach().numpy().copy() for p in ps]
+    ours = run(fgrad, lambda a: nn.Parameter(a.copy()))
+    theirs = run(torch, lambda a: torch.nn.Parameter(torch.tensor(a)))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(ours[1], [1.0, 1.0])
+
+
 def test_step_needs_a_closure():
     with pytest.raises(RuntimeError, match="requires a closure"):
         optim.LBFGS([nn.Parameter(np.ones(2))]).step()

@@ -128,6 +128,53 @@ def test_state_dict_resumes_the_schedule(name):
     assert _sequence(f2, [scheduler2], epochs=20) == rest
 
 
+class Decay:
+    """A callable object: LambdaLR's state_dict keeps its attributes (a function's, nothing)."""
+
+    def __init__(self, rate):
+        self.rate = rate
+
+    def __call__(self, epoch):
+        return self.rate ** epoch
+
+
+def test_state_dicts_of_the_composite_schedulers():
+    f, _ = _optimizers()
+    lam = fsched.LambdaLR(f, [Decay(0.9), lambda e: 1.0])
+    saved = lam.state_dict()
+    assert saved["lr_lambdas"] == [{"rate": 0.9}, None]
+    other = fsched.LambdaLR(_optimizers()[0], [Decay(0.5), lambda e: 1.0])
+    other.load_state_dict(saved)
+    assert other.lr_lambdas[0].rate == 0.9 and callable(other.lr_lambdas[1])
+
+    def make(o):
+        return fsched.SequentialLR(o, [fsched.ExponentialLR(o, 0.8), fsched.StepLR(o, 3)], milestones=[4])
+    g, _ = _optimizers()
+    seq = make(g)
+    _sequence(g, [seq], epochs=6)
+    saved_opt, saved = copy.deepcopy(g.state_dict()), copy.deepcopy(seq.state_dict())
+    assert [s["last_epoch"] for s in saved["_schedulers"]] == [3, 2]
+    rest = _sequence(g, [seq], epochs=10)
+    g2, _ = _optimizers()
+    seq2 = make(g2)
+    g2.load_state_dict(saved_opt)
+    seq2.load_state_dict(saved)
+    assert _sequence(g2, [seq2], epochs=10) == rest
+
+    h, _ = _optimizers()
+    plateau = fsched.ReduceLROnPlateau(h, patience=1, cooldown=2)
+    metrics = [1.0, 0.9, 0.95, 0.97, 0.99, 0.98, 0.99, 1.0, 1.0, 1.0]
+    _sequence(h, [plateau], epochs=4, metrics=metrics)
+    saved_opt, saved = copy.deepcopy(h.state_dict()), copy.deepcopy(plateau.state_dict())
+    rest = _sequence(h, [plateau], epochs=6, metrics=metrics[4:])
+    h2, _ = _optimizers()
+    plateau2 = fsched.ReduceLROnPlateau(h2)
+    h2.load_state_dict(saved_opt)
+    plateau2.load_state_dict(saved)
+    assert _sequence(h2, [plateau2], epochs=6, metrics=metrics[4:]) == rest
+    assert rest[-1][0] != rest[0][0]
+
+
 def test_step_with_an_epoch_uses_the_closed_form_as_torch():
     f, t = _optimizers()
     ours, theirs = fsched.CosineAnnealingLR(f, T_max=10), tsched.CosineAnnealingLR(t, T_max=10)

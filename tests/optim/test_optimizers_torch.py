@@ -224,3 +224,14 @@ def test_parameters_given_twice_across_groups_raise():
         optim.RMSprop([{"params": [p]}, {"params": [p], "lr": 0.1}])
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
         optim.LBFGS([{"params": [p]}, {"params": [nn.Parameter(np.ones(1))]}])
+
+
+def test_a_tensor_lr_is_refused_by_name():
+    with pytest.raises(TypeError, match="lr must be a number, not a Tensor"):
+        optim.Adam([nn.Parameter(np.ones(2))], lr=fgrad.tensor(0.1))
+
+
+def test_betas_kept_as_given_as_torch():
+    ours = optim.NAdam([nn.Parameter(np.ones(2))], betas=[0.8, 0.9]).state_dict()["param_groups"][0]["betas"]
+    theirs = torch.optim.NAdam([torch.nn.Parameter(torch.ones(2))], betas=[0.8, 0.9]).state_dict()
+    assert ours == theirs["param_groups"][0]["betas"] and type(ours) is list
