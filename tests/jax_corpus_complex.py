@@ -497,3 +497,26 @@ def fft_hfft_ihfft(np_, z):
 def fft_shifted_spectrum(np_, x):
     freqs = np_.fft.fftshift(np_.fft.fftfreq(6, 0.5))
     return np_.fft.ifftshift(np_.fft.fftshift(np_.abs(np_.fft.fft(x))) * freqs)
+
+
+@complex_case(r(6))
+def fft_dct_ortho(np_, x):
+    f = scipy_module(np_, "fft")
+    return f.dct(x, norm="ortho") + f.idct(x ** 2, n=6) + f.dct(x, n=4)[0]
+
+
+@complex_case(r(3, 4))
+def fft_dctn_idctn(np_, x):
+    f = scipy_module(np_, "fft")
+    return f.idctn(f.dctn(x, norm="ortho") * np_.arange(12.0).reshape(3, 4), norm="ortho") + f.dctn(x, axes=[1])
+
+
+@complex_case(r(5, 6), r(3, 2))
+def fft_fftconvolve_same(np_, x, k):
+    return scipy_module(np_, "signal").fftconvolve(x, k, mode="same")
+
+
+@complex_case(c(7), c(3), holomorphic=True)
+def fft_fftconvolve_complex(np_, z, k):
+    s = scipy_module(np_, "signal")
+    return s.fftconvolve(z, k) + np_.sum(s.fftconvolve(z, k, mode="valid"))

@@ -1,4 +1,5 @@
-"""Op-database rows for fgrad.numpy.fft (see op_db.py).
+"""Op-database rows for fgrad.numpy.fft, fgrad.scipy.fft and the FFT convolutions of
+fgrad.scipy.signal (see op_db.py).
 
 Each function with NumPy's `n`/`s` (cropping and zero-padding, odd and even lengths, so the
 half spectra have a Nyquist bin or not), `axis`/`axes` (not only the last, repeated in fftn)
@@ -6,8 +7,12 @@ and each `norm`. The transforms of complex input get complex samples; the others
 ones, which tests/ops/test_op_table_complex.py runs complex too where NumPy takes them.
 """
 import numpy as np
+import scipy.fft as sf
+import scipy.signal as ss
 
 import fgrad.numpy as fnp
+import fgrad.scipy.fft as fsf
+import fgrad.scipy.signal as fss
 
 from .op_db import OpInfo, complex_uniform, uniform
 
@@ -52,3 +57,51 @@ FFT_OPS = [
            lambda rng: [(np.float64(rng.uniform(0.2, 2.0)),)]),
 ]
 
+
+# ---- scipy.fft: the cosine transforms of types 2 and 3, odd and even lengths
+def _dct_rows(name, kwargs_list, shapes):
+    fn, ref = getattr(fsf, name), getattr(sf, name)
+    rows = []
+    for kwargs in kwargs_list:
+        label = ",".join(f"{k}={v}" for k, v in kwargs.items())
+        rows.append(OpInfo(f"scipy.fft.{name}[{label}]", fn, ref,
+                           lambda rng, shapes=shapes: [(uniform(rng, s),) for s in shapes], kwargs=kwargs))
+    return rows
+
+
+_TYPES_AND_NORMS = [{}, {"norm": "ortho"}, {"type": 3}, {"type": 3, "norm": "ortho"}, {"norm": "forward"},
+                    {"type": 3, "n": 7, "axis": 0}, {"n": 4, "norm": "ortho"}]
+
+SCIPY_FFT_OPS = [
+    *_dct_rows("dct", _TYPES_AND_NORMS, [(4, 5), (6,)]),
+    *_dct_rows("idct", _TYPES_AND_NORMS, [(4, 5), (6,)]),
+    *_dct_rows("dctn", [{}, {"norm": "ortho"}, {"type": 3, "s": (3, 6), "axes": (1, 0)}, {"axes": (1,)}], [(3, 4)]),
+    *_dct_rows("idctn", [{}, {"norm": "ortho", "type": 3}, {"s": (5,), "axes": (0,), "norm": "forward"}], [(3, 4)]),
+]
+
+
+# ---- fftconvolve (complex too: its row names are in op_db.COMPLEX_TAKEN), and method='fft'
+_CONV_SHAPES = [((6,), (3,)), ((3,), (5,)), ((4, 5), (2, 3)), ((3, 4), (2, 5)), ((3, 4, 3), (2, 3, 2))]
+
+
+def _conv_rows(name, fn, ref, extra):
+    rows = []
+    for mode in ("full", "same", "valid"):
+        shapes = [(a, b) for a, b in _CONV_SHAPES
+                  if mode != "valid" or all(x >= y for x, y in zip(a, b)) or all(x <= y for x, y in zip(a, b))]
+        rows.append(OpInfo(f"scipy.signal.{name}[mode={mode}]", lambda x, y, mode=mode: fn(x, y, mode, **extra),
+                           lambda x, y, mode=mode: ref(x, y, mode, **extra),
+                           lambda rng, shapes=shapes: [(uniform(rng, a), uniform(rng, b)) for a, b in shapes]))
+    return rows
+
+
+SIGNAL_FFT_OPS = [
+    *_conv_rows("fftconvolve", fss.fftconvolve, ss.fftconvolve, {}),
+    OpInfo("scipy.signal.fftconvolve[axes=1]", lambda x, y: fss.fftconvolve(x, y, "same", axes=1),
+           lambda x, y: ss.fftconvolve(x, y, "same", axes=1),
+           lambda rng: [(uniform(rng, (3, 6)), uniform(rng, (1, 4))), (uniform(rng, (2, 5)), uniform(rng, (2, 3)))]),
+    *_conv_rows("convolve_fft", fss.convolve, ss.convolve, {"method": "fft"}),
+    *_conv_rows("correlate_fft", fss.correlate, ss.correlate, {"method": "fft"}),
+]
+
+FFT_OPS += SCIPY_FFT_OPS + SIGNAL_FFT_OPS

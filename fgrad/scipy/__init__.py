@@ -1,5 +1,5 @@
 """fgrad.scipy: differentiable versions of SciPy functions (`fgrad.scipy.special`, `stats`,
-`linalg`, `signal`, `integrate`).
+`linalg`, `signal`, `integrate`, `fft`).
 
 `special` loads with fgrad (SciPy's special ufuncs called on traced values dispatch to it);
 the others load on first use, as `fgrad.scipy.stats` or `from fgrad.scipy import stats`:
@@ -10,13 +10,14 @@ SciPy's signal and stats modules alone take half a second to import.
 - linalg.py: scipy.linalg's names and signatures (cho_solve, lu_solve, expm, ...).
 - signal.py: scipy.signal's convolutions, differentiable in both inputs.
 - integrate.py: trapezoid, and odeint differentiated by the adjoint method.
+- fft.py: scipy.fft's dct, idct, dctn and idctn (on fgrad.numpy.fft), and numpy.fft's transforms.
 - coverage.py: what fgrad.scipy covers, as the page docs/scipy-coverage.md.
 """
 import importlib as _importlib
 
 from . import special  # noqa: F401
 
-_ON_FIRST_USE = ("integrate", "linalg", "signal", "stats")
+_ON_FIRST_USE = ("fft", "integrate", "linalg", "signal", "stats")
 
 
 def __getattr__(name):

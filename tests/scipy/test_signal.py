@@ -1,5 +1,6 @@
 """fgrad.scipy.signal beyond the op table: the cotangent of a convolution is a correlation,
-every mode and size against SciPy, vmap's batching cases, and errors for what fgrad lacks."""
+every mode and size against SciPy (directly and through the FFT), vmap's batching cases, and
+errors for what fgrad lacks."""
 import itertools
 
 import numpy as np
@@ -22,8 +23,16 @@ def test_the_cotangent_of_a_convolution_is_a_correlation():
     np.testing.assert_allclose(gy, ss.correlate(g, X, mode="valid"), rtol=1e-12, atol=1e-12)
 
 
+def _by_fft(fn):
+    def by_fft(a, b, mode):
+        return fn(a, b, mode, method="fft")
+    by_fft.__name__ = f"{fn.__name__}_fft"
+    return by_fft
+
+
 FUNCTIONS = [(fss.convolve, ss.convolve), (fss.correlate, ss.correlate), (fss.convolve2d, ss.convolve2d),
-             (fss.correlate2d, ss.correlate2d)]
+             (fss.correlate2d, ss.correlate2d), (fss.fftconvolve, ss.fftconvolve),
+             (_by_fft(fss.convolve), _by_fft(ss.convolve)), (_by_fft(fss.correlate), _by_fft(ss.correlate))]
 SIZES = [1, 2, 3, 4]
 
 
@@ -70,14 +79,36 @@ def test_integer_inputs_give_scipys_integers():
     np.testing.assert_array_equal(fss.convolve([1, 2, 3], [0, 1]), ss.convolve([1, 2, 3], [0, 1]))
 
 
-# ---- what fgrad does not provide raises, naming it -------------------------------------------------
-def test_method_fft_raises_naming_it():
-    with pytest.raises(NotImplementedError, match=r"method='fft'.*no FFT"):
-        fss.convolve(X, Y, method="fft")
-    with pytest.raises(NotImplementedError, match="method='fft'"):
-        fss.correlate(X, Y, method="fft")
-    assert not hasattr(fss, "fftconvolve")
+# ---- through the FFT --------------------------------------------------------------------------------
+def test_fftconvolve_over_some_axes_broadcasts_the_others_and_takes_complex_inputs():
+    a = rng.normal(size=(3, 7, 5)) + 1j * rng.normal(size=(3, 7, 5))
+    b = rng.normal(size=(1, 3, 5))
+    for axes in (None, [1], (1, 2), 1):
+        for mode in ("full", "same", "valid"):
+            np.testing.assert_allclose(fss.fftconvolve(a, b, mode, axes=axes), ss.fftconvolve(a, b, mode, axes=axes),
+                                       rtol=1e-12, atol=1e-12)
+    fgrad.testing.check_grads(lambda a, b: fss.fftconvolve(a, b, "same", axes=1), (a, b), order=2)
 
+
+def test_the_gradient_through_the_fft_is_the_direct_one():
+    image, kernel = rng.normal(size=(6, 5)), rng.normal(size=(3, 2))
+    for mode in ("full", "same", "valid"):
+        def loss(image, kernel, method):
+            return fnp.sum(fnp.tanh(fss.correlate(image, kernel, mode, method=method)) ** 2)
+        by_fft = fgrad.grad(loss, argnums=(0, 1))(image, kernel, "fft")
+        direct = fgrad.grad(loss, argnums=(0, 1))(image, kernel, "direct")
+        for a, b in zip(by_fft, direct):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_integer_inputs_by_fft_give_scipys_integers():
+    got, want = fss.convolve([1, 2, 3], [0, 1], method="fft"), ss.convolve([1, 2, 3], [0, 1], method="fft")
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(fss.fftconvolve([1, 2, 3], [0, 1]), ss.fftconvolve([1, 2, 3], [0, 1]), atol=1e-12)
+
+
+# ---- what fgrad does not provide raises, naming it -------------------------------------------------
 
 @pytest.mark.parametrize("fn", [fss.convolve2d, fss.correlate2d])
 @pytest.mark.parametrize("boundary", ["wrap", "symm", "circular", "symmetric"])
@@ -101,6 +132,14 @@ def test_nonzero_fillvalue_raises():
     (lambda: fss.convolve2d(np.ones((3, 3)), np.ones((2, 2)), boundary="edge"), ValueError, "boundary"),
     (lambda: fss.convolve(np.ones((2, 5)), np.ones((3, 2)), mode="valid"), ValueError, "at least as large"),
     (lambda: fss.correlate(X + 1j, Y), TypeError, "complex"),
+    (lambda: fss.convolve(X + 1j, Y, method="fft"), TypeError, "complex"),
+    (lambda: fss.fftconvolve(X, Y, mode="middle"), ValueError, "mode"),
+    (lambda: fss.fftconvolve(X, np.ones((2, 2))), ValueError, "same dimensionality"),
+    (lambda: fss.fftconvolve(np.ones((2, 5)), np.ones((3, 2)), mode="valid"), ValueError, "at least as large"),
+    (lambda: fss.fftconvolve(np.ones((2, 5)), np.ones((3, 2)), axes=1), ValueError, "incompatible shapes"),
+    (lambda: fss.fftconvolve(X, Y, axes=[]), ValueError, "cannot be empty"),
+    (lambda: fss.fftconvolve(X, Y, axes=[0, 0]), ValueError, "unique"),
+    (lambda: fss.fftconvolve(X, Y, axes=2), ValueError, "exceed"),
 ])
 def test_invalid_arguments_raise(call, error, message):
     with pytest.raises(error, match=message):
