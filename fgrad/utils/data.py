@@ -41,6 +41,14 @@ class TensorDataset(Dataset):
     def __getitem__(self, index):
         return tuple(t[index] for t in self.tensors)
 
+    def __getitems__(self, indices):
+        """The samples at `indices` (torch's batched fetch, which DataLoader uses): one gather per
+        tensor instead of a recorded index per sample (8 us each), where nothing is recorded."""
+        if any(t.requires_grad for t in self.tensors):
+            return [self[i] for i in indices]
+        rows = [t.primal[indices] for t in self.tensors]  # (copies: a batch never aliases the dataset)
+        return [tuple(Tensor._wrap(r[k], None, 0) for r in rows) for k in range(len(indices))]
+
     def __len__(self):
         return self.tensors[0].shape[0]
 
@@ -56,6 +64,11 @@ class Subset(Dataset):
         if isinstance(index, list):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices):
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self):
         return len(self.indices)
@@ -133,7 +146,9 @@ def default_collate(batch):
     dicts, named tuples, tuples and lists collated field by field (tuples become lists)."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        return fnp.stack(batch)
+        if any(t.requires_grad for t in batch):
+            return fnp.stack(batch)  # (recorded: the batch stays differentiable)
+        return Tensor._wrap(np.stack([t.primal for t in batch]), None, 0)  # 10x fewer us than a recorded stack
     if isinstance(elem, np.ndarray):
         if elem.dtype.kind in "OUSV":
             raise TypeError(_COLLATE_ERROR.format(elem.dtype))
@@ -185,14 +200,20 @@ class DataLoader:
         self.sampler = sampler
 
     def __iter__(self):
-        batch = []
+        indices = []
         for index in self.sampler:
-            batch.append(self.dataset[index])
-            if len(batch) == self.batch_size:
-                yield self.collate_fn(batch)
-                batch = []
-        if batch and not self.drop_last:
-            yield self.collate_fn(batch)
+            indices.append(index)
+            if len(indices) == self.batch_size:
+                yield self.collate_fn(self._fetch(indices))
+                indices = []
+        if indices and not self.drop_last:
+            yield self.collate_fn(self._fetch(indices))
+
+    def _fetch(self, indices):
+        # torch's protocol: a dataset with __getitems__ is asked for the batch's samples at once
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__(indices)
+        return [self.dataset[i] for i in indices]
 
     def __len__(self):
         n = len(self.sampler)

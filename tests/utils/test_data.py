@@ -168,3 +168,24 @@ def test_subset():
     subset = Subset(_dataset(), [7, 2, 5])
     assert len(subset) == 3 and int(subset[1][1]) == 2
     assert _order(DataLoader(subset, batch_size=2)) == [7, 2, 5]
+
+
+def test_batches_are_copies_and_match_the_per_sample_path():
+    dataset = _dataset()
+    x, y = next(iter(DataLoader(Subset(dataset, [3, 1, 4, 1]), batch_size=4)))
+    np.testing.assert_array_equal(y.numpy(), [3, 1, 4, 1])
+    np.testing.assert_array_equal(x.numpy(), X[[3, 1, 4, 1]])
+    assert dataset.__getitems__([3, 1])[1][0].shape == dataset[1][0].shape == (3,)
+    x.numpy()[...] = -1  # a batch never aliases the dataset
+    np.testing.assert_array_equal(dataset.tensors[0].numpy(), X)
+
+
+def test_a_dataset_that_requires_grad_gives_differentiable_batches():
+    w = fgrad.tensor(X, requires_grad=True)
+    x, _ = next(iter(DataLoader(TensorDataset(w, fgrad.tensor(Y)), batch_size=4, sampler=[2, 0, 2, 9])))
+    assert x.requires_grad
+    (x * x).sum().backward()
+    expected = np.zeros_like(X)
+    expected[[0, 9]] = 2 * X[[0, 9]]
+    expected[2] = 4 * X[2]  # (sampled twice)
+    np.testing.assert_array_equal(w.grad.numpy(), expected)
