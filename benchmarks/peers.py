@@ -88,6 +88,10 @@ def _autograd_setup(case):
         return lambda: j(x)
     if key == "W7":
         return "no vmap in HIPS autograd"
+    if key == "W8":
+        g = autograd.grad(lambda x, k, y: wl.fft_conv_loss(x, k, y, anp), (0, 1))
+        args = tuple(d[k] for k in wl.W8_ARGS)
+        return lambda: g(*args)
     raise KeyError(key)
 
 
@@ -100,6 +104,7 @@ class TorchNamespace:
         self.torch = torch
         for name in ("sin", "cos", "tanh", "exp", "log", "sqrt", "arcsin", "arctanh"):
             setattr(self, name, getattr(torch, name))
+        self.fft = torch.fft  # (rfft2 and irfft2 with s=: NumPy's names and signatures)
 
     def sum(self, x, axis=None, keepdims=False):
         return self.torch.sum(x) if axis is None else self.torch.sum(x, dim=axis, keepdim=keepdims)
@@ -166,6 +171,10 @@ def _torch_setup(case):
         return lambda: taf.jacobian(f, x)
     if key == "W7":
         return "no vmap in eager torch (the torch.func row)"
+    if key == "W8":
+        x, k = _torch_tensors(d, ("x", "k"), grad=True)
+        (y,) = _torch_tensors(d, ("y",))
+        return _torch_backward(lambda x, k, y: wl.fft_conv_loss(x, k, y, T), [x, k], (y,))
     raise KeyError(key)
 
 
@@ -204,6 +213,10 @@ def _torch_func_setup(case):
         params = tuple(_torch_tensors(d, wl.W7_PARAMS))
         X, y = _torch_tensors(d, ("X", "y"))
         return lambda: g(params, X, y)
+    if key == "W8":
+        g = tf.grad(lambda x, k, y: wl.fft_conv_loss(x, k, y, T), argnums=(0, 1))
+        args = _torch_tensors(d, wl.W8_ARGS)
+        return lambda: g(*args)
     raise KeyError(key)
 
 
@@ -233,6 +246,9 @@ def _jax_program(case):
     if key == "W7":
         g = jax.vmap(jax.grad(lambda p, x, y: wl.per_example_loss(p, x, y, jnp)), in_axes=(None, 0, 0))
         return g, (tuple(jnp.asarray(d[k]) for k in wl.W7_PARAMS), jnp.asarray(d["X"]), jnp.asarray(d["y"]))
+    if key == "W8":
+        g = jax.grad(lambda x, k, y: wl.fft_conv_loss(x, k, y, jnp), argnums=(0, 1))
+        return g, tuple(jnp.asarray(d[k]) for k in wl.W8_ARGS)
     raise KeyError(key)
 
 
@@ -276,6 +292,8 @@ def _mygrad_setup(case):
         return "no Jacobian API in MyGrad"
     if key == "W7":
         return "no vmap in MyGrad"
+    if key == "W8":
+        return "no FFT in MyGrad"
     raise KeyError(key)
 
 

@@ -1,4 +1,4 @@
-"""The benchmark workloads W1..W7: data, the hand-written NumPy reference, and fgrad.
+"""The benchmark workloads W1..W8: data, the hand-written NumPy reference, and fgrad.
 
 Everything here imports only NumPy and fgrad, so the unit test
 (tests/benchmarks/test_workloads.py) reuses the exact definitions that are timed.
@@ -24,6 +24,7 @@ __all__ = [
     "chain_runner",
     "chain_source",
     "check_close",
+    "fft_conv_loss",
     "fgrad_impls",
     "hvp_objective",
     "jac_map",
@@ -39,10 +40,11 @@ __all__ = [
 # cheap and shrinks only what is slow; "test" is small enough for a unit test.
 SIZES = {
     "full": {"W1": 16, "W2": (128, 784, 256, 10), "W3": (64, 256), "W4": 512, "W5": (20_000, 1_000_000), "W6": 200,
-             "W7": (256, 64, 128, 10)},
+             "W7": (256, 64, 128, 10), "W8": 256},
     "quick": {"W1": 16, "W2": (128, 784, 256, 10), "W3": (64,), "W4": 512, "W5": (2_000, 100_000), "W6": 50,
-              "W7": (256, 64, 128, 10)},
-    "test": {"W1": 16, "W2": (8, 20, 12, 5), "W3": (8,), "W4": 16, "W5": (200, 2_000), "W6": 6, "W7": (8, 5, 7, 3)},
+              "W7": (256, 64, 128, 10), "W8": 256},
+    "test": {"W1": 16, "W2": (8, 20, 12, 5), "W3": (8,), "W4": 16, "W5": (200, 2_000), "W6": 6, "W7": (8, 5, 7, 3),
+             "W8": 8},
 }
 
 TITLES = {
@@ -53,6 +55,7 @@ TITLES = {
     "W5": "deep chain: scalar x, sequential ops, grad",
     "W6": "Jacobian of tanh(W @ x)",
     "W7": "per-example gradients: MLP 64-128(tanh)-10, log-softmax cross-entropy, batch 256: vmap(grad) of 4 params",
+    "W8": "2-D FFT convolution: grad of sum((irfft2(rfft2(x) * rfft2(k)) - y)**2), 256x256, of image and kernel",
 }
 
 
@@ -379,8 +382,28 @@ def _per_example_data(sizes, rng):
 W7_PARAMS = ("W1", "b1", "W2", "b2")
 
 
+# ---- W8: a 2-D convolution through the FFT ------------------------------------------------------
+def fft_conv_loss(x, k, y, m):
+    """The squared error of a circular 2-D convolution of image x with kernel k, computed
+    through the FFT (rfft2, a product of spectra, irfft2 back to x's shape), against y."""
+    c = m.fft.irfft2(m.fft.rfft2(x) * m.fft.rfft2(k), s=x.shape)
+    r = c - y
+    return m.sum(r * r)
+
+
+def fft_conv_numpy_grad(x, k, y):
+    """Hand-written gradients: with g = 2 (x conv k - y), the cotangent of x is g correlated
+    (circularly) with k, that of k g correlated with x: products with conjugate spectra."""
+    X, K = np.fft.rfft2(x), np.fft.rfft2(k)
+    G = np.fft.rfft2(2.0 * (np.fft.irfft2(X * K, s=x.shape) - y))
+    return np.fft.irfft2(G * np.conj(K), s=x.shape), np.fft.irfft2(G * np.conj(X), s=x.shape)
+
+
+W8_ARGS = ("x", "k", "y")
+
+
 # ---- cases -------------------------------------------------------------------------------
-WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8")
 
 
 def make_cases(key, scale="full"):
@@ -426,6 +449,12 @@ def make_cases(key, scale="full"):
         data = _per_example_data(size, rng)
         ref = per_example_numpy_grads(*(data[k] for k in W7_PARAMS + ("X", "y")))
         return [Case(key, f"{size[1]}-{size[2]}-{size[3]} batch {size[0]}", data, ref)]
+    if key == "W8":
+        n = size
+        x, y = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+        k = np.zeros((n, n))
+        k[:5, :5] = rng.standard_normal((5, 5)) / 5  # (a 5x5 filter, zero-padded to the image's size)
+        return [Case(key, f"{n}x{n}", {"x": x, "k": k, "y": y}, list(fft_conv_numpy_grad(x, k, y)))]
     raise KeyError(key)
 
 
@@ -453,6 +482,9 @@ def _numpy_setup(case):
     if key == "W7":
         args = tuple(d[k] for k in W7_PARAMS + ("X", "y"))
         return lambda: per_example_numpy_grads(*args)
+    if key == "W8":
+        args = tuple(d[k] for k in W8_ARGS)
+        return lambda: fft_conv_numpy_grad(*args)
     raise KeyError(key)
 
 
@@ -509,6 +541,10 @@ def _fgrad_setup(case, compiled=False):
         params = tuple(d[k] for k in W7_PARAMS)
         X, y = d["X"], d["y"]
         return lambda: g(params, X, y)
+    if key == "W8":
+        g = jit(fgrad.grad(lambda x, k, y: fft_conv_loss(x, k, y, fnp), argnums=(0, 1)))
+        args = tuple(d[k] for k in W8_ARGS)
+        return lambda: g(*args)
     raise KeyError(key)
 
 
@@ -553,6 +589,9 @@ def _fgrad_tensor_setup(case):
         return lambda: step()[0]
     if key == "W7":
         return "per-example gradients are the functional API's (the fgrad row: vmap of grad)"
+    if key == "W8":
+        y = d["y"]
+        return backward(lambda x, k: fft_conv_loss(x, k, y, fnp), [d["x"], d["k"]])
     return "Hessians and Jacobians are the functional API's (the fgrad row)"
 
 
