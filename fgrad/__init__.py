@@ -33,6 +33,7 @@ from . import (
                                  utils,
 )
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.dtypes import *  # noqa: F403  (torch's dtype names: fgrad.float32, fgrad.long, ...; Size)
 from .autograd.factories import (
                                  arange,
                                  as_tensor,
@@ -53,11 +54,13 @@ from .autograd.factories import (
                                  zeros_like,
 )
 from .autograd.generator import Generator, default_generator
+from .autograd.grad_mode import inference_mode
+from .autograd.serialization import load, save
+from .autograd.torch_functions import *  # noqa: F403  (torch's functions: fgrad.cat, fgrad.gather, ...)
 from .backend import Device, device, devices
 from .compile.api import compile
 from .engine.threads import get_num_threads, set_num_threads
 from .ir.graph import Graph
-from .numpy import allclose
 from .ops.devices import device_put
 from .ops.stop_gradient import stop_gradient
 from .testing import gradcheck, gradgradcheck
@@ -69,12 +72,11 @@ from .transforms.jacobians import hessian, hvp, jacfwd, jacobian, jacrev
 from .transforms.reverse import grad, value_and_grad, vjp
 
 __version__ = "0.1.0"
-__all__ = [
+__all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "Device",
                                  "Generator",
                                  "Graph",
                                  "Tensor",
-                                 "allclose",
                                  "arange",
                                  "as_tensor",
                                  "autograd",
@@ -100,6 +102,7 @@ __all__ = [
                                  "gradgradcheck",
                                  "hessian",
                                  "hvp",
+                                 "inference_mode",
                                  "is_grad_enabled",
                                  "jacfwd",
                                  "jacobian",
@@ -107,6 +110,7 @@ __all__ = [
                                  "jvp",
                                  "linearize",
                                  "linspace",
+                                 "load",
                                  "make_graph",
                                  "manual_seed",
                                  "nn",
@@ -117,6 +121,7 @@ __all__ = [
                                  "rand",
                                  "randint",
                                  "randn",
+                                 "save",
                                  "scipy",
                                  "set_grad_enabled",
                                  "set_num_threads",

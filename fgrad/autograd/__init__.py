@@ -10,6 +10,9 @@ same engine as fgrad.grad.
 - callbacks.py: queue_callback: what a hook queues runs before backward() returns.
 - function.py: `Function`, user-defined forward and backward, PyTorch style.
 - factories.py: tensor constructors (fgrad.tensor, zeros, ones, randn, arange, ...).
+- torch_functions.py: torch's functions on Tensors (fgrad.cat, gather, sort, ...), also bound as methods.
+- dtypes.py: torch's dtype names (fgrad.float32, fgrad.long, ...) and Size.
+- serialization.py: fgrad.save and fgrad.load (pickle, with torch's weights_only guard).
 - generator.py: `Generator`, a seedable random stream (numpy's), and the default one.
 - grad_mode.py: no_grad, enable_grad, set_grad_enabled: whether ops record, per thread.
 - anomaly_mode.py: detect_anomaly: where each node was made, and a loud failure on NaN.

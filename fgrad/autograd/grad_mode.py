@@ -9,7 +9,7 @@ import threading
 from ..engine.threads import THREAD_STATE
 from ..typing import Callable, P, R
 
-__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
+__all__ = ["enable_grad", "inference_mode", "is_grad_enabled", "no_grad", "set_grad_enabled"]
 
 class _State(threading.local):
     enabled = True  # the default in every thread
@@ -62,6 +62,20 @@ class no_grad(_GradModeContext):
     """Ops inside do not record a graph: results have requires_grad=False."""
 
     mode = False
+
+
+class inference_mode(_GradModeContext):
+    """torch.inference_mode: no recording inside (as no_grad: fgrad has no separate inference
+    tensors, so tensors made inside may later be used in recorded ops); mode=False records.
+    A context manager, a decorator, and `@inference_mode` without parentheses."""
+
+    def __new__(cls, mode: "bool | Callable[P, R]" = True):
+        if callable(mode):  # (@inference_mode, not called)
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = not mode
 
 
 class enable_grad(_GradModeContext):

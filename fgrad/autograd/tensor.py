@@ -30,6 +30,7 @@ from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
+from .dtypes import Size
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
@@ -311,7 +312,7 @@ class Tensor(Tracer):
 
     # ---- shape ---------------------------------------------------------------------------
     def size(self, dim: _int | None = None) -> tuple[_int, ...] | _int:
-        return tuple(self.shape) if dim is None else self.shape[dim]
+        return Size(self.shape) if dim is None else self.shape[dim]
 
     def dim(self) -> _int:
         return self.ndim

@@ -1,0 +1,501 @@
+"""torch's functions on Tensors, by torch's names and signatures (fgrad.cat, fgrad.gather, ...).
+
+Each is written once, on fgrad.numpy's functions (the same primitives: no second
+implementation), and the Tensor methods of the same names are these functions
+(`t.gather(1, i)` is `gather(t, 1, i)`), bound in `METHODS` below. What Tensor already
+defines as a method (sum, mean, max, reshape, ...) is taken from there as the function.
+"""
+import builtins  # (sum, max, min, abs, all, any and pow are torch's here)
+import collections
+import math
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy import _softmax
+from ..numpy import linalg as fla
+from ..ops import special as ops_special
+from .grad_mode import no_grad
+from .tensor import Tensor
+
+__all__ = [
+    "abs", "addmm", "allclose", "argsort", "bmm", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate",
+    "cos", "cross", "cumprod", "cumsum", "det", "diag", "dot", "e", "einsum", "equal", "erf", "exp", "flip", "floor",
+    "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log",
+    "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "nan",
+    "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu", "repeat_interleave", "roll", "scatter",
+    "scatter_add", "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "tanh",
+    "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "where",
+]
+
+pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
+
+_sort_result = collections.namedtuple("sort", ["values", "indices"])
+_topk_result = collections.namedtuple("topk", ["values", "indices"])
+
+
+def _tensor(x):
+    """x as a Tensor (fgrad.numpy gives a plain array where no argument was a Tensor)."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _dim(dim, ndim):
+    return dim + ndim if dim < 0 else dim
+
+
+# ---- joining, splitting and moving axes -------------------------------------------------------
+def cat(tensors, dim=0):
+    """Tensors joined along an existing axis `dim`."""
+    return _tensor(fnp.concatenate(list(tensors), axis=dim))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    """Tensors joined along a new axis `dim`."""
+    return _tensor(fnp.stack(list(tensors), axis=dim))
+
+
+def movedim(input, source, destination):
+    return _tensor(fnp.moveaxis(input, source, destination))
+
+
+def narrow(input, dim, start, length):
+    """input[..., start:start + length, ...] along `dim` (a view in torch, a slice here)."""
+    dim = _dim(dim, input.ndim)
+    start = _dim(start, input.shape[dim])
+    if not 0 <= start <= start + length <= input.shape[dim]:
+        raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({input.shape[dim]}).")
+    return input[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Pieces along `dim`: of size split_size_or_sections (the last smaller), or of the given sizes."""
+    dim = _dim(dim, tensor.ndim)
+    n = tensor.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (n // split_size_or_sections) + \
+            ([n % split_size_or_sections] if n % split_size_or_sections else [])
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {dim}), but got split_sizes={sizes}")
+    starts = np.cumsum([0] + sizes[:-1])
+    return tuple(narrow(tensor, dim, int(s), k) for s, k in zip(starts, sizes))
+
+
+def chunk(input, chunks, dim=0):
+    """At most `chunks` pieces along `dim`, each of ceil(size / chunks) (the last smaller)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = input.shape[_dim(dim, input.ndim)]
+    return split(input, builtins.max(1, -(-n // chunks)), dim)
+
+
+def unbind(input, dim=0):
+    """The slices along `dim`, that axis removed."""
+    dim = _dim(dim, input.ndim)
+    return tuple(input[(slice(None),) * dim + (i,)] for i in range(input.shape[dim]))
+
+
+def flip(input, dims):
+    return _tensor(fnp.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims))
+
+
+def roll(input, shifts, dims=None):
+    return _tensor(fnp.roll(input, shifts, axis=dims))
+
+
+def tile(input, dims):
+    return _tensor(fnp.tile(input, tuple(dims)))
+
+
+def repeat_interleave(input, repeats, dim=None):
+    repeats = repeats.numpy() if isinstance(repeats, Tensor) else repeats
+    return _tensor(fnp.repeat(input, repeats, axis=dim))
+
+
+# ---- indexing --------------------------------------------------------------------------------
+def _index(index):
+    return index.numpy() if isinstance(index, Tensor) else np.asarray(index)
+
+
+def _coordinates(index, dim):
+    """Every position of `index` as an index tuple whose `dim` entry is index's value there."""
+    grid = np.indices(index.shape, sparse=True)
+    return tuple(index if d == dim else g for d, g in enumerate(grid))
+
+
+def gather(input, dim, index):
+    """out[i][j] = input[index[i][j]][j] (dim 0), ...: index may be smaller than input off `dim`."""
+    index = _index(index)
+    dim = _dim(dim, input.ndim)
+    if index.ndim != input.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    return _tensor(input[_coordinates(index, dim)])
+
+
+def _scattered(input, dim, index, src, how):
+    index = _index(index)
+    dim = _dim(dim, input.ndim)
+    coords = _coordinates(index, dim)
+    values = src if not hasattr(src, "shape") or src.ndim == 0 else \
+        src[tuple(slice(0, k) for k in index.shape)]
+    return _tensor(getattr(fnp.at(input)[coords], how)(values))
+
+
+def scatter(input, dim, index, src=None, value=None, reduce=None):
+    """A copy of input with input[..., index[i][j], ...] = src[i][j] (positions of index)."""
+    if reduce is not None:
+        if reduce != "add":
+            raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported (use scatter_add)")
+        return scatter_add(input, dim, index, src)
+    return _scattered(input, dim, index, value if src is None else src, "set")
+
+
+def scatter_add(input, dim, index, src):
+    """A copy of input with src[i][j] added at input[..., index[i][j], ...] (repeats add up)."""
+    return _scattered(input, dim, index, src, "add")
+
+
+def index_select(input, dim, index):
+    return _tensor(fnp.take(input, _index(index), axis=dim))
+
+
+def masked_fill(input, mask, value):
+    """input with value where mask is True (value cast to input's dtype)."""
+    value = value if isinstance(value, Tensor) else np.asarray(value, dtype=input.dtype)
+    return _tensor(fnp.where(mask, value, input))
+
+
+def masked_select(input, mask):
+    """The entries of input where the (broadcast) mask is True, as a 1-D tensor."""
+    mask = np.broadcast_to(_index(mask), np.broadcast_shapes(tuple(input.shape), np.shape(_index(mask))))
+    return _tensor(fnp.broadcast_to(input, mask.shape)[mask])
+
+
+def where(condition, input=None, other=None):
+    """input where condition, else other; where(condition) is condition.nonzero(as_tuple=True)."""
+    if input is None and other is None:
+        return tuple(Tensor(i) for i in np.nonzero(_index(condition)))
+    return _tensor(fnp.where(condition, input, other))
+
+
+# ---- ordering --------------------------------------------------------------------------------
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along dim; ties keep their order (torch's stable=True)."""
+    key = -input if descending else input
+    indices = fnp.argsort(key.detach() if isinstance(key, Tensor) else key, axis=dim, kind="stable")
+    indices = indices.numpy() if isinstance(indices, Tensor) else indices
+    return _sort_result(_tensor(fnp.take_along_axis(input, indices, axis=dim)), Tensor(indices))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """(values, indices) of the k largest (smallest) entries along dim, largest first."""
+    values, indices = sort(input, dim, descending=largest)
+    return _topk_result(narrow(values, dim, 0, k), narrow(indices, dim, 0, k))
+
+
+# ---- math ------------------------------------------------------------------------------------
+def _unary(fn):
+    def op(input):
+        return _tensor(fn(input))
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = f"torch.{fn.__name__}: fgrad.numpy's (or the special-function primitive's) {fn.__name__}."
+    return op
+
+
+exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, isnan, isinf, isfinite = (
+    _unary(f) for f in (fnp.exp, fnp.log, fnp.sqrt, fnp.sin, fnp.cos, fnp.tanh, fnp.floor, fnp.ceil, fnp.trunc,
+                        fnp.sign, fnp.reciprocal, fnp.square, fnp.isnan, fnp.isinf, fnp.isfinite))
+abs = _unary(fnp.abs)
+erf = _unary(ops_special.erf)
+sigmoid = _unary(ops_special.expit)
+sigmoid.__name__ = "sigmoid"
+
+
+def relu(input):
+    return _tensor(fnp.where(input > 0, input, fnp.zeros_like(input)))
+
+
+def clamp(input, min=None, max=None):
+    return _tensor(fnp.clip(input, min, max))
+
+
+clip = clamp
+
+
+def pow(input, exponent):
+    return _tensor(fnp.power(input, exponent))
+
+
+def maximum(input, other):
+    return _tensor(fnp.maximum(input, other))
+
+
+def minimum(input, other):
+    return _tensor(fnp.minimum(input, other))
+
+
+def lerp(input, end, weight):
+    """input + weight * (end - input)."""
+    return _tensor(input + weight * (end - input))
+
+
+def cumsum(input, dim):
+    return _tensor(fnp.cumsum(input, axis=dim))
+
+
+def cumprod(input, dim):
+    return _tensor(fnp.cumprod(input, axis=dim))
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _tensor(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
+
+
+# ---- products and linear algebra -------------------------------------------------------------
+def matmul(input, other):
+    return _tensor(fnp.matmul(input, other))
+
+
+def _check_ndim(name, want, *tensors):
+    for t in tensors:
+        if t.ndim != want:
+            raise RuntimeError(f"{name}: expected a {want}-D tensor, got {t.ndim}-D (shape {tuple(t.shape)})")
+
+
+def mm(input, mat2):
+    """The product of two matrices (2-D only, as torch's)."""
+    _check_ndim("mm", 2, input, mat2)
+    return matmul(input, mat2)
+
+
+def bmm(input, mat2):
+    """The products of two stacks of matrices (3-D only, as torch's)."""
+    _check_ndim("bmm", 3, input, mat2)
+    return matmul(input, mat2)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2)."""
+    return _tensor(beta * input + alpha * mm(mat1, mat2))
+
+
+def dot(input, other):
+    _check_ndim("dot", 1, input, other)
+    return _tensor(fnp.dot(input, other))
+
+
+def outer(input, vec2):
+    return _tensor(fnp.outer(input, vec2))
+
+
+def einsum(equation, *operands):
+    """torch.einsum(equation, *operands), operands also given as one list."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    return _tensor(fnp.einsum(equation, *operands))
+
+
+def tensordot(a, b, dims=2):
+    return _tensor(fnp.tensordot(a, b, axes=dims))
+
+
+def kron(input, other):
+    return _tensor(fnp.kron(input, other))
+
+
+def cross(input, other, dim=None):
+    """The cross product along dim (None: the first axis of size 3, torch's old default)."""
+    if dim is None:
+        dim = next(i for i, n in enumerate(np.broadcast_shapes(tuple(input.shape), tuple(other.shape))) if n == 3)
+    return _tensor(fnp.cross(input, other, axis=dim))
+
+
+def trace(input):
+    _check_ndim("trace", 2, input)
+    return _tensor(fnp.trace(input))
+
+
+def diag(input, diagonal=0):
+    """A 1-D input's diagonal matrix, or a 2-D input's diagonal."""
+    return _tensor(fnp.diag(input, diagonal))
+
+
+def tril(input, diagonal=0):
+    return _tensor(fnp.tril(input, diagonal))
+
+
+def triu(input, diagonal=0):
+    return _tensor(fnp.triu(input, diagonal))
+
+
+def det(input):
+    return _tensor(fla.det(input))
+
+
+def inverse(input):
+    return _tensor(fla.inv(input))
+
+
+def logdet(input):
+    """log det(input): nan for a negative determinant, -inf for a zero one (as torch's)."""
+    sign, value = fla.slogdet(input)
+    return _tensor(fnp.where(sign < 0, nan, value))
+
+
+_slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
+
+
+def slogdet(input):
+    sign, value = fla.slogdet(input)
+    return _slogdet_result(_tensor(sign), _tensor(value))
+
+
+# ---- tests of tensors ------------------------------------------------------------------------
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return int(np.prod(input.shape, dtype=np.int64))
+
+
+def equal(input, other):
+    """True when both have one shape and equal entries."""
+    return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(_values(input), _values(other)))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _values(t):
+    with no_grad():
+        return t.detach().numpy() if isinstance(t, Tensor) else np.asarray(t)
+
+
+# The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
+# torch has one); Tensor's own methods are not replaced.
+METHODS = ("abs", "addmm", "allclose", "argsort", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod",
+           "cumsum", "det", "diag", "equal", "erf", "exp", "flip", "floor", "gather", "index_select", "inverse",
+           "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
+           "masked_select", "maximum", "minimum", "movedim", "narrow", "outer", "reciprocal", "repeat_interleave",
+           "roll", "scatter", "scatter_add", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "tanh",
+           "tile", "topk", "trace", "tril", "triu", "trunc", "unbind")
+
+# torch's functions that are Tensor's own methods (one home: the method).
+(sum, mean, prod, std, var, max, min, argmax, argmin, all, any, reshape, flatten, squeeze, unsqueeze, transpose,
+ permute, t, clone, detach, norm, softmax, log_softmax) = (
+    getattr(Tensor, n) for n in ("sum", "mean", "prod", "std", "var", "max", "min", "argmax", "argmin", "all", "any",
+                                 "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "clone",
+                                 "detach", "norm", "softmax", "log_softmax"))
+__all__ += ["all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log_softmax", "max", "mean", "min",
+            "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t", "transpose", "unsqueeze",
+            "var"]
+
+
+# ---- Tensor methods with no function of the same name -----------------------------------------
+def _with_alpha(fn, name):
+    def method(self, other, *, alpha=None):
+        return _tensor(fn(self, other if alpha is None else other * alpha))
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _elementwise(fn, name):
+    def method(self, other):
+        return _tensor(fn(self, other))
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _size(size):
+    """new_zeros(2, 3) or new_zeros((2, 3))."""
+    return tuple(size[0]) if len(size) == 1 and not isinstance(size[0], (int, np.integer)) else tuple(size)
+
+
+def _new_full(self, size, fill_value, *, dtype=None, requires_grad=False):
+    """A new tensor of this one's dtype (or dtype=) and device."""
+    out = Tensor(np.full(tuple(size), fill_value, dtype=dtype or self.dtype), requires_grad=requires_grad)
+    return out.to(self.device)
+
+
+def _new(fill):
+    def method(self, *size, dtype=None, requires_grad=False):
+        return _new_full(self, _size(size), fill, dtype=dtype, requires_grad=requires_grad)
+    return method
+
+
+def _new_tensor(self, data, *, dtype=None, requires_grad=False):
+    data = data.detach().numpy() if isinstance(data, Tensor) else data
+    return Tensor(np.array(data, dtype=dtype or self.dtype), requires_grad=requires_grad).to(self.device)
+
+
+def _fill_random(self, generator, draw):
+    """Overwrite self with draw(rng, shape), from `generator` or the default one (as nn.init's)."""
+    from .factories import _rng  # (the stream behind fgrad.default_generator)
+    rng = generator.numpy if generator is not None else _rng[0]
+    with no_grad():
+        return self.copy_(np.asarray(draw(rng, tuple(self.shape)), dtype=self.dtype))
+
+
+def _masked_fill_(self, mask, value):
+    return self._inplace(masked_fill(self, mask, value), "masked_fill_")
+
+
+def _stride(self, dim=None):
+    """Strides in elements of the C-ordered layout fgrad's tensors have."""
+    shape = tuple(self.shape)
+    strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape)))
+    return strides if dim is None else strides[dim]
+
+
+_EXTRA_METHODS = {
+    "add": _with_alpha(lambda a, b: a + b, "add"), "sub": _with_alpha(lambda a, b: a - b, "sub"),
+    "mul": _elementwise(lambda a, b: a * b, "mul"), "div": _elementwise(lambda a, b: a / b, "div"),
+    "lt": _elementwise(lambda a, b: a < b, "lt"), "le": _elementwise(lambda a, b: a <= b, "le"),
+    "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
+    "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
+    "fmod": _elementwise(fnp.fmod, "fmod"), "remainder": _elementwise(fnp.remainder, "remainder"),
+    "frac": lambda self: _tensor(self - fnp.trunc(self)),
+    "dist": lambda self, other, p=2: (self - other).norm(p),
+    "expand_as": lambda self, other: self.expand(*other.shape),
+    "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
+    "type_as": lambda self, other: self.to(other.dtype),
+    "half": lambda self: self.to(np.float16),
+    "contiguous": lambda self, memory_format=None: self,  # (fgrad's tensors are always contiguous)
+    "is_contiguous": lambda self, memory_format=None: True,
+    "element_size": lambda self: self.dtype.itemsize,
+    "nelement": numel,
+    "stride": _stride,
+    "is_floating_point": lambda self: self.dtype.kind == "f",
+    "is_complex": lambda self: self.dtype.kind == "c",
+    "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0),
+    "new_full": _new_full, "new_tensor": _new_tensor,
+    "uniform_": lambda self, a=0.0, b=1.0, *, generator=None: _fill_random(
+        self, generator, lambda rng, shape: rng.uniform(a, b, shape)),
+    "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _fill_random(
+        self, generator, lambda rng, shape: rng.normal(mean, std, shape)),
+    "masked_fill_": _masked_fill_,
+}
+
+
+def _bind():
+    """Attach the functions above (and _EXTRA_METHODS) to Tensor, leaving Tensor's own methods."""
+    for name in METHODS:
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, globals()[name])
+    for name, fn in _EXTRA_METHODS.items():
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, fn)
+
+
+_bind()
