@@ -58,7 +58,7 @@ FFT_OPS = [
 ]
 
 
-# ---- scipy.fft: the cosine transforms of types 2 and 3, odd and even lengths
+# ---- scipy.fft: the cosine transforms of types 1 to 4, odd and even lengths
 def _dct_rows(name, kwargs_list, shapes):
     fn, ref = getattr(fsf, name), getattr(sf, name)
     rows = []
@@ -70,12 +70,16 @@ def _dct_rows(name, kwargs_list, shapes):
 
 
 _TYPES_AND_NORMS = [{}, {"norm": "ortho"}, {"type": 3}, {"type": 3, "norm": "ortho"}, {"norm": "forward"},
-                    {"type": 3, "n": 7, "axis": 0}, {"n": 4, "norm": "ortho"}]
+                    {"type": 3, "n": 7, "axis": 0}, {"n": 4, "norm": "ortho"}, {"type": 1},
+                    {"type": 1, "norm": "ortho"}, {"type": 1, "n": 6, "norm": "forward"}, {"type": 4},
+                    {"type": 4, "norm": "ortho", "axis": 0},
+                    {"type": 4, "n": 3, "norm": "forward"}]
 
 SCIPY_FFT_OPS = [
     *_dct_rows("dct", _TYPES_AND_NORMS, [(4, 5), (6,)]),
     *_dct_rows("idct", _TYPES_AND_NORMS, [(4, 5), (6,)]),
-    *_dct_rows("dctn", [{}, {"norm": "ortho"}, {"type": 3, "s": (3, 6), "axes": (1, 0)}, {"axes": (1,)}], [(3, 4)]),
+    *_dct_rows("dctn", [{}, {"norm": "ortho"}, {"type": 3, "s": (3, 6), "axes": (1, 0)}, {"axes": (1,)},
+                        {"type": 1, "norm": "ortho"}, {"type": 4, "s": (2, 5)}], [(3, 4)]),
     *_dct_rows("idctn", [{}, {"norm": "ortho", "type": 3}, {"s": (5,), "axes": (0,), "norm": "forward"}], [(3, 4)]),
 ]
 
