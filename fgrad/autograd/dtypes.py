@@ -16,6 +16,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "get_default_dtype",
     "half",
     "int",
     "int8",
@@ -23,6 +24,7 @@ __all__ = [
     "int32",
     "int64",
     "long",
+    "set_default_dtype",
     "short",
     "uint8",
 ]
@@ -38,6 +40,33 @@ int16 = short = np.dtype(np.int16)
 int32 = int = np.dtype(np.int32)
 int64 = long = np.dtype(np.int64)
 bool = np.dtype(np.bool_)
+
+
+_default = [float64]  # (fgrad's default is NumPy's, float64; torch's is float32)
+
+
+def get_default_dtype():
+    """The dtype of floating tensors made from Python numbers or by the factories without dtype=."""
+    return _default[0]
+
+
+def set_default_dtype(d):
+    """Set get_default_dtype() (float16, float32 or float64); complex values from Python numbers get the
+    complex dtype of its precision."""
+    d = np.dtype(d)
+    if d.kind != "f":
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+
+
+def inferred(array):
+    """An array NumPy made from Python numbers, in the dtype torch infers for them: floats in the
+    default dtype, complex numbers in its complex dtype (integers and booleans as they are)."""
+    if array.dtype.kind == "f" and array.dtype != _default[0]:
+        return array.astype(_default[0])
+    if array.dtype.kind == "c" and array.dtype != np.result_type(_default[0], np.complex64):
+        return array.astype(np.result_type(_default[0], np.complex64))
+    return array
 
 
 class Size(tuple):

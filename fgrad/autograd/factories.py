@@ -1,15 +1,18 @@
-"""Tensor constructors: fgrad.tensor, zeros, ones, randn, rand, arange, ... (float64 by default)."""
+"""Tensor constructors: fgrad.tensor, zeros, ones, randn, rand, arange, ..., and the random
+draws randperm, normal, bernoulli, multinomial (in get_default_dtype(), float64 unless set)."""
 import numpy as np
 
 from ..backend import Device
 from ..backend import device as to_device
 from ..typing import ArrayLike, DTypeLike, Sequence
+from .dtypes import get_default_dtype, inferred
 from .generator import Generator, default_generator
 from .tensor import Tensor
 
 __all__ = [
     "arange",
     "as_tensor",
+    "bernoulli",
     "empty",
     "eye",
     "from_numpy",
@@ -17,11 +20,16 @@ __all__ = [
     "full_like",
     "linspace",
     "manual_seed",
+    "multinomial",
+    "normal",
     "ones",
     "ones_like",
     "rand",
+    "rand_like",
     "randint",
     "randn",
+    "randn_like",
+    "randperm",
     "tensor",
     "zeros",
     "zeros_like",
@@ -65,50 +73,52 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._wrap(array, None, 0)
 
 
-def zeros(*size: int | Sequence[int], dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def zeros(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
           device: str | Device | None = None) -> Tensor:
-    return _make(np.zeros(_shape(size), dtype), requires_grad, device)
+    return _make(np.zeros(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
-def ones(*size: int | Sequence[int], dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def ones(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
          device: str | Device | None = None) -> Tensor:
-    return _make(np.ones(_shape(size), dtype), requires_grad, device)
+    return _make(np.ones(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
-def full(size: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def full(size: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None, requires_grad: bool = False,
          device: str | Device | None = None) -> Tensor:
-    return _make(np.full(tuple(size), fill_value, dtype), requires_grad, device)
+    array = np.full(tuple(size), fill_value, dtype)
+    return _make(inferred(array) if dtype is None and not hasattr(fill_value, "dtype") else array, requires_grad,
+                 device)
 
 
-def empty(*size: int | Sequence[int], dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def empty(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
           device: str | Device | None = None) -> Tensor:
-    return _make(np.empty(_shape(size), dtype), requires_grad, device)
+    return _make(np.empty(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
-def eye(n: int, m: int | None = None, dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def eye(n: int, m: int | None = None, dtype: DTypeLike | None = None, requires_grad: bool = False,
         device: str | Device | None = None) -> Tensor:
-    return _make(np.eye(n, m, dtype=dtype), requires_grad, device)
+    return _make(np.eye(n, m, dtype=dtype or get_default_dtype()), requires_grad, device)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: DTypeLike | None = None,
            requires_grad: bool = False, device: str | Device | None = None) -> Tensor:
     array = np.arange(start, end, step, dtype=dtype) if end is not None else np.arange(start, dtype=dtype)
-    return _make(array, requires_grad, device)
+    return _make(inferred(array) if dtype is None else array, requires_grad, device)
 
 
-def linspace(start: float, end: float, steps: int, dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def linspace(start: float, end: float, steps: int, dtype: DTypeLike | None = None, requires_grad: bool = False,
              device: str | Device | None = None) -> Tensor:
-    return _make(np.linspace(start, end, steps, dtype=dtype), requires_grad, device)
+    return _make(np.linspace(start, end, steps, dtype=dtype or get_default_dtype()), requires_grad, device)
 
 
-def randn(*size: int | Sequence[int], dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def randn(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
           device: str | Device | None = None) -> Tensor:
-    return _make(_rng[0].standard_normal(_shape(size)).astype(dtype), requires_grad, device)
+    return _make(_rng[0].standard_normal(_shape(size)).astype(dtype or get_default_dtype()), requires_grad, device)
 
 
-def rand(*size: int | Sequence[int], dtype: DTypeLike = np.float64, requires_grad: bool = False,
+def rand(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
          device: str | Device | None = None) -> Tensor:
-    return _make(_rng[0].random(_shape(size)).astype(dtype), requires_grad, device)
+    return _make(_rng[0].random(_shape(size)).astype(dtype or get_default_dtype()), requires_grad, device)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] = (), dtype: DTypeLike = np.int64,
@@ -128,3 +138,61 @@ def ones_like(t: Tensor, dtype: DTypeLike | None = None, requires_grad: bool = F
 
 def full_like(t: Tensor, fill_value: ArrayLike, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
     return _make(np.full(tuple(t.shape), fill_value, dtype or t.dtype), requires_grad, None)
+
+
+# ---- random draws (values only: no derivative flows through a draw, as in torch) --------------
+def _stream(generator):
+    return _rng[0] if generator is None else generator.numpy
+
+
+def _values(x):
+    return x.detach().numpy() if isinstance(x, Tensor) else np.asarray(x)
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: DTypeLike = np.int64, requires_grad: bool = False,
+             device: str | Device | None = None) -> Tensor:
+    """A random permutation of 0 .. n - 1."""
+    return _make(_stream(generator).permutation(n).astype(dtype), requires_grad, device)
+
+
+def rand_like(t: Tensor, *, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    return _make(_rng[0].random(tuple(t.shape)).astype(dtype or t.dtype), requires_grad, None)
+
+
+def randn_like(t: Tensor, *, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    return _make(_rng[0].standard_normal(tuple(t.shape)).astype(dtype or t.dtype), requires_grad, None)
+
+
+def normal(mean, std=1.0, size: Sequence[int] | None = None, *, generator: Generator | None = None) -> Tensor:
+    """Draws of N(mean, std^2): elementwise for tensor mean or std (broadcast), or `size` draws
+    of one mean and std."""
+    mean_v, std_v = _values(mean), _values(std)
+    if np.any(std_v < 0):
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std_v.min()}")
+    shape = tuple(size) if size is not None else np.broadcast_shapes(mean_v.shape, std_v.shape)
+    dtype = next((x.dtype for x in (mean, std) if isinstance(x, Tensor)), get_default_dtype())
+    return Tensor(_stream(generator).normal(mean_v, std_v, shape).astype(dtype))
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None) -> Tensor:
+    """1 with probability input (or p) at each entry, else 0, in input's dtype."""
+    probs = _values(input) if p is None else np.full(tuple(input.shape), p)
+    if np.any((probs < 0) | (probs > 1)):
+        raise RuntimeError("bernoulli: all elements of input should be between 0 and 1")
+    return Tensor((_stream(generator).random(probs.shape) < probs).astype(input.dtype))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | None = None) -> Tensor:
+    """Indices drawn from the rows of input (non-negative weights, normalized per row)."""
+    weights = _values(input).astype(np.float64)
+    rows = weights.reshape(-1, weights.shape[-1])
+    if np.any(rows < 0) or np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("multinomial: invalid probability distribution (weights must be non-negative and "
+                           "not all zero)")
+    if not replacement and num_samples > np.count_nonzero(rows, axis=1).min():
+        raise RuntimeError("multinomial: invalid multinomial distribution (with replacement=False, not enough "
+                           "non-negative category to sample)")
+    rng = _stream(generator)
+    draws = [rng.choice(rows.shape[1], num_samples, replace=replacement, p=r / r.sum()) for r in rows]
+    return Tensor(np.asarray(draws, dtype=np.int64).reshape(weights.shape[:-1] + (num_samples,)))

@@ -30,7 +30,7 @@ from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
-from .dtypes import Size
+from .dtypes import Size, inferred
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
@@ -56,6 +56,8 @@ class Tensor(Tracer):
             data = concrete(data)
         xp = to_device(device).xp if device is not None else array_module(data)
         array = xp.array(data, dtype=dtype)
+        if dtype is None and not hasattr(data, "dtype"):  # (Python numbers: torch's inferred dtype)
+            array = inferred(array)
         if device is not None:
             array = to_device(device).send(array)
         Tensor._init(self, array, None, 0)

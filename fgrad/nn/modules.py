@@ -2,6 +2,7 @@
 (Module and Parameter: module.py; Sequential and the other containers: containers.py)."""
 import math
 
+from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
 from ..backend import device as to_device
 from . import functional as F
@@ -12,7 +13,7 @@ __all__ = ["CrossEntropyLoss", "Flatten", "Identity", "Linear", "MSELoss", "ReLU
 
 def _factory(array, device, dtype):
     """A new parameter's values in the constructor's dtype= and on its device= (torch's factory kwargs)."""
-    array = array if dtype is None else array.astype(dtype)
+    array = array.astype(dtype or get_default_dtype())
     return array if device is None else to_device(device).send(array)
 
 

@@ -192,3 +192,47 @@ def test_save_and_load_round_trip_state_and_refuse_code(tmp_path):
         fgrad.load(bad)
     bad.seek(0)
     assert fgrad.load(bad, weights_only=False) is None  # (trusted: it runs)
+
+
+def test_default_dtype_is_inferred_as_torch_infers_it():
+    made = [lambda L: L.tensor([1.0, 2.0]), lambda L: L.tensor(1j), lambda L: L.tensor([1, 2]),
+            lambda L: L.zeros(2), lambda L: L.ones(2), lambda L: L.full((2,), 1.5), lambda L: L.full((2,), 3),
+            lambda L: L.arange(3.0), lambda L: L.arange(3), lambda L: L.linspace(0, 1, 3), lambda L: L.eye(2),
+            lambda L: L.randn(2), lambda L: L.rand(2), lambda L: L.nn.Linear(2, 2).weight,
+            lambda L: L.tensor(np.ones(2, dtype=np.float64))]
+    before = torch.get_default_dtype()
+    try:
+        for default in ("float32", "float64"):
+            fgrad.set_default_dtype(getattr(fgrad, default))
+            torch.set_default_dtype(getattr(torch, default))
+            assert str(fgrad.get_default_dtype()) == default
+            for i, make in enumerate(made):
+                assert str(make(fgrad).dtype) == str(make(torch).dtype).replace("torch.", ""), (default, i)
+        with pytest.raises(TypeError, match="only floating-point types"):
+            fgrad.set_default_dtype(fgrad.int64)
+    finally:
+        fgrad.set_default_dtype(fgrad.float64)
+        torch.set_default_dtype(before)
+
+
+def test_random_draws():
+    g = fgrad.Generator().manual_seed(3)
+    perm = fgrad.randperm(10, generator=g)
+    assert sorted(perm.tolist()) == list(range(10)) and perm.dtype == fgrad.int64
+    assert fgrad.equal(perm, fgrad.randperm(10, generator=fgrad.Generator().manual_seed(3)))
+    draws = fgrad.normal(fgrad.full((20000,), 2.0), 0.5)
+    assert abs(draws.mean().item() - 2.0) < 0.02 and abs(draws.std().item() - 0.5) < 0.02
+    assert tuple(fgrad.normal(0.0, 1.0, (3, 2)).shape) == (3, 2)
+    coins = fgrad.bernoulli(fgrad.full((20000,), 0.3))
+    assert set(np.unique(coins.numpy())) <= {0.0, 1.0} and abs(coins.mean().item() - 0.3) < 0.02
+    picks = fgrad.multinomial(fgrad.tensor([[0.0, 1.0, 3.0]]), 20000, replacement=True)
+    assert abs((picks == 2).float().mean().item() - 0.75) < 0.02 and (picks != 0).all()
+    distinct = fgrad.multinomial(fgrad.tensor([[1.0, 1.0, 1.0, 1.0]]), 4)
+    assert sorted(distinct[0].tolist()) == [0, 1, 2, 3]
+    for call, message in ((lambda: fgrad.multinomial(fgrad.tensor([[1.0, 0.0]]), 2), "not enough"),
+                          (lambda: fgrad.bernoulli(fgrad.tensor([1.5])), "between 0 and 1"),
+                          (lambda: fgrad.normal(0.0, -1.0, (2,)), "std >= 0.0")):
+        with pytest.raises(RuntimeError, match=message):
+            call()
+    like = fgrad.randn_like(fgrad.zeros(3, dtype=fgrad.float32))
+    assert like.dtype == fgrad.float32 and tuple(fgrad.rand_like(like).shape) == (3,)
