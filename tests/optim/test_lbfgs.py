@@ -96,6 +96,27 @@ def test_a_parameter_without_a_gradient_as_torch():
     np.testing.assert_array_equal(ours[1], [1.0, 1.0])
 
 
+def test_complex_parameters_as_torch():
+    # torch's LBFGS steps a complex parameter as its (real, imag) pairs; so does fgrad's
+    z0 = np.array([1.0 + 0.5j, -0.3 + 1.2j, 0.7 - 0.4j])
+
+    def run(z, opt_class):
+        opt = opt_class([z], line_search_fn="strong_wolfe", max_iter=6)
+
+        def closure():
+            opt.zero_grad()
+            loss = (z * z.conj()).real.sum() + ((z ** 2).real ** 2).sum()
+            loss.backward()
+            return loss
+        for _ in range(2):
+            opt.step(closure)
+        return z.detach().numpy()
+    ours = run(nn.Parameter(z0.copy()), optim.LBFGS)
+    theirs = run(torch.nn.Parameter(torch.tensor(z0)), torch.optim.LBFGS)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+    assert not np.allclose(ours, z0)
+
+
 def test_step_needs_a_closure():
     with pytest.raises(RuntimeError, match="requires a closure"):
         optim.LBFGS([nn.Parameter(np.ones(2))]).step()

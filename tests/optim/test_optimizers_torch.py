@@ -113,7 +113,7 @@ def test_complex_parameters_as_torch(name, kw, float64_scalars):
     pair.check()
 
 
-@pytest.mark.parametrize("name,kw", CONFIGS[::2], ids=IDS[::2])
+@pytest.mark.parametrize("name,kw", CONFIGS, ids=IDS)
 def test_state_dict_as_torch_and_resumes(name, kw, float64_scalars):
     groups = lambda ps: [{"params": [ps[0]]}, {"params": [ps[1]], "lr": 0.01}]  # noqa: E731
     pair = Pair(name, kw, groups=groups)
