@@ -17,7 +17,7 @@ from ..autograd.generator import Generator, default_generator
 from ..autograd.tensor import Tensor
 
 __all__ = ["DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subset", "TensorDataset",
-           "default_collate", "random_split"]
+           "default_collate", "default_convert", "random_split"]
 
 
 class Dataset:
@@ -172,15 +172,41 @@ def default_collate(batch):
     raise TypeError(_COLLATE_ERROR.format(type(elem)))
 
 
+def default_convert(sample):
+    """One sample as torch's default_convert leaves it (the collate of a DataLoader with
+    batch_size=None): NumPy arrays and scalars become Tensors, dicts, named tuples and lists are
+    converted field by field (a tuple becomes a list), anything else is kept."""
+    if isinstance(sample, Tensor):
+        return sample
+    if isinstance(sample, (np.ndarray, np.generic)):
+        return sample if sample.dtype.kind in "OUSV" else Tensor(np.asarray(sample))
+    if isinstance(sample, collections.abc.Mapping):
+        converted = {key: default_convert(value) for key, value in sample.items()}
+        try:
+            return type(sample)(converted)
+        except TypeError:
+            return converted
+    if isinstance(sample, tuple) and hasattr(sample, "_fields"):
+        return type(sample)(*(default_convert(field) for field in sample))
+    if isinstance(sample, collections.abc.Sequence) and not isinstance(sample, (str, bytes)):
+        return [default_convert(item) for item in sample]
+    return sample
+
+
 class DataLoader:
     """Iterate over `dataset` in batches of `batch_size`, collated into Tensors.
 
     shuffle=True draws a new order each epoch from `generator` (fgrad.default_generator if
-    None); drop_last drops a last batch smaller than batch_size."""
+    None); drop_last drops a last batch smaller than batch_size; batch_size=None yields the
+    samples one by one, converted by default_convert (torch's loading without batching)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, num_workers=0, collate_fn=None,
                  drop_last=False, generator=None):
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+        if batch_size is None:
+            if drop_last:
+                raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
+                                 "drop_last")
+        elif isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
         if num_workers != 0:
             raise ValueError(f"DataLoader: fgrad loads in the calling process; num_workers must be 0, not "
@@ -194,12 +220,15 @@ class DataLoader:
         self.drop_last = drop_last
         self.num_workers = num_workers
         self.generator = generator
-        self.collate_fn = default_collate if collate_fn is None else collate_fn
+        self.collate_fn = collate_fn or (default_convert if batch_size is None else default_collate)
         if sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         self.sampler = sampler
 
     def __iter__(self):
+        if self.batch_size is None:
+            yield from (self.collate_fn(self.dataset[i]) for i in self.sampler)
+            return
         indices = []
         for index in self.sampler:
             indices.append(index)
@@ -217,4 +246,6 @@ class DataLoader:
 
     def __len__(self):
         n = len(self.sampler)
+        if self.batch_size is None:
+            return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)

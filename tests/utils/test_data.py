@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fgrad
+from fgrad.utils import data
 from fgrad.utils.data import DataLoader, Dataset, RandomSampler, Subset, TensorDataset, default_collate, random_split
 
 X = np.arange(30.0).reshape(10, 3)
@@ -189,3 +190,15 @@ def test_a_dataset_that_requires_grad_gives_differentiable_batches():
     expected[[0, 9]] = 2 * X[[0, 9]]
     expected[2] = 4 * X[2]  # (sampled twice)
     np.testing.assert_array_equal(w.grad.numpy(), expected)
+
+
+def test_batch_size_none_yields_converted_samples_as_torch():
+    loader = DataLoader(Samples(), batch_size=None, sampler=[4, 1])
+    assert len(loader) == 2
+    first = next(iter(loader))
+    assert isinstance(first["image"], fgrad.Tensor) and first["image"].shape == (2, 2)
+    assert first["label"] == 4 and first["name"] == "s4" and isinstance(first["pair"], list)
+    assert isinstance(first["pair"][1], fgrad.Tensor) and first["pair"][1].dtype == np.float32
+    assert data.default_convert(np.array(["a"])).dtype.kind == "U"  # (strings stay arrays, as torch's)
+    with pytest.raises(ValueError, match="mutually exclusive with drop_last"):
+        DataLoader(Samples(), batch_size=None, drop_last=True)
