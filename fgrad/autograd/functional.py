@@ -1,4 +1,5 @@
-"""backward() and grad(): the imperative face's entry points into the engine.
+"""backward() and grad(): the imperative face's entry points into the engine; and on them
+torch.autograd.functional's vjp, jvp, jacobian, hessian, vhp and hvp.
 
 Both run the one backward engine (fgrad/engine) over the grad_fn graph. backward()
 accumulates into the leaves' .grad (running tensor hooks, then post-accumulate hooks);
@@ -21,7 +22,7 @@ from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook, flipped
 from .tensor import Tensor
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
 
 def _as_tuple(x):
@@ -196,3 +197,169 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
 
 
 _tensor.autograd_backward = backward  # Tensor.backward runs it (tensor.py cannot import this module)
+
+
+# ---- torch.autograd.functional: vjp, jvp, jacobian, hessian, vhp, hvp --------------------------
+# As torch's, each runs func on fresh leaves (views of the inputs under create_graph, so the
+# result stays differentiable in them) and takes gradients with grad() above; jvp is the
+# double-backward trick (the vjp is linear in its cotangent u: differentiate it in u).
+def _inputs(inputs, create_graph):
+    is_tuple = isinstance(inputs, (tuple, list))
+    inputs = _as_tuple(inputs)
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"The inputs given to the function must be Tensors, but input {i} is a "
+                            f"{type(t).__name__}")
+    with enable_grad():
+        fresh = tuple(t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(True)
+                      for t in inputs)
+    return is_tuple, fresh
+
+
+def _outputs(out, what):
+    is_tuple = isinstance(out, (tuple, list))
+    out = _as_tuple(out)
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"The outputs of the user-provided function given to {what} must be Tensors, but output "
+                            f"{i} is a {type(o).__name__}")
+    return is_tuple, out
+
+
+def _v(v, like, what, name):
+    if v is None:
+        if any(t.numel() != 1 for t in like):
+            raise RuntimeError(f"The vector v can only be None if the {name} of the user-provided function is a single "
+                               f"Tensor with a single element.")
+        return tuple(_tensor.Tensor._wrap(np.ones_like(t.primal), None, 0) for t in like)
+    v = _as_tuple(v)
+    if len(v) != len(like) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(v, like)):
+        raise RuntimeError(f"{what}: v has shapes {[tuple(a.shape) for a in v]} where the {name} has shapes "
+                           f"{[tuple(b.shape) for b in like]}")
+    return v
+
+
+def _grads(outputs, inputs, grad_outputs, create_graph, strict, what):
+    """grad() with zeros (or, strict, an error) for inputs the outputs do not depend on."""
+    gs = grad(outputs, inputs, grad_outputs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+    out = []
+    for i, (g, t) in enumerate(zip(gs, inputs)):
+        if g is None:
+            if strict:
+                raise RuntimeError(f"The output of the user-provided function is independent of input {i}. This is "
+                                   f"not allowed in strict mode.")
+            g = _tensor.Tensor._wrap(np.zeros_like(t.primal), None, 0)
+        out.append(g if create_graph else g.detach())
+    return tuple(out)
+
+
+def _result(values, is_tuple, create_graph):
+    values = tuple(v if create_graph else v.detach() for v in values)
+    return values if is_tuple else values[0]
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """torch.autograd.functional.vjp: (func(inputs), v^T J)."""
+    in_tuple, inputs = _inputs(inputs, create_graph)
+    with enable_grad():
+        out_tuple, outputs = _outputs(func(*inputs), "vjp")
+        gs = _grads(outputs, inputs, _v(v, outputs, "vjp", "output"), create_graph, strict, "vjp")
+    return _result(outputs, out_tuple, create_graph), _result(gs, in_tuple, create_graph)
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """torch.autograd.functional.jvp: (func(inputs), J v), by the double-backward trick."""
+    _, inputs = _inputs(inputs, create_graph)
+    v = _v(v, inputs, "jvp", "input")
+    with enable_grad():
+        out_tuple, outputs = _outputs(func(*inputs), "jvp")
+        us = tuple(_tensor.Tensor._wrap(np.zeros_like(o.primal), None, 0).requires_grad_(True) for o in outputs)
+        gs = _grads(outputs, inputs, us, True, strict, "jvp")
+        js = grad(gs, us, v, retain_graph=True, create_graph=create_graph, allow_unused=True)
+        js = tuple(j if j is not None else _tensor.Tensor._wrap(np.zeros_like(u.primal), None, 0)
+                   for j, u in zip(js, us))
+    return _result(outputs, out_tuple, create_graph), _result(js, out_tuple, create_graph)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """torch.autograd.functional.jacobian: d output / d input, of shape output.shape + input.shape,
+    nested (outputs, then inputs) where func returns or takes a tuple. vectorize is accepted and
+    gives the same numbers; strategy "forward-mode" takes a jvp per input entry."""
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    in_tuple, inputs = _inputs(inputs, create_graph)
+    with enable_grad():
+        out_tuple, outputs = _outputs(func(*inputs), "jacobian")
+        if strategy == "forward-mode":
+            blocks = _jacobian_forward(func, inputs, outputs, create_graph, strict)
+        else:
+            blocks = _jacobian_reverse(outputs, inputs, create_graph, strict)
+    rows = [tuple(b if create_graph else b.detach() for b in row) for row in blocks]
+    rows = [row if in_tuple else row[0] for row in rows]
+    return tuple(rows) if out_tuple else rows[0]
+
+
+def _jacobian_reverse(outputs, inputs, create_graph, strict):
+    """[[d out_i / d in_j]]: one grad() per entry of each output."""
+    from .torch_functions import stack
+    blocks = []
+    for o in outputs:
+        flat = o.reshape(-1)
+        per_entry = [_grads((flat[k],), inputs, None, create_graph, strict, "jacobian") for k in range(flat.shape[0])]
+        blocks.append(tuple(
+            (stack([row[j] for row in per_entry]) if per_entry else
+             _tensor.Tensor._wrap(np.zeros((0,) + tuple(t.shape), t.dtype), None, 0)).reshape(tuple(o.shape) +
+                                                                                                tuple(t.shape))
+            for j, t in enumerate(inputs)))
+    return blocks
+
+
+def _jacobian_forward(func, inputs, outputs, create_graph, strict):
+    """[[d out_i / d in_j]]: one jvp per entry of each input (columns), moved to the back."""
+    from .torch_functions import movedim, stack
+    columns = [[[] for _ in inputs] for _ in outputs]
+    for j, t in enumerate(inputs):
+        for k in range(t.numel()):
+            basis = [_tensor.Tensor._wrap(np.zeros_like(s.primal), None, 0) for s in inputs]
+            basis[j].primal.reshape(-1)[k] = 1.0
+            _, js = jvp(func, inputs, tuple(basis), create_graph=create_graph, strict=strict)
+            for i, col in enumerate(_as_tuple(js)):
+                columns[i][j].append(col)
+    return [tuple(movedim(stack(columns[i][j]), 0, -1).reshape(tuple(o.shape) + tuple(t.shape))
+                  for j, t in enumerate(inputs)) for i, o in enumerate(outputs)]
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """torch.autograd.functional.hessian of a function with one single-entry output: a Tensor
+    input.shape * 2, or a tuple of tuples for a tuple of inputs."""
+    in_tuple = isinstance(inputs, (tuple, list))
+
+    def scalar(*args):
+        out = func(*args)
+        if not isinstance(out, Tensor) or out.numel() != 1:
+            raise RuntimeError("The function given to hessian should return a single Tensor with a single element")
+        return out.reshape(())
+
+    def gradient(*args):
+        g = jacobian(scalar, args, create_graph=True, strict=strict)
+        return g if in_tuple else g[0]
+
+    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict, strategy=outer_jacobian_strategy)
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """torch.autograd.functional.vhp: (func(inputs), v^T H) of a single-entry output."""
+    in_tuple, inputs = _inputs(inputs, create_graph)
+    with enable_grad():
+        _, outputs = _outputs(func(*inputs), "vhp")
+        if len(outputs) != 1 or outputs[0].numel() != 1:
+            raise RuntimeError("The function given to vhp should return a single Tensor with a single element")
+        gs = _grads(outputs, inputs, None, True, strict, "vhp")
+        hs = _grads(gs, inputs, _v(v, inputs, "vhp", "input"), create_graph, strict, "vhp")
+    return _result(outputs, False, create_graph), _result(hs, in_tuple, create_graph)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """torch.autograd.functional.hvp: (func(inputs), H v); the Hessian of a twice continuously
+    differentiable function is symmetric, so this is vhp's product (torch's equals it to rounding)."""
+    return vhp(func, inputs, v, create_graph, strict)
