@@ -4,14 +4,18 @@ For PyTorch users: per-example gradients of an `fgrad.nn` model read as in the t
 tutorial (`vmap(grad(loss), in_dims=(None, 0, 0))` with `functional_call`). Each name is
 fgrad's own transform; only the spelling follows torch.func (`in_dims`, `grad_and_value`).
 """
+import numpy as np
+
+from .autograd.tensor import Tensor
 from .nn.module import Module
 from .transforms.batching import vmap as _vmap
-from .transforms.forward import jvp
+from .transforms.forward import jvp, linearize
 from .transforms.jacobians import hessian, jacfwd, jacrev
 from .transforms.reverse import grad, value_and_grad, vjp
-from .typing import Any, Callable, PyTree
+from .typing import Any, Callable, PyTree, Sequence
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "stack_module_state", "vjp", "vmap"]
 
 
 def vmap(func: Callable[..., PyTree], in_dims: Any = 0, out_dims: Any = 0, *,
@@ -33,11 +37,13 @@ def grad_and_value(func: Callable[..., PyTree], argnums: int | tuple[int, ...] =
 
 
 def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] | tuple[dict[str, Any], ...],
-                    args: Any = (), kwargs: dict[str, Any] | None = None) -> Any:
+                    args: Any = (), kwargs: dict[str, Any] | None = None, *, tie_weights: bool = True,
+                    strict: bool = False) -> Any:
     """Call `module` with the values of `parameter_and_buffer_dicts` (names as in
     `named_parameters()` and `named_buffers()`, "0.weight") in place of its parameters and buffers;
-    the module is unchanged after.
-    `args` is one argument or a tuple of them."""
+    the module is unchanged after. `args` is one argument or a tuple of them. With tie_weights a
+    value given for one name of a tied parameter (one tensor under several names) replaces it under
+    all of them; with strict every parameter and buffer must be given, and nothing else."""
     dicts = parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, tuple) else \
         (parameter_and_buffer_dicts,)
     values = {}
@@ -46,6 +52,12 @@ def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] |
             if name in values:
                 raise ValueError(f"functional_call: {name!r} is given in more than one dict")
         values.update(d)
+    names = [n for n, _ in module.named_parameters(remove_duplicate=False)] + \
+        [n for n, _ in module.named_buffers(remove_duplicate=False)]
+    if strict:
+        _check_strict(module, names, values)
+    if tie_weights:
+        values = _tied(module, values)
     saved = []
     try:
         for name, value in values.items():
@@ -56,6 +68,57 @@ def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] |
     finally:
         for owner, attr, old in reversed(saved):
             object.__setattr__(owner, attr, old)
+
+
+def _check_strict(module, names, values):
+    missing = [n for n in names if n not in values]
+    unexpected = [n for n in values if n not in names]
+    if missing or unexpected:
+        raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t"
+                           + (f"Missing key(s): {', '.join(repr(n) for n in missing)}. " if missing else "")
+                           + (f"Unexpected key(s): {', '.join(repr(n) for n in unexpected)}." if unexpected else ""))
+
+
+def _tied(module, values):
+    """values with a given tied tensor's value under each of its names (one tensor, several names)."""
+    names_of = {}
+    for name, t in [*module.named_parameters(remove_duplicate=False), *module.named_buffers(remove_duplicate=False)]:
+        names_of.setdefault(id(t), []).append(name)
+    out = dict(values)
+    for group in names_of.values():
+        given = [n for n in group if n in values]
+        if not given:
+            continue
+        for other in given[1:]:
+            if values[other] is not values[given[0]]:
+                raise ValueError(f"functional_call got multiple values for keys {given}, which are tied. Consider "
+                                 f"using tie_weights=False")
+        for n in group:
+            out.setdefault(n, values[given[0]])
+    return out
+
+
+def stack_module_state(models: Sequence[Module]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """torch.func.stack_module_state: (parameters, buffers) of models of one structure, each name's
+    tensors stacked along a new first axis (for vmap over an ensemble with functional_call); the
+    stacked parameters are new leaves that require grad where the models' do."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if any(m.training != models[0].training for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if any(type(m) is not type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+    params = {name: _stacked([dict(m.named_parameters())[name] for m in models], p.requires_grad)
+              for name, p in models[0].named_parameters()}
+    buffers = {name: _stacked([dict(m.named_buffers())[name] for m in models], False)
+               for name, _ in models[0].named_buffers()}
+    return params, buffers
+
+
+def _stacked(tensors, requires_grad):
+    out = Tensor(np.stack([t.detach().numpy() for t in tensors]))
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def _owner(module, name):

@@ -23,7 +23,7 @@ same engine as fgrad.grad.
 """
 from . import forward_ad, graph, profiler
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
-from .function import Function, FunctionCtx
+from .function import Function, FunctionCtx, once_differentiable
 from .functional import backward, grad
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import Tensor
@@ -40,6 +40,7 @@ __all__ = [
            "graph",
            "is_grad_enabled",
            "no_grad",
+           "once_differentiable",
            "profiler",
            "set_detect_anomaly",
            "set_grad_enabled",

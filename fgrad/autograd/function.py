@@ -16,6 +16,8 @@ in-place change of the output after apply is caught. Under saved_tensors_hooks e
 tensor goes through the pack hook at apply and the unpack hook in backward, and an unpacked
 output or input keeps that history (tape.with_history).
 """
+import functools
+
 import numpy as np
 
 from ..ir.node import new_node
@@ -32,7 +34,7 @@ from .grad_mode import is_grad_enabled, no_grad
 from .tape import edge_of, flipped, new_meta, with_history
 from .tensor import Tensor
 
-__all__ = ["Function", "FunctionCtx"]
+__all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -257,6 +259,38 @@ def _unpacked(ctx, k, t):
         if isinstance(like, Tensor):
             return with_history(t.primal, like)
     return t
+
+
+def once_differentiable(backward):
+    """Decorate a Function's backward that is not differentiable itself: it runs without
+    recording, and differentiating its results again (after create_graph=True) raises, as
+    torch's, instead of silently giving zero."""
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        with no_grad():
+            result = backward(ctx, *grads)
+        if not is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+            return result
+        marked = tuple(_Twice.apply(r.detach().requires_grad_(True)) if isinstance(r, Tensor) else r
+                       for r in _as_tuple(result))  # (a leaf that requires grad, so _Twice records a node)
+        return marked if isinstance(result, tuple) else marked[0]
+    return wrapper
+
+
+def _as_tuple(x):
+    return x if isinstance(x, tuple) else (x,)
+
+
+class _Twice(Function):
+    """The value unchanged; its backward is the error once_differentiable promises."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.detach().clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
 
 
 def _call_backward(cls, ctx, g, primals, outs):

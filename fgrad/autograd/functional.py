@@ -21,6 +21,7 @@ from .callbacks import final_callbacks
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook, flipped
 from .tensor import Tensor
+from .torch_functions import movedim, stack
 
 __all__ = ["backward", "grad", "hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
 
@@ -301,7 +302,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def _jacobian_reverse(outputs, inputs, create_graph, strict):
     """[[d out_i / d in_j]]: one grad() per entry of each output."""
-    from .torch_functions import stack
     blocks = []
     for o in outputs:
         flat = o.reshape(-1)
@@ -316,7 +316,6 @@ def _jacobian_reverse(outputs, inputs, create_graph, strict):
 
 def _jacobian_forward(func, inputs, outputs, create_graph, strict):
     """[[d out_i / d in_j]]: one jvp per entry of each input (columns), moved to the back."""
-    from .torch_functions import movedim, stack
     columns = [[[] for _ in inputs] for _ in outputs]
     for j, t in enumerate(inputs):
         for k in range(t.numel()):

@@ -1,5 +1,58 @@
-"""fgrad.autograd.graph: the graph's node type and saved-tensor hooks."""
-from ..ir.node import Node
-from .saved_hooks import saved_tensors_hooks
+"""fgrad.autograd.graph: the graph's node type, saved-tensor hooks (and save_on_cpu,
+disable_saved_tensors_hooks), and register_multi_grad_hook, as torch.autograd.graph's."""
+import threading
 
-__all__ = ["Node", "saved_tensors_hooks"]
+from ..ir.node import Node
+from .callbacks import queue_callback
+from .saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
+
+__all__ = ["Node", "disable_saved_tensors_hooks", "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Values saved for backward inside it are kept on the CPU and moved back to their device
+    when backward reads them (GPU memory for CPU memory, as torch's). pin_memory is accepted:
+    fgrad's host copies are plain NumPy arrays."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda t: (t.device, t.detach().to("cpu")), lambda packed: packed[1].to(packed[0]))
+
+
+class _MultiGradHandle:
+    __slots__ = ("handles",)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """fn once per backward for several tensors: mode "all" calls fn(grads) (None for a tensor
+    this backward gives no gradient) when the backward has walked its graph; mode "any" calls
+    fn(grad) with the first of their gradients computed. Returns a handle with .remove()."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    local = threading.local()  # (per thread: each backward runs its hooks on its own thread's state)
+
+    def hook_for(i):
+        def hook(grad):
+            seen = getattr(local, "grads", None)
+            if seen is None:
+                seen = local.grads = [None] * len(tensors)
+                if mode == "all":
+                    queue_callback(finish)
+                else:
+                    queue_callback(lambda: setattr(local, "grads", None))
+                    fn(grad)
+            seen[i] = grad
+        return hook
+
+    def finish():
+        grads, local.grads = local.grads, None
+        fn(tuple(grads))
+
+    return _MultiGradHandle([t.register_hook(hook_for(i)) for i, t in enumerate(tensors)])

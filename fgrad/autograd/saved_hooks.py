@@ -11,10 +11,11 @@ import threading
 
 from . import grad_mode
 
-__all__ = ["current", "pack", "saved_tensors_hooks"]
+__all__ = ["current", "disable_saved_tensors_hooks", "pack", "saved_tensors_hooks"]
 
 class _State(threading.local):
     stack = None  # a list per thread, once a hook pair is installed
+    disabled = None  # the message of an enclosing disable_saved_tensors_hooks
 
 
 _state = _State()
@@ -52,6 +53,8 @@ class saved_tensors_hooks:
 
     def __enter__(self):
         global ever_used
+        if _state.disabled is not None:
+            raise RuntimeError(_state.disabled)
         ever_used = True
         if _state.stack is None:
             _state.stack = []
@@ -60,4 +63,20 @@ class saved_tensors_hooks:
 
     def __exit__(self, *exc):
         _state.stack.pop()
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """Inside it, installing saved_tensors_hooks raises RuntimeError(error_message), as torch's
+    (for code whose saved values must stay where they are)."""
+
+    def __init__(self, error_message):
+        self.message = error_message
+
+    def __enter__(self):
+        self.prev, _state.disabled = _state.disabled, self.message
+        return self
+
+    def __exit__(self, *exc):
+        _state.disabled = self.prev
         return False

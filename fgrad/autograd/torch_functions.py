@@ -15,6 +15,7 @@ from .. import numpy as fnp
 from ..numpy import _softmax
 from ..numpy import linalg as fla
 from ..ops import special as ops_special
+from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
 from .tensor import Tensor
 
@@ -441,7 +442,6 @@ def _new_tensor(self, data, *, dtype=None, requires_grad=False):
 
 def _fill_random(self, generator, draw):
     """Overwrite self with draw(rng, shape), from `generator` or the default one (as nn.init's)."""
-    from .factories import _rng  # (the stream behind fgrad.default_generator)
     rng = generator.numpy if generator is not None else _rng[0]
     with no_grad():
         return self.copy_(np.asarray(draw(rng, tuple(self.shape)), dtype=self.dtype))

@@ -1,7 +1,8 @@
 """fgrad.utils: torch.utils's names for training loops.
 
 - data.py: fgrad.utils.data: Dataset, TensorDataset, Subset, random_split, the samplers, DataLoader.
+- checkpoint.py: fgrad.utils.checkpoint: checkpoint(fn, *args) and checkpoint_sequential.
 """
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
