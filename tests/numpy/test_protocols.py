@@ -129,8 +129,8 @@ def test_non_differentiable_numpy_functions_trace_through():
 
 # ---- unsupported NumPy functions ---------------------------------------------------------------
 UNSUPPORTED = {  # (median, unique, histogram, convolve, interp, ... are covered since issue 22)
-    "numpy.fft.fft": lambda x: np.fft.fft(x).real,
-    "numpy.fft.rfft": lambda x: np.fft.rfft(x).real,
+    "numpy.polynomial.polynomial.polyval": lambda x: np.polynomial.polynomial.polyval(2.0, x),
+    "numpy.array_str": lambda x: len(np.array_str(x)) * x,
     "numpy.lib.stride_tricks.sliding_window_view": lambda x: np.lib.stride_tricks.sliding_window_view(x, 2),
     "numpy.array_repr": lambda x: len(np.array_repr(x)) * x,
     "numpy.add.at": lambda x: np.add.at(x, [0], 1.0),
@@ -146,8 +146,8 @@ def test_unsupported_numpy_function_raises_type_error_naming_it(name):
 
 
 def test_unsupported_under_forward_mode_too():
-    with pytest.raises(TypeError, match=r"numpy\.fft\.fft"):
-        jvp(lambda x: np.fft.fft(x).real, (np.ones(4),), (np.ones(4),))
+    with pytest.raises(TypeError, match=r"numpy\.lib\.stride_tricks\.sliding_window_view"):
+        jvp(lambda x: np.lib.stride_tricks.sliding_window_view(x, 2).sum(1), (np.ones(4),), (np.ones(4),))
 
 
 @pytest.mark.parametrize("cast", [np.int64, np.int32, np.uint8, np.bool_, lambda v: np.asarray(v, dtype=np.intp)])

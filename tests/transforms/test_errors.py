@@ -61,8 +61,8 @@ def test_integer_argument_not_differentiated_is_fine():
 
 # ---- unsupported NumPy functions -------------------------------------------------------------
 @pytest.mark.parametrize("name,call", [
-    ("numpy.fft.fft", lambda x: np.fft.fft(x).real),
-    ("numpy.fft.rfft", lambda x: np.fft.rfft(x).real),
+    ("numpy.polynomial.polynomial.polyval", lambda x: np.polynomial.polynomial.polyval(2.0, x)),
+    ("numpy.copyto", lambda x: np.copyto(np.zeros(4), x) or x),
     ("numpy.array_repr", lambda x: len(np.array_repr(x)) * x),
 ])
 def test_unsupported_numpy_function_is_named(name, call):
