@@ -204,13 +204,19 @@ _tensor.autograd_backward = backward  # Tensor.backward runs it (tensor.py canno
 # As torch's, each runs func on fresh leaves (views of the inputs under create_graph, so the
 # result stays differentiable in them) and takes gradients with grad() above; jvp is the
 # double-backward trick (the vjp is linear in its cotangent u: differentiate it in u).
+def _tensors(xs, says):
+    """(whether xs was a tuple, xs as a tuple); TypeError(says(i, x)) where one is not a Tensor."""
+    is_tuple = isinstance(xs, (tuple, list))
+    xs = _as_tuple(xs)
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise TypeError(says(i, type(x).__name__))
+    return is_tuple, xs
+
+
 def _inputs(inputs, create_graph):
-    is_tuple = isinstance(inputs, (tuple, list))
-    inputs = _as_tuple(inputs)
-    for i, t in enumerate(inputs):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"The inputs given to the function must be Tensors, but input {i} is a "
-                            f"{type(t).__name__}")
+    is_tuple, inputs = _tensors(inputs, lambda i, kind: f"The inputs given to the function must be Tensors, but "
+                                                        f"input {i} is a {kind}")
     with enable_grad():
         fresh = tuple(t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(True)
                       for t in inputs)
@@ -218,13 +224,8 @@ def _inputs(inputs, create_graph):
 
 
 def _outputs(out, what):
-    is_tuple = isinstance(out, (tuple, list))
-    out = _as_tuple(out)
-    for i, o in enumerate(out):
-        if not isinstance(o, Tensor):
-            raise TypeError(f"The outputs of the user-provided function given to {what} must be Tensors, but output "
-                            f"{i} is a {type(o).__name__}")
-    return is_tuple, out
+    return _tensors(out, lambda i, kind: f"The outputs of the user-provided function given to {what} must be "
+                                         f"Tensors, but output {i} is a {kind}")
 
 
 def _v(v, like, what, name):

@@ -137,10 +137,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' (fgrad.nn.Parameter "
                             f"or None required)")
-        self._modules.pop(name, None)
-        self._buffers.pop(name, None)
-        self._parameters[name] = param
-        object.__setattr__(self, name, param)
+        self._register("_parameters", name, param)
 
     def register_buffer(self, name, tensor, persistent=True):
         """Add a tensor that is state but not a parameter (BatchNorm's running mean): moved by
@@ -151,23 +148,24 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' (fgrad.Tensor or None "
                             f"required)")
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
-        self._buffers[name] = tensor
+        self._register("_buffers", name, tensor)
         (self._non_persistent_buffers.discard if persistent else self._non_persistent_buffers.add)(name)
-        object.__setattr__(self, name, tensor)
 
     def add_module(self, name, module):
         """Add a child module (or None) under `name`."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         _check_name("module", name, self)
-        self._parameters.pop(name, None)
-        self._buffers.pop(name, None)
-        self._modules[name] = module
-        object.__setattr__(self, name, module)
+        self._register("_modules", name, module)
 
     register_module = add_module
+
+    def _register(self, registry, name, value):
+        """`value` under `name` in one registry (and as the attribute), out of the other two."""
+        for other in ("_parameters", "_buffers", "_modules"):
+            getattr(self, other).pop(name, None)
+        getattr(self, registry)[name] = value
+        object.__setattr__(self, name, value)
 
     def get_submodule(self, target):
         """The module at the dotted path `target` ("" is self)."""
