@@ -286,12 +286,13 @@ OPS = [
 
 from .op_db_fft import FFT_OPS  # noqa: E402  (fgrad.numpy.fft, fgrad.scipy.fft, fftconvolve)
 from .op_db_linalg import LINALG_OPS  # noqa: E402  (decompositions, einsum, special functions)
+from .op_db_nn import NN_OPS  # noqa: E402  (fgrad.nn.functional's convolutions, pools and norms)
 from .op_db_numpy import NUMPY_OPS  # noqa: E402  (statistics, calculus, polynomials, sets, shaping, ...)
 from .op_db_scipy import SCIPY_OPS  # noqa: E402  (fgrad.scipy.linalg, signal, integrate)
 from .op_db_special import SPECIAL_OPS  # noqa: E402  (fgrad.scipy.special beyond the first names)
 from .op_db_stats import STATS_OPS  # noqa: E402  (fgrad.scipy.stats)
 
-OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS + FFT_OPS
+OPS += LINALG_OPS + NUMPY_OPS + SPECIAL_OPS + STATS_OPS + SCIPY_OPS + FFT_OPS + NN_OPS
 
 # The rows whose references take complex arguments and fgrad refuses them (a TypeError naming
 # complex values, checked by tests/ops/test_op_table_complex.py), by row-name prefix, with why.

@@ -5,6 +5,8 @@ from .. import numpy as fnp
 from ..ir.value import concrete, is_batched, is_staged
 from ..numpy import _softmax
 from ..ops.special import expit
+from .conv import conv1d, conv2d, conv_transpose2d  # noqa: F401  (the layers' functions live with their Modules)
+from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool1d, max_pool2d  # noqa: F401
 
 __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
 

@@ -1,0 +1,46 @@
+"""New values for the layers of conv.py, pooling.py, normalization.py, dropout.py and sparse.py:
+parameters (torch's factory kwargs dtype= and device=, and the default initialization of its
+reset_parameters), and constants (masks, divisors) made on the device of the input they meet.
+
+(Drawn from fgrad's default generator, so fgrad.manual_seed makes them repeatable; they are
+not torch's numbers, whose generator differs: tests copy parameters across.)
+"""
+import math
+
+import numpy as np
+
+from ..autograd.dtypes import get_default_dtype
+from ..autograd.factories import _rng
+from ..backend import array_module
+from ..backend import device as to_device
+from ..ir.value import peek
+from .module import Parameter
+
+__all__ = ["filled", "kaiming_uniform", "normal", "on_device_of"]
+
+
+def _make(array, device, dtype):
+    array = np.asarray(array).astype(dtype or get_default_dtype())
+    return Parameter(array if device is None else to_device(device).send(array))
+
+
+def kaiming_uniform(shape, fan_in, device=None, dtype=None):
+    """U(-1/sqrt(fan_in), 1/sqrt(fan_in)): torch's kaiming_uniform_(w, a=sqrt(5)) (gain sqrt(1/3)
+    times sqrt(3 / fan_in)), and the bound of its biases; all zeros when fan_in is 0."""
+    bound = 1.0 / math.sqrt(fan_in) if fan_in else 0.0
+    return _make(_rng[0].uniform(-bound, bound, shape), device, dtype)
+
+
+def normal(shape, device=None, dtype=None):
+    """N(0, 1) entries (torch's Embedding)."""
+    return _make(_rng[0].standard_normal(shape), device, dtype)
+
+
+def filled(shape, value, device=None, dtype=None):
+    """A parameter of one value (the norms' weights 1 and biases 0)."""
+    return _make(np.full(shape, value), device, dtype)
+
+
+def on_device_of(x, array):
+    """A constant (a NumPy array) on the device of x, so that an op never mixes two devices."""
+    return array_module(peek(x)).asarray(array)

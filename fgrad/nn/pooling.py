@@ -1,0 +1,214 @@
+"""Pools: F.max_pool1d, max_pool2d, avg_pool2d, adaptive_avg_pool2d and their Modules, torch 2.13's.
+
+Each is windows (im2col: ops/conv.py) over the padded input and a reduction over the kernel
+axes: a max pool takes the argmax's entry (the first maximum, as torch's kernel, so its
+gradient goes to one entry and return_indices gives torch's flat indices); an average pool
+sums and divides by torch's counts. The adaptive pool is a product with averaging matrices.
+"""
+import numpy as np
+
+from .. import numpy as fnp
+from ..ops.conv import windows
+from .module import Module
+from .parameters import on_device_of
+
+__all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool1d", "MaxPool2d", "adaptive_avg_pool2d", "avg_pool2d",
+           "max_pool1d", "max_pool2d"]
+
+
+def _tuple(value, k, what):
+    t = tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),) * k
+    if len(t) == 1 and k > 1:
+        t = t * k
+    if len(t) != k:
+        raise RuntimeError(f"{what} must either be a single int, or a tuple of {k} ints")
+    return t
+
+
+def _pool_sizes(n, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape: the output length, and the padding the last window needs at
+    the end (beyond p) under ceil_mode."""
+    span = d * (k - 1) + 1
+    out = (n + 2 * p - span + ((s - 1) if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= n + p:  # the last window must start inside the input or its left padding
+        out -= 1
+    return out, max(0, (out - 1) * s + span - (n + 2 * p))
+
+
+def _prepare(input, k, kernel_size, stride, padding, dilation, ceil_mode, name):
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"{name}: Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got input of "
+                           f"size: {list(input.shape)}")
+    kernel = _tuple(kernel_size, k, "kernel_size")
+    stride = kernel if stride is None or stride == [] or stride == () else _tuple(stride, k, "stride")
+    padding, dilation = _tuple(padding, k, "padding"), _tuple(dilation, k, "dilation")
+    if any(v <= 0 for v in kernel + stride + dilation):
+        raise RuntimeError(f"{name}: kernel_size, stride and dilation must be greater than zero, but got "
+                           f"kernel_size={kernel}, stride={stride}, dilation={dilation}")
+    if any(p > (d * (kk - 1) + 1) // 2 for p, kk, d in zip(padding, kernel, dilation)):
+        raise RuntimeError(f"{name}: pad should be at most half of effective kernel size, but got pad={padding}, "
+                           f"kernel_size={kernel} and dilation={dilation}")
+    spatial = tuple(input.shape[-k:])
+    sizes = [_pool_sizes(n, kk, s, p, d, ceil_mode) for n, kk, s, p, d in zip(spatial, kernel, stride, padding,
+                                                                               dilation)]
+    if any(o <= 0 for o, _ in sizes):
+        raise RuntimeError(f"{name}: Given input size: {list(input.shape)}. Calculated output size: "
+                           f"{[o for o, _ in sizes]}. Output size is too small")
+    pads = tuple((p, p + extra) for p, (_, extra) in zip(padding, sizes))
+    return kernel, stride, padding, dilation, spatial, pads
+
+
+def _max_poolnd(input, k, kernel_size, stride, padding, dilation, ceil_mode, return_indices, name):
+    kernel, stride, padding, dilation, spatial, pads = _prepare(input, k, kernel_size, stride, padding, dilation,
+                                                                ceil_mode, name)
+    lead = ((0, 0),) * (input.ndim - k)
+    x = fnp.pad(input, lead + pads, constant_values=-np.inf) if any(p != (0, 0) for p in pads) else input
+    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)
+    out_shape = tuple(cols.shape[:cols.ndim - k])
+    flat = cols.reshape(out_shape + (-1,))
+    # The first maximum (NaN counts as the largest, as in torch's kernel and NumPy's argmax).
+    best = fnp.argmax(flat, axis=-1)[..., None]
+    out = fnp.take_along_axis(flat, best, axis=-1)[..., 0]
+    if not return_indices:
+        return out
+    return out, _flat_indices(fnp.asarray(best[..., 0]), kernel, stride, padding, dilation, spatial, out_shape[-k:])
+
+
+def _flat_indices(best, kernel, stride, padding, dilation, spatial, out):
+    """torch's return_indices: the index of each maximum in its (unpadded) input plane, row-major."""
+    index = 0
+    offsets, rest = [], best
+    for kk in reversed(kernel):  # the kernel offsets of the flat argmax, last axis fastest
+        offsets.insert(0, rest % kk)
+        rest = rest // kk
+    for axis, (o, s, p, d, n, m) in enumerate(zip(offsets, stride, padding, dilation, spatial, out)):
+        start = on_device_of(best, (np.arange(m) * s - p).reshape((m,) + (1,) * (len(kernel) - axis - 1)))
+        index = index * n + (start + o * d)
+    return fnp.astype(index, np.int64)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum over each window of (N, C, L) (or (C, L)) input; with return_indices, also where it is."""
+    return _max_poolnd(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool1d")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum over each window of (N, C, H, W) (or (C, H, W)) input (padding counts as -inf), as
+    torch's; with return_indices, also the flat index h * W + w of each maximum in its plane."""
+    return _max_poolnd(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool2d")
+
+
+def _divisors(n, k, s, p, out, count_include_pad):
+    """torch's avg_pool counts along one axis: the window clipped to the padded input (and to the
+    input itself unless count_include_pad)."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, n + p)
+    if not count_include_pad:
+        return np.minimum(end, n) - np.maximum(start, 0)
+    return end - start
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean over each window of (N, C, H, W) (or (C, H, W)) input, torch's: padding counts as
+    zeros in the divisor when count_include_pad, windows past the end (ceil_mode) never do."""
+    kernel, stride, padding, _, spatial, pads = _prepare(input, 2, kernel_size, stride, padding, 1, ceil_mode,
+                                                         "avg_pool2d")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("avg_pool2d: divisor must be not zero")
+    lead = ((0, 0),) * (input.ndim - 2)
+    x = fnp.pad(input, lead + pads) if any(p != (0, 0) for p in pads) else input
+    cols = windows(x, kernel=kernel, stride=stride, dilation=(1, 1))
+    total = fnp.sum(cols, axis=(-2, -1))
+    if divisor_override is not None:
+        return total / float(divisor_override)
+    oh, ow = total.shape[-2:]
+    dh, dw = (_divisors(n, kk, s, p, o, count_include_pad) for n, kk, s, p, o in
+              zip(spatial, kernel, stride, padding, (oh, ow)))
+    divisor = np.multiply.outer(dh, dw).astype(fnp.result_type(input))
+    return total / on_device_of(total, divisor)
+
+
+def _averaging(n, m, dtype):
+    """The (m, n) matrix of adaptive pooling's means: row i averages entries floor(i n / m) to
+    ceil((i + 1) n / m) - 1, torch's start and end indices."""
+    a = np.zeros((m, n), dtype=dtype)
+    for i in range(m):
+        lo, hi = (i * n) // m, -((-(i + 1) * n) // m)
+        a[i, lo:hi] = 1.0 / (hi - lo)
+    return a
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Means over torch's adaptive windows, output (N, C, *output_size); None keeps an input size."""
+    if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-2:]):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    size = (output_size, output_size) if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    h, w = input.shape[-2:]
+    oh, ow = (n if o is None else int(o) for n, o in zip((h, w), size))
+    dtype = fnp.result_type(input)
+    return fnp.einsum("...hw,ph,qw->...pq", input, on_device_of(input, _averaging(h, oh, dtype)),
+                      on_device_of(input, _averaging(w, ow, dtype)))
+
+
+class _Pool(Module):
+    def extra_repr(self):
+        return ", ".join(f"{k}={getattr(self, k)}" for k in self._shown)
+
+
+class _MaxPoolNd(_Pool):
+    _shown = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+    pool = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input):
+        return type(self).pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                               ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool1d(_MaxPoolNd):
+    """torch.nn.MaxPool1d: max_pool1d with its settings."""
+
+    pool = staticmethod(max_pool1d)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """torch.nn.MaxPool2d: max_pool2d with its settings."""
+
+    pool = staticmethod(max_pool2d)
+
+
+class AvgPool2d(_Pool):
+    """torch.nn.AvgPool2d: avg_pool2d with its settings."""
+
+    _shown = ("kernel_size", "stride", "padding")
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input):
+        return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                          self.divisor_override)
+
+
+class AdaptiveAvgPool2d(_Pool):
+    """torch.nn.AdaptiveAvgPool2d: adaptive_avg_pool2d to a fixed output size."""
+
+    _shown = ("output_size",)
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return adaptive_avg_pool2d(input, self.output_size)
+

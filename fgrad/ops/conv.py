@@ -1,0 +1,77 @@
+"""The two primitives behind fgrad.nn's convolutions and pools: windows (im2col) and its
+transpose, unwindows (col2im).
+
+windows(x, kernel, stride, dilation) gathers, for each output position of a strided, dilated
+sliding window over the last len(kernel) axes of x, the entries under the window:
+x of shape (..., *spatial) becomes (..., *out, *kernel). A convolution is then one einsum of
+the windows with the weight (a BLAS matmul), a max pool an argmax over the kernel axes, an
+average pool a sum; padding is fgrad's pad primitive before it. So a convolution needs no
+rule of its own: its derivatives are einsum's and these two primitives'.
+
+Both are linear, and each is the other's transpose: the cotangent of windows scatter-adds the
+windows back onto the input (overlapping windows add), and the cotangent of unwindows gathers
+windows from it. Each jvp is the primitive applied to the tangent. Both act on trailing axes
+and stack over leading ones, so vmap moves the batch axis in front.
+"""
+import numpy as np
+
+from ..backend import array_module
+from .batching import front
+from .primitive import Primitive
+
+__all__ = ["unwindows", "windows"]
+
+
+def _check(spatial, kernel, stride, dilation, where):
+    for n, k, s, d in zip(spatial, kernel, stride, dilation):
+        if k < 1 or s < 1 or d < 1:
+            raise ValueError(f"fgrad {where}: kernel sizes, strides and dilations must be positive, got kernel "
+                             f"{tuple(kernel)}, stride {tuple(stride)}, dilation {tuple(dilation)}")
+        if d * (k - 1) + 1 > n:
+            raise ValueError(f"fgrad {where}: the (dilated) kernel {tuple(kernel)} (dilation {tuple(dilation)}) "
+                             f"is larger than the (padded) input {tuple(spatial)}")
+
+
+def _windows(x, kernel, stride, dilation):
+    xp = array_module(x)
+    k = len(kernel)
+    spatial = x.shape[x.ndim - k:]
+    _check(spatial, kernel, stride, dilation, "windows")
+    span = tuple(d * (n - 1) + 1 for n, d in zip(kernel, dilation))
+    view = xp.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(x.ndim - k, x.ndim)))
+    lead = (slice(None),) * (x.ndim - k)
+    index = lead + tuple(slice(None, None, s) for s in stride) + tuple(slice(None, None, d) for d in dilation)
+    # A fresh, contiguous array: the einsum after it copies into BLAS order anyway, and a tape that
+    # keeps it must not see later writes to x through a view.
+    return xp.ascontiguousarray(view[index])
+
+
+def _unwindows(g, spatial, stride, dilation):
+    xp = array_module(g)
+    k = len(spatial)
+    lead, out, kernel = g.shape[:g.ndim - 2 * k], g.shape[g.ndim - 2 * k:g.ndim - k], g.shape[g.ndim - k:]
+    x = xp.zeros(lead + tuple(spatial), dtype=g.dtype)
+    # One strided add per kernel offset: the windows of one offset never overlap each other.
+    for offset in np.ndindex(*kernel):
+        target = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                       for o, d, s, m in zip(offset, dilation, stride, out))
+        x[(Ellipsis,) + target] += g[(Ellipsis,) + tuple(slice(None) for _ in out) + offset]
+    return x
+
+
+def _spatial(x, kernel):
+    return tuple(x.shape[x.ndim - len(kernel):])
+
+
+windows = Primitive("windows", _windows, saves="nothing", torch_name="Im2Col", fresh=True, batch=lambda args, dims,
+                    kernel, stride, dilation: (windows(front(args[0], dims[0]), kernel=kernel, stride=stride,
+                                                       dilation=dilation), 0))
+unwindows = Primitive("unwindows", _unwindows, saves="nothing", torch_name="Col2Im", fresh=True, batch=lambda args,
+                      dims, spatial, stride, dilation: (unwindows(front(args[0], dims[0]), spatial=spatial,
+                                                                  stride=stride, dilation=dilation), 0))
+windows.defvjp(lambda g, ans, x, kernel, stride, dilation: unwindows(
+    g, spatial=_spatial(x, kernel), stride=stride, dilation=dilation)).defjvp(
+    lambda t, ans, x, kernel, stride, dilation: windows(t, kernel=kernel, stride=stride, dilation=dilation))
+unwindows.defvjp(lambda g, ans, x, spatial, stride, dilation: windows(
+    g, kernel=tuple(x.shape[x.ndim - len(spatial):]), stride=stride, dilation=dilation)).defjvp(
+    lambda t, ans, x, spatial, stride, dilation: unwindows(t, spatial=spatial, stride=stride, dilation=dilation))
