@@ -1,5 +1,5 @@
-"""Op-database rows for fgrad.nn.functional's layers (see op_db.py): the convolutions and pools,
-which reach the windows and unwindows primitives (fgrad/ops/conv.py) and their rules.
+"""Op-database rows for fgrad.nn.functional's layers (see op_db.py): the convolutions, pools and
+norms, which reach the windows and unwindows primitives (fgrad/ops/conv.py) and their rules.
 
 The references are written here in NumPy, by other algorithms than fgrad's (a shift-and-add
 over kernel offsets for a convolution, a scatter over input positions for a transposed one,
@@ -113,6 +113,36 @@ def adaptive_avg_pool2d_ref(x, size):
     return out
 
 
+def _standardized(x, axes, eps):
+    return (x - x.mean(axis=axes, keepdims=True)) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+
+
+def batch_norm_ref(x, w, b, eps=1e-5):
+    _real(x, w, b)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return _standardized(x, (0,) + tuple(range(2, x.ndim)), eps) * w.reshape(shape) + b.reshape(shape)
+
+
+def layer_norm_ref(x, w, b, eps=1e-5):
+    _real(x, w, b)
+    return _standardized(x, tuple(range(x.ndim - w.ndim, x.ndim)), eps) * w + b
+
+
+def group_norm_ref(x, groups, w, b, eps=1e-5):
+    _real(x, w, b)
+    g = _standardized(x.reshape(x.shape[0], groups, -1), (2,), eps).reshape(x.shape)
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return g * w.reshape(shape) + b.reshape(shape)
+
+
+def rms_norm_ref(x, w, eps=1e-6):
+    _real(x, w)
+    return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * w
+
+
+_INDEX = np.array([[0, 3, 1], [3, 3, 2]])
+
+
 def _row(name, fn, ref, shapes, **kw):
     return OpInfo(f"nn.{name}", fn, ref, lambda rng: [tuple(uniform(rng, s) for s in shapes)], **kw)
 
@@ -145,4 +175,11 @@ NN_OPS = [
          lambda x: avg_pool2d_ref(x, 2, 1, 1, count_include_pad=False), [(1, 2, 3, 4)]),
     _row("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
          lambda x: adaptive_avg_pool2d_ref(x, (2, 3)), [(2, 2, 5, 4)]),
+    _row("batch_norm[training]", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+         batch_norm_ref, [(3, 2, 2, 2), (2,), (2,)]),
+    _row("layer_norm", lambda x, w, b: F.layer_norm(x, (3, 4), w, b), layer_norm_ref, [(2, 3, 4), (3, 4), (3, 4)]),
+    _row("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), lambda x, w, b: group_norm_ref(x, 2, w, b),
+         [(2, 4, 3), (4,), (4,)]),
+    _row("rms_norm", lambda x, w: F.rms_norm(x, (4,), w, eps=1e-6), rms_norm_ref, [(3, 4), (4,)]),
+    _row("embedding", lambda w: F.embedding(_INDEX, w), lambda w: (_real(w), w[_INDEX])[1], [(4, 3)]),
 ]

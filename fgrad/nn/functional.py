@@ -6,7 +6,10 @@ from ..ir.value import concrete, is_batched, is_staged
 from ..numpy import _softmax
 from ..ops.special import expit
 from .conv import conv1d, conv2d, conv_transpose2d  # noqa: F401  (the layers' functions live with their Modules)
+from .dropout import dropout, dropout2d  # noqa: F401
+from .normalization import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool1d, max_pool2d  # noqa: F401
+from .sparse import embedding  # noqa: F401
 
 __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "relu", "sigmoid", "softmax", "tanh"]
 
