@@ -2,22 +2,57 @@
 
 - module.py: Module (registration, traversal, state dicts, to(), hooks) and Parameter.
 - containers.py: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
-- modules.py: the layers: Linear, Identity, Flatten, Unflatten, the activations and the losses.
+- modules.py: the layers: Linear, Identity, Flatten, Unflatten.
+- activation.py: the activations (ReLU, GELU, Softmax, PReLU, ...), each function beside its Module.
+- loss.py: the losses (CrossEntropyLoss, NLLLoss, BCEWithLogitsLoss, KLDivLoss, ...), function and Module.
 - conv.py: the convolutions (Conv1d, Conv2d, ConvTranspose2d), each function beside its Module.
 - pooling.py: the pools (MaxPool1d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d), function and Module.
 - normalization.py: BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm, function and Module.
 - dropout.py: Dropout and Dropout2d, function and Module.
 - sparse.py: Embedding and its function.
 - parameters.py: new parameters' values (torch's initializations) and constants on an input's device.
-- functional.py: fgrad.nn.functional: activations and losses written in fgrad ops.
+- functional.py: fgrad.nn.functional: the functions of every layer, activation and loss, by torch's names.
 - parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
 from . import functional, parallel
+from .activation import (
+    ELU,
+    GELU,
+    SELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    PReLU,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Tanh,
+)
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout, Dropout2d
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module, Parameter
-from .modules import CrossEntropyLoss, Flatten, Identity, Linear, MSELoss, ReLU, Sigmoid, Tanh, Unflatten
+from .modules import Flatten, Identity, Linear, Unflatten
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
 from .sparse import Embedding
@@ -57,3 +92,7 @@ __all__ = [
            "functional",
            "parallel",
 ]
+__all__ += ["ELU", "GELU", "SELU", "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "GaussianNLLLoss",
+            "Hardtanh", "HuberLoss", "KLDivLoss", "L1Loss", "LeakyReLU", "LogSigmoid", "LogSoftmax",
+            "MarginRankingLoss", "Mish", "NLLLoss", "PReLU", "ReLU6", "SiLU", "SmoothL1Loss", "Softmax", "Softmin",
+            "Softplus"]

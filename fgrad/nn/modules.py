@@ -1,5 +1,6 @@
-"""fgrad.nn's layers: Linear, Identity, Flatten, Unflatten, the activations and the losses
-(Module and Parameter: module.py; Sequential and the other containers: containers.py)."""
+"""fgrad.nn's layers: Linear, Identity, Flatten, Unflatten (Module and Parameter: module.py;
+Sequential and the other containers: containers.py; the activations: activation.py; the losses:
+loss.py)."""
 import math
 
 from ..autograd.dtypes import get_default_dtype
@@ -8,7 +9,7 @@ from ..backend import device as to_device
 from . import functional as F
 from .module import Module, Parameter
 
-__all__ = ["CrossEntropyLoss", "Flatten", "Identity", "Linear", "MSELoss", "ReLU", "Sigmoid", "Tanh", "Unflatten"]
+__all__ = ["Flatten", "Identity", "Linear", "Unflatten"]
 
 
 def _factory(array, device, dtype):
@@ -73,42 +74,3 @@ class Unflatten(Module):
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
-
-
-class ReLU(Module):
-    def forward(self, x):
-        return F.relu(x)
-
-
-class Tanh(Module):
-    def forward(self, x):
-        return F.tanh(x)
-
-
-class Sigmoid(Module):
-    def forward(self, x):
-        return F.sigmoid(x)
-
-
-class _Loss(Module):
-    """A loss function as a module: forward(input, target) with a reduction."""
-
-    loss = None
-
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
-
-    def forward(self, input, target):
-        return type(self).loss(input, target, self.reduction)
-
-
-class MSELoss(_Loss):
-    loss = staticmethod(F.mse_loss)
-
-
-class CrossEntropyLoss(_Loss):
-    loss = staticmethod(F.cross_entropy)
-
-
-

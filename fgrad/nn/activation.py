@@ -1,0 +1,350 @@
+"""torch.nn's activations: each functional function (fgrad.nn.functional re-exports them) beside
+its Module, with torch 2.13's signatures, defaults and derivatives.
+
+Each is written in fgrad ops, so it differentiates to any order and runs under every transform.
+Where torch's derivative at a kink is a convention (relu's 0 at 0, hardtanh's 0 at its ends,
+elu's alpha at 0), the `where` below picks the branch torch's backward picks; the branch not
+taken is computed on a clipped argument, so its unused exp cannot overflow into a NaN gradient.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..autograd.dtypes import get_default_dtype
+from ..autograd.tensor import Tensor
+from ..backend import device as to_device
+from ..numpy import _softmax
+from ..ops.special import erf, expit, log_expit
+from .module import Module, Parameter
+
+__all__ = [
+    "ELU",
+    "GELU",
+    "SELU",
+    "Hardtanh",
+    "LeakyReLU",
+    "LogSigmoid",
+    "LogSoftmax",
+    "Mish",
+    "PReLU",
+    "ReLU",
+    "ReLU6",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softmin",
+    "Softplus",
+    "Tanh",
+    "elu",
+    "gelu",
+    "hardtanh",
+    "leaky_relu",
+    "log_softmax",
+    "logsigmoid",
+    "mish",
+    "prelu",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "softmin",
+    "softplus",
+    "tanh",
+]
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _maybe_inplace(input, result, inplace, name):
+    """torch's inplace=True: the result written into input (a Tensor), else returned."""
+    if not inplace:
+        return result
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(inplace=True) needs a Tensor input, got {type(input).__name__}")
+    return input._inplace(result, name + "_")
+
+
+def _negative_part(x):
+    """x where x <= 0, else 0: the argument of an exp that only the x <= 0 branch uses."""
+    return fnp.where(x > 0, 0.0, x)
+
+
+def relu(input, inplace=False):
+    """max(x, 0); its derivative at 0 is 0, as torch's."""
+    return _maybe_inplace(input, fnp.where(input > 0, input, 0.0), inplace, "relu")
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x for x > 0, negative_slope * x otherwise."""
+    return _maybe_inplace(input, fnp.where(input > 0, input, input * negative_slope), inplace, "leaky_relu")
+
+
+def prelu(input, weight):
+    """leaky_relu with a learned slope: one for all, or one per channel (axis 1; a 1-D input has one)."""
+    n = int(np.prod(weight.shape))
+    if input.ndim == 0 and n != 1:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                           f"and channel size = {channels}.")
+    # one slope for all, or one per channel (axis 1), broadcast over the axes after it
+    slope = weight.reshape(()) if n == 1 else weight.reshape((-1,) + (1,) * max(input.ndim - 2, 0))
+    return fnp.where(input > 0, input, slope * input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    out = fnp.where(input > 0, input, alpha * fnp.expm1(_negative_part(input)))
+    return _maybe_inplace(input, out, inplace, "elu")
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with SELU's self-normalizing constants."""
+    out = _SELU_SCALE * fnp.where(input > 0, input, _SELU_ALPHA * fnp.expm1(_negative_part(input)))
+    return _maybe_inplace(input, out, inplace, "selu")
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (approximate='none'), or torch's tanh approximation of it (approximate='tanh')."""
+    if approximate == "none":
+        return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * (input * input * input))
+        return 0.5 * input * (1.0 + fnp.tanh(inner))
+    raise RuntimeError(f"approximate argument must be either none or tanh. (got {approximate!r})")
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    return _maybe_inplace(input, input * expit(input), inplace, "silu")
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(input, input * fnp.tanh(fnp.logaddexp(input, 0.0)), inplace, "mish")
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (torch's)."""
+    scaled = input * beta
+    linear = scaled > threshold
+    soft = fnp.log1p(fnp.exp(fnp.where(linear, 0.0, scaled))) / beta
+    return fnp.where(linear, input, soft)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clipped to [min_val, max_val]; its derivative is 0 at and beyond both ends, as torch's."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    inside = fnp.where(input <= min_val, min_val, fnp.where(input >= max_val, max_val, input))
+    return _maybe_inplace(input, inside, inplace, "hardtanh")
+
+
+def sigmoid(input):
+    """1 / (1 + exp(-x))."""
+    return expit(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed without overflow."""
+    return log_expit(input)
+
+
+def tanh(input):
+    return fnp.tanh(input)
+
+
+def _softmax_dim(name, ndim):
+    """torch's implicit dim (0 for 0-, 1- and 3-D input, else 1), with its warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  f"as an argument.", UserWarning, stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _cast(input, dtype):
+    return input if dtype is None else input.astype(dtype) if not isinstance(input, Tensor) else input.to(dtype)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (input cast to dtype first, where given)."""
+    dim = _softmax_dim("softmax", input.ndim) if dim is None else dim
+    return _softmax.softmax(_cast(input, dtype), axis=dim)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim."""
+    dim = _softmax_dim("softmin", input.ndim) if dim is None else dim
+    return _softmax.softmax(-_cast(input, dtype), axis=dim)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """x - logsumexp(x) along dim."""
+    dim = _softmax_dim("log_softmax", input.ndim) if dim is None else dim
+    return _softmax.log_softmax(_cast(input, dtype), axis=dim)
+
+
+# ---- the Modules -------------------------------------------------------------------------------
+class _Inplace(Module):
+    """An activation with torch's `inplace` flag."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_Inplace):
+    def forward(self, input):
+        return relu(input, self.inplace)
+
+
+class ReLU6(_Inplace):
+    def forward(self, input):
+        return relu6(input, self.inplace)
+
+
+class SiLU(_Inplace):
+    def forward(self, input):
+        return silu(input, self.inplace)
+
+
+class Mish(_Inplace):
+    def forward(self, input):
+        return mish(input, self.inplace)
+
+
+class SELU(_Inplace):
+    def forward(self, input):
+        return selu(input, self.inplace)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """leaky_relu with learned slopes: `weight` of shape (num_parameters,), each `init` at first."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        weight = np.full((num_parameters,), init, dtype=dtype or get_default_dtype())
+        self.weight = Parameter(weight if device is None else to_device(device).send(weight))
+
+    def forward(self, input):
+        return prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return gelu(input, self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return sigmoid(input)
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return tanh(input)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return logsigmoid(input)
+
+
+class _Softmaxes(Module):
+    fn = None
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return type(self).fn(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(_Softmaxes):
+    fn = staticmethod(softmax)
+
+
+class Softmin(_Softmaxes):
+    fn = staticmethod(softmin)
+
+
+class LogSoftmax(_Softmaxes):
+    fn = staticmethod(log_softmax)

@@ -1,0 +1,482 @@
+"""torch.nn's losses: each functional function (fgrad.nn.functional re-exports them) beside its
+Module, with torch 2.13's signatures, defaults, reductions and numbers.
+
+Every loss takes reduction='none'|'mean'|'sum' (and torch's deprecated size_average/reduce,
+mapped as torch maps them). They are written in fgrad ops on Tensors and plain arrays alike, so
+the functional transforms (grad, vmap, compile) differentiate them too; class-index targets may
+be traced values there (per-example labels under vmap, a compiled program's operands).
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..ir.value import concrete, is_batched, is_staged
+from ..numpy import _softmax
+from ..ops.special import log_expit, xlogy
+from ..ops.stop_gradient import stop_gradient
+from .module import Module
+
+__all__ = [
+    "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss", "HuberLoss",
+    "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "gaussian_nll_loss", "huber_loss",
+    "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "nll_loss", "smooth_l1_loss",
+]
+
+
+# ---- shared pieces -----------------------------------------------------------------------------
+def _legacy_reduction(size_average, reduce, reduction):
+    """torch's mapping of the deprecated size_average/reduce onto reduction (with its warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='"
+                  f"{_legacy_name(size_average, reduce)}' instead.", UserWarning, stacklevel=3)
+    return _legacy_name(size_average, reduce)
+
+
+def _legacy_name(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else "mean" if size_average else "sum"
+
+
+def _reduce(loss, reduction, where):
+    if reduction == "mean":
+        return fnp.mean(loss)
+    if reduction == "sum":
+        return fnp.sum(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction ({where}: 'none', 'mean' or 'sum')")
+
+
+def _weighted(loss, weight, reduction, where, mean_by_weight=True):
+    """loss * weight, reduced as torch's weighted pointwise losses: l1's and mse's 'mean' divides
+    by the weights' sum, huber's by the count."""
+    if weight is None:
+        return _reduce(loss, reduction, where)
+    if _shape(weight) != _shape(loss):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return fnp.sum(loss) / fnp.sum(weight)
+    return _reduce(loss, reduction, where)
+
+
+def _shape(x):
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
+
+
+def _dtype(x):
+    return x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype
+
+
+def _same_shape(input, target, where):
+    """Pointwise losses want the target in the input's shape (torch warns and broadcasts; a
+    broadcast here is refused, since it is almost always a (N,) against (N, 1) mistake)."""
+    if _shape(input) != _shape(target):
+        raise ValueError(f"{where}: input shape {_shape(input)} and target shape {_shape(target)} differ "
+                         f"(torch broadcasts them with a warning; reshape the target to match)")
+
+
+def _traced(x):
+    return is_batched(x) or is_staged(x)
+
+
+# ---- pointwise regression losses --------------------------------------------------------------
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target|."""
+    _same_shape(input, target, "l1_loss")
+    return _weighted(fnp.abs(input - target), weight, _legacy_reduction(size_average, reduce, reduction), "l1_loss")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target) ** 2."""
+    _same_shape(input, target, "mse_loss")
+    d = input - target
+    return _weighted(d * d, weight, _legacy_reduction(size_average, reduce, reduction), "mse_loss")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0: the L1 loss)."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _same_shape(input, target, "smooth_l1_loss")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    d = input - target
+    if beta == 0.0:
+        return _reduce(fnp.abs(d), reduction, "smooth_l1_loss")
+    a = fnp.abs(d)
+    return _reduce(fnp.where(a < beta, (0.5 / beta) * (d * d), a - 0.5 * beta), reduction, "smooth_l1_loss")
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    _same_shape(input, target, "huber_loss")
+    d = input - target
+    a = fnp.abs(d)
+    loss = fnp.where(a < delta, 0.5 * (d * d), delta * (a - 0.5 * delta))
+    return _weighted(loss, weight, reduction, "huber_loss", mean_by_weight=False)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5 (log var + (input - target)**2 / var) (+ 0.5 log 2 pi if full), var clamped to eps
+    with the gradient passing the clamp unchanged, as torch's (it clamps under no_grad)."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = fnp.full_like(input, var)
+    elif not _traced(var) and bool(np.any(np.asarray(concrete(var.detach() if hasattr(var, "detach") else var))
+                                          < 0)):
+        raise ValueError("var has negative entry/entries")
+    in_shape, var_shape = _shape(input), _shape(var)
+    if var_shape != in_shape:
+        if in_shape[:-1] == var_shape:
+            var = fnp.expand_dims(var, -1)
+        elif len(in_shape) != len(var_shape) or sum(v for i, v in zip(in_shape, var_shape) if i != v) != 1:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var + stop_gradient(fnp.maximum(var, eps) - var)
+    d = input - target
+    loss = 0.5 * (fnp.log(var) + d * d / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction, "gaussian_nll_loss")
+
+
+# ---- classification losses --------------------------------------------------------------------
+def _check_class_indices(target, where, probabilities=False):
+    """Class indices are integers: float labels are refused, never truncated (torch: "expected
+    target dtype to be Long"), and so are booleans."""
+    dtype = _dtype(target)
+    if not np.issubdtype(dtype, np.integer):
+        raise TypeError(f"{where}: class-index targets must have an integer dtype, got {dtype} (shape "
+                        f"{_shape(target)}); convert exact labels with target.astype(np.int64) (a Tensor: "
+                        f"target.long())" + (", or pass class probabilities of the input's shape"
+                                             if probabilities else ""))
+
+
+def _labels(input, target, ignore_index, where):
+    """The class indices as an index array (traced ones as they are), checked against input:
+    target's shape is input's without the class axis (axis 1; a 1-D input is one example)."""
+    shape = _shape(input)
+    if len(shape) == 0:
+        raise ValueError(f"{where}: input must have a class axis, got a 0-D input")
+    c = shape[1] if len(shape) >= 2 else shape[0]
+    want = (shape[0],) + shape[2:] if len(shape) >= 2 else ()
+    if _shape(target) != want:
+        raise ValueError(f"{where}: targets must be class indices of shape {want} for input of shape {shape} "
+                         f"({c} classes), got shape {_shape(target)}")
+    if _traced(target):  # under vmap each example picks its own, under compile the program does
+        return target, c
+    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+    bad = labels[(labels != ignore_index) & ((labels < 0) | (labels >= c))]
+    if bad.size:
+        raise IndexError(f"{where}: Target {int(bad.flat[0])} is out of bounds: targets must be class indices in "
+                         f"[0, {c}) (or ignore_index={ignore_index})")
+    return labels, c
+
+
+def _check_weight(weight, c):
+    if weight is not None and _shape(weight) != (c,):
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                           f"weight tensor of shape: {list(_shape(weight))}")
+
+
+def _class_last(input):
+    return fnp.moveaxis(input, 1, -1) if input.ndim > 2 else input
+
+
+def _nll(logp, labels, c, weight, ignore_index, reduction, where):
+    """torch's nll_loss on log-probabilities with checked labels: -w[t] logp[t], ignored targets
+    dropped, 'mean' divided by the weights' sum."""
+    _check_weight(weight, c)
+    x = _class_last(logp)
+    masked = _traced(labels) or bool(np.any(labels == ignore_index))
+    valid = labels != ignore_index if masked else None
+    safe = fnp.where(valid, labels, 0) if masked else labels
+    grid = tuple(np.indices(_shape(labels), sparse=True)) if x.ndim > 1 else ()
+    picked = x[grid + (safe,)]
+    if weight is None and not masked:
+        return _reduce(-picked, reduction, where)
+    w = fnp.take(weight, safe) if weight is not None else fnp.ones_like(picked)
+    w = fnp.where(valid, w, 0.0) if masked else w
+    loss = -picked * w
+    if reduction == "mean":
+        return fnp.sum(loss) / fnp.sum(w)
+    return _reduce(loss, reduction, where)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of class indices under log-probabilities input: (N, C) with
+    target (N,), (C,) with a 0-D target, or (N, C, d1, ...) with target (N, d1, ...)."""
+    _check_class_indices(target, "nll_loss")
+    labels, c = _labels(input, target, ignore_index, "nll_loss")
+    return _nll(input, labels, c, weight, ignore_index, _legacy_reduction(size_average, reduce, reduction),
+                "nll_loss")
+
+
+def _class_axis(input):
+    return 1 if input.ndim >= 2 else 0
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """Cross-entropy of logits input (class axis 1) with class indices (an integer target) or
+    class probabilities (a floating-point target of input's shape), as torch's: weight per
+    class, ignore_index, label_smoothing (the target mixed with the uniform distribution)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not np.issubdtype(_dtype(target), np.floating):
+        _check_class_indices(target, "cross_entropy", probabilities=True)
+        labels, c = _labels(input, target, ignore_index, "cross_entropy")
+        logp = _softmax.log_softmax(input, axis=_class_axis(input))
+        nll = _nll(logp, labels, c, weight, ignore_index, reduction, "cross_entropy")
+        return nll if label_smoothing == 0.0 else \
+            (1.0 - label_smoothing) * nll + _smoothing(logp, labels, c, weight, ignore_index, reduction) * \
+            (label_smoothing / c)
+    if _shape(target) != _shape(input):
+        raise ValueError(f"cross_entropy: a floating-point target holds class probabilities and must have the "
+                         f"input's shape {_shape(input)}, got shape {_shape(target)} (dtype {_dtype(target)}); class "
+                         f"indices must be integers: convert exact labels with target.astype(np.int64) (a "
+                         f"Tensor: target.long())")
+    if ignore_index >= 0:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+    axis = _class_axis(input)
+    c = _shape(input)[axis]
+    _check_weight(weight, c)
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / c
+    logp = _softmax.log_softmax(input, axis=axis)
+    terms = logp * target if weight is None else logp * target * _along(weight, input.ndim, axis)
+    if reduction == "mean":
+        return -fnp.sum(terms) / (int(np.prod(_shape(input))) // c)
+    return -fnp.sum(terms) if reduction == "sum" else _reduce(-fnp.sum(terms, axis=axis), reduction,
+                                                               "cross_entropy")
+
+
+def _along(weight, ndim, axis):
+    """A per-class weight shaped to broadcast along input's class axis."""
+    return fnp.reshape(weight, (-1,) + (1,) * (ndim - axis - 1))
+
+
+def _smoothing(logp, labels, c, weight, ignore_index, reduction):
+    """label_smoothing's term: -sum_c w_c logp_c per example, ignored ones zero, reduced as torch's
+    (a 'mean' divided by the ignored-free count, or by the weights of the targets)."""
+    axis = _class_axis(logp)
+    terms = logp if weight is None else logp * _along(weight, logp.ndim, axis)
+    smooth = -fnp.sum(terms, axis=axis)
+    valid = labels != ignore_index
+    smooth = fnp.where(valid, smooth, 0.0)
+    if reduction == "mean":
+        safe = fnp.where(valid, labels, 0)
+        per = fnp.take(weight, safe) if weight is not None else fnp.ones_like(smooth)
+        return fnp.sum(smooth) / fnp.sum(fnp.where(valid, per, 0.0))
+    return _reduce(smooth, reduction, "cross_entropy")
+
+
+def _check_unit_interval(input, where):
+    if _traced(input):
+        return
+    values = np.asarray(concrete(input.detach() if hasattr(input, "detach") else input))
+    if np.any((values < 0) | (values > 1)):
+        raise RuntimeError(f"{where}: all elements of input should be between 0 and 1")
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch's."""
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Using a target size ({_shape(target)}) that is different to the input size "
+                         f"({_shape(input)}) is deprecated. Please ensure they have the same size.")
+    _check_unit_interval(input, "binary_cross_entropy")
+    log_x = fnp.maximum(fnp.log(input), -100.0)
+    log_1mx = fnp.maximum(fnp.log1p(-input), -100.0)
+    loss = -(target * log_x + (1.0 - target) * log_1mx)
+    loss = loss if weight is None else loss * weight
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "binary_cross_entropy")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """binary_cross_entropy(sigmoid(input), target) without overflow, as torch's:
+    (1 - t) x - (1 + (pos_weight - 1) t) log sigmoid(x)."""
+    if _shape(target) != _shape(input):
+        raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
+                         f"({list(_shape(input))})")
+    log_weight = 1.0 if pos_weight is None else (pos_weight - 1.0) * target + 1.0
+    loss = (1.0 - target) * input - log_weight * log_expit(input)
+    loss = loss if weight is None else loss * weight
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "binary_cross_entropy_with_logits")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The pointwise KL divergence t (log t - input) of log-probabilities input from target (a
+    log-probability too where log_target); 'batchmean' divides the sum by the batch size."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      UserWarning, stacklevel=2)
+    loss = fnp.exp(target) * (target - input) if log_target else xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = fnp.sum(loss)
+        return total / _shape(input)[0] if len(_shape(input)) else total
+    return _reduce(loss, reduction, "kl_div")
+
+
+# ---- embedding and ranking losses -------------------------------------------------------------
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    tdim = len(_shape(target))
+    if tdim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    want = 2 if tdim == 1 else 1
+    if len(_shape(input1)) != want or len(_shape(input2)) != want:
+        raise RuntimeError(f"{tdim}D target tensor expects {want}D input tensors, but found inputs with sizes "
+                           f"{list(_shape(input1))} and {list(_shape(input2))}.")
+    eps = 1e-12
+    prod = fnp.sum(input1 * input2, axis=tdim)
+    mag1 = fnp.sum(input1 * input1, axis=tdim) + eps
+    mag2 = fnp.sum(input2 * input2, axis=tdim) + eps
+    cos = prod / fnp.sqrt(mag1 * mag2)
+    neg = cos - margin
+    loss = fnp.where(target == 1, 1.0 - cos, 0.0) + fnp.where(target == -1, fnp.where(neg >= 0, neg, 0.0), 0.0)
+    return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "cosine_embedding_loss")
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target (input1 - input2) + margin)."""
+    if not len(_shape(input1)) == len(_shape(input2)) == len(_shape(target)):
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_shape(input1)}, input2: {_shape(input2)}, target: {_shape(target)} ")
+    d = -target * (input1 - input2) + margin
+    return _reduce(fnp.where(d >= 0, d, 0.0), _legacy_reduction(size_average, reduce, reduction),
+                   "margin_ranking_loss")
+
+
+# ---- the Modules -------------------------------------------------------------------------------
+class _Loss(Module):
+    """A loss as a module: the reduction (torch's legacy size_average/reduce mapped onto it)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction if size_average is None and reduce is None else \
+            _legacy_reduction(size_average, reduce, reduction)
+
+    def extra_repr(self):
+        return ""
+
+
+class _WeightedLoss(_Loss):
+    """A loss with a per-class `weight`, registered as a buffer (so it moves and saves with the module)."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):
+        return l1_loss(input, target, reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):
+        return mse_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class GaussianNLLLoss(_Loss):
+    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+        super().__init__(reduction=reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input, target, var):
+        return gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class KLDivLoss(_Loss):
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class NLLLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
+
+    def forward(self, input, target):
+        return cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                             reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):
+        return binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
