@@ -12,9 +12,11 @@
 - sparse.py: Embedding and its function.
 - parameters.py: new parameters' values (torch's initializations) and constants on an input's device.
 - functional.py: fgrad.nn.functional: the functions of every layer, activation and loss, by torch's names.
+- init.py: fgrad.nn.init: torch.nn.init's initializers (xavier, kaiming, orthogonal, ...) and calculate_gain.
+- utils.py: fgrad.nn.utils: gradient clipping, parameters_to_vector, vector_to_parameters.
 - parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
-from . import functional, parallel
+from . import functional, init, parallel, utils
 from .activation import (
     ELU,
     GELU,
@@ -90,7 +92,9 @@ __all__ = [
            "Tanh",
            "Unflatten",
            "functional",
+           "init",
            "parallel",
+           "utils",
 ]
 __all__ += ["ELU", "GELU", "SELU", "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "GaussianNLLLoss",
             "Hardtanh", "HuberLoss", "KLDivLoss", "L1Loss", "LeakyReLU", "LogSigmoid", "LogSoftmax",
