@@ -1,8 +1,8 @@
 """Convolutions: F.conv1d, F.conv2d, F.conv_transpose2d and their Modules, torch 2.13's.
 
-A convolution is padding (fgrad's pad primitive), windows (im2col: ops/conv.py) and one einsum
-with the weight, which NumPy runs as a BLAS matmul; a transposed convolution is the einsum the
-other way and unwindows (col2im). Their derivatives are those primitives', so they differentiate
+A convolution is padding (fgrad's pad primitive), windows (im2col: ops/conv.py) and one BLAS
+matmul with the weight (an einsum per group when groups > 1); a transposed convolution is the
+matmul the other way and unwindows (col2im). Their derivatives are those primitives', so they differentiate
 again and batch under vmap with no rule of their own.
 """
 import numpy as np
@@ -14,7 +14,6 @@ from .parameters import kaiming_uniform
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "conv1d", "conv2d", "conv_transpose2d"]
 
-_SPATIAL, _KERNEL = "pqr", "xyz"  # einsum letters of the output positions and of the kernel offsets
 _TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half"}
 _PADDING_MODES = {"zeros": None, "reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
@@ -90,15 +89,17 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, k, name, pad
         mode = _PADDING_MODES[padding_mode]
         x = fnp.pad(x, ((0, 0), (0, 0)) + pads, **({} if mode is None else {"mode": mode}))
     _check_kernel(tuple(x.shape[2:]), kernel, dilation)
-    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)  # (N, C, *out, *kernel)
-    P, K = _SPATIAL[:k], _KERNEL[:k]
-    if groups == 1:
-        out = fnp.einsum(f"nc{P}{K},oc{K}->no{P}", cols, weight)
+    n = x.shape[0]
+    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation, front=1)  # (N, *out, C, *kernel)
+    out_shape = tuple(cols.shape[1:1 + k])
+    rows = n * int(np.prod(out_shape))
+    if groups == 1:  # one BLAS matmul: (N * out, C * kernel) @ (C * kernel, C_out)
+        out = fnp.matmul(cols.reshape((rows, -1)), weight.reshape((c_out, -1)).T)
     else:
-        n, out_shape = cols.shape[0], tuple(cols.shape[2:2 + k])
-        cols = cols.reshape((n, groups, c_group) + tuple(cols.shape[2:]))
-        w = weight.reshape((groups, c_out // groups, c_group) + kernel)
-        out = fnp.einsum(f"ngc{P}{K},goc{K}->ngo{P}", cols, w).reshape((n, c_out) + out_shape)
+        cols = cols.reshape((rows, groups, -1))
+        out = fnp.einsum("mgk,gok->mgo", cols, weight.reshape((groups, c_out // groups, -1)))
+    # (N, *out, C_out) seen as (N, C_out, *out): a view, no copy
+    out = fnp.moveaxis(out.reshape((n,) + out_shape + (c_out,)), -1, 1)
     if bias is not None:
         out = out + bias.reshape((c_out,) + (1,) * k)
     return out[0] if unbatched else out
@@ -129,12 +130,15 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding "
                            f"{output_padding}, stride {stride}, dilation {dilation}")
     n, spatial = x.shape[0], tuple(x.shape[2:])
-    P, K = _SPATIAL[:k], _KERNEL[:k]
-    xg = x.reshape((n, groups, c_in // groups) + spatial)
-    w = weight.reshape((groups, c_in // groups, c_group) + kernel)
-    cols = fnp.einsum(f"ngc{P},gco{K}->ngo{P}{K}", xg, w).reshape((n, groups * c_group) + spatial + kernel)
+    rows = n * int(np.prod(spatial))
+    xr = fnp.moveaxis(x, 1, -1).reshape((rows, groups, c_in // groups))  # (N * in positions, G, C_in / G)
+    if groups == 1:
+        cols = fnp.matmul(xr[:, 0], weight.reshape((c_in, -1)))
+    else:
+        cols = fnp.einsum("mgc,gck->mgk", xr, weight.reshape((groups, c_in // groups, -1)))
+    cols = cols.reshape((n,) + spatial + (groups * c_group,) + kernel)  # (N, *in, C_out, *kernel)
     full = tuple((m - 1) * s + d * (kk - 1) + 1 for m, s, d, kk in zip(spatial, stride, dilation, kernel))
-    out = unwindows(cols, spatial=full, stride=stride, dilation=dilation)
+    out = unwindows(cols, spatial=full, stride=stride, dilation=dilation, front=1)
     if any(output_padding):
         out = fnp.pad(out, ((0, 0), (0, 0)) + tuple((0, op) for op in output_padding))
     sizes = [f + op - 2 * p for f, op, p in zip(full, output_padding, padding)]
