@@ -13,6 +13,7 @@
 - parameters.py: new parameters' values (torch's initializations) and constants on an input's device.
 - functional.py: fgrad.nn.functional: the functions of every layer, activation and loss, by torch's names.
 - init.py: fgrad.nn.init: torch.nn.init's initializers (xavier, kaiming, orthogonal, ...) and calculate_gain.
+- rnn.py: RNN, LSTM, GRU and their cells (torch's parameter names and numbers).
 - utils.py: fgrad.nn.utils: gradient clipping, parameters_to_vector, vector_to_parameters.
 - parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
@@ -57,6 +58,7 @@ from .module import Module, Parameter
 from .modules import Flatten, Identity, Linear, Unflatten
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
 
 __all__ = [
@@ -100,3 +102,4 @@ __all__ += ["ELU", "GELU", "SELU", "BCELoss", "BCEWithLogitsLoss", "CosineEmbedd
             "Hardtanh", "HuberLoss", "KLDivLoss", "L1Loss", "LeakyReLU", "LogSigmoid", "LogSoftmax",
             "MarginRankingLoss", "Mish", "NLLLoss", "PReLU", "ReLU6", "SiLU", "SmoothL1Loss", "Softmax", "Softmin",
             "Softplus"]
+__all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell"]
