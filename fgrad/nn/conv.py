@@ -1,7 +1,7 @@
 """Convolutions: F.conv1d, F.conv2d, F.conv_transpose2d and their Modules, torch 2.13's.
 
 A convolution is padding (fgrad's pad primitive), windows (im2col: ops/conv.py) and one BLAS
-matmul with the weight (an einsum per group when groups > 1); a transposed convolution is the
+matmul of the weight with the windows (per example and group); a transposed convolution is the
 matmul the other way and unwindows (col2im). Their derivatives are those primitives', so they differentiate
 again and batch under vmap with no rule of their own.
 """
@@ -90,16 +90,12 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, k, name, pad
         x = fnp.pad(x, ((0, 0), (0, 0)) + pads, **({} if mode is None else {"mode": mode}))
     _check_kernel(tuple(x.shape[2:]), kernel, dilation)
     n = x.shape[0]
-    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation, front=1)  # (N, *out, C, *kernel)
-    out_shape = tuple(cols.shape[1:1 + k])
-    rows = n * int(np.prod(out_shape))
-    if groups == 1:  # one BLAS matmul: (N * out, C * kernel) @ (C * kernel, C_out)
-        out = fnp.matmul(cols.reshape((rows, -1)), weight.reshape((c_out, -1)).T)
-    else:
-        cols = cols.reshape((rows, groups, -1))
-        out = fnp.einsum("mgk,gok->mgo", cols, weight.reshape((groups, c_out // groups, -1)))
-    # (N, *out, C_out) seen as (N, C_out, *out): a view, no copy
-    out = fnp.moveaxis(out.reshape((n,) + out_shape + (c_out,)), -1, 1)
+    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)  # (N, C, *kernel, *out)
+    out_shape = tuple(cols.shape[2 + k:])
+    # (C_out, C * kernel) @ (N, C * kernel, out): one BLAS matmul per example, out in (N, C_out, out)
+    # order; per group, (G, C_out / G, C / G * kernel) @ (N, G, C / G * kernel, out).
+    cols = cols.reshape((n, groups, -1, int(np.prod(out_shape))))
+    out = fnp.matmul(weight.reshape((groups, c_out // groups, -1)), cols).reshape((n, c_out) + out_shape)
     if bias is not None:
         out = out + bias.reshape((c_out,) + (1,) * k)
     return out[0] if unbatched else out
@@ -130,15 +126,12 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got output_padding "
                            f"{output_padding}, stride {stride}, dilation {dilation}")
     n, spatial = x.shape[0], tuple(x.shape[2:])
-    rows = n * int(np.prod(spatial))
-    xr = fnp.moveaxis(x, 1, -1).reshape((rows, groups, c_in // groups))  # (N * in positions, G, C_in / G)
-    if groups == 1:
-        cols = fnp.matmul(xr[:, 0], weight.reshape((c_in, -1)))
-    else:
-        cols = fnp.einsum("mgc,gck->mgk", xr, weight.reshape((groups, c_in // groups, -1)))
-    cols = cols.reshape((n,) + spatial + (groups * c_group,) + kernel)  # (N, *in, C_out, *kernel)
+    # per group, (C_out / G * kernel, C_in / G) @ (N, G, C_in / G, in): the windows of the output
+    xg = x.reshape((n, groups, c_in // groups, -1))
+    w = fnp.swapaxes(weight.reshape((groups, c_in // groups, -1)), -1, -2)
+    cols = fnp.matmul(w, xg).reshape((n, groups * c_group) + kernel + spatial)  # (N, C_out, *kernel, *in)
     full = tuple((m - 1) * s + d * (kk - 1) + 1 for m, s, d, kk in zip(spatial, stride, dilation, kernel))
-    out = unwindows(cols, spatial=full, stride=stride, dilation=dilation, front=1)
+    out = unwindows(cols, spatial=full, stride=stride, dilation=dilation)
     if any(output_padding):
         out = fnp.pad(out, ((0, 0), (0, 0)) + tuple((0, op) for op in output_padding))
     sizes = [f + op - 2 * p for f, op, p in zip(full, output_padding, padding)]

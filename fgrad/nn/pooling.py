@@ -63,18 +63,20 @@ def _max_poolnd(input, k, kernel_size, stride, padding, dilation, ceil_mode, ret
                                                                 ceil_mode, name)
     lead = ((0, 0),) * (input.ndim - k)
     x = fnp.pad(input, lead + pads, constant_values=-np.inf) if any(p != (0, 0) for p in pads) else input
-    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation, front=x.ndim - k)
-    out_shape = tuple(cols.shape[:cols.ndim - k])
-    flat = cols.reshape(out_shape + (-1,))
+    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)  # (..., *kernel, *out)
+    lead, out_shape = tuple(cols.shape[:cols.ndim - 2 * k]), tuple(cols.shape[cols.ndim - k:])
+    axis = len(lead)
+    flat = cols.reshape(lead + (-1,) + out_shape)
     # The first maximum (NaN counts as the largest, as in torch's kernel and NumPy's argmax), picked
     # by a mask: its gradient is a select, not a scatter-add (np.add.at is slow), and a masked-out
     # -inf of the padding never meets a 0 * -inf.
-    best = fnp.argmax(flat, axis=-1)
-    pick = fnp.expand_dims(best, -1) == on_device_of(best, np.arange(flat.shape[-1]))
-    out = fnp.sum(fnp.where(pick, flat, 0.0), axis=-1)
+    best = fnp.argmax(flat, axis=axis)
+    offsets = np.arange(flat.shape[axis]).reshape((-1,) + (1,) * k)
+    pick = fnp.expand_dims(best, axis) == on_device_of(best, offsets)
+    out = fnp.sum(fnp.where(pick, flat, 0.0), axis=axis)
     if not return_indices:
         return out
-    return out, _flat_indices(best, kernel, stride, padding, dilation, spatial, out_shape[-k:])
+    return out, _flat_indices(best, kernel, stride, padding, dilation, spatial, out_shape)
 
 
 def _flat_indices(best, kernel, stride, padding, dilation, spatial, out):
@@ -121,8 +123,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         raise RuntimeError("avg_pool2d: divisor must be not zero")
     lead = ((0, 0),) * (input.ndim - 2)
     x = fnp.pad(input, lead + pads) if any(p != (0, 0) for p in pads) else input
-    cols = windows(x, kernel=kernel, stride=stride, dilation=(1, 1), front=x.ndim - 2)
-    total = fnp.sum(cols, axis=(-2, -1))
+    cols = windows(x, kernel=kernel, stride=stride, dilation=(1, 1))  # (..., kH, kW, oH, oW)
+    total = fnp.sum(cols, axis=(-4, -3))
     if divisor_override is not None:
         return total / float(divisor_override)
     oh, ow = total.shape[-2:]
