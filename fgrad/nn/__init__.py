@@ -14,6 +14,8 @@
 - functional.py: fgrad.nn.functional: the functions of every layer, activation and loss, by torch's names.
 - init.py: fgrad.nn.init: torch.nn.init's initializers (xavier, kaiming, orthogonal, ...) and calculate_gain.
 - rnn.py: RNN, LSTM, GRU and their cells (torch's parameter names and numbers).
+- attention.py: MultiheadAttention and its functions (scaled_dot_product_attention, ...).
+- transformer.py: TransformerEncoderLayer.
 - utils.py: fgrad.nn.utils: gradient clipping, parameters_to_vector, vector_to_parameters.
 - parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
@@ -37,6 +39,7 @@ from .activation import (
     Softplus,
     Tanh,
 )
+from .attention import MultiheadAttention
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import Dropout, Dropout2d
@@ -60,6 +63,7 @@ from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNo
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
+from .transformer import TransformerEncoderLayer
 
 __all__ = [
            "AdaptiveAvgPool2d",
@@ -103,3 +107,4 @@ __all__ += ["ELU", "GELU", "SELU", "BCELoss", "BCEWithLogitsLoss", "CosineEmbedd
             "MarginRankingLoss", "Mish", "NLLLoss", "PReLU", "ReLU6", "SiLU", "SmoothL1Loss", "Softmax", "Softmin",
             "Softplus"]
 __all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer"]

@@ -22,6 +22,7 @@ from .activation import (
     softplus,
     tanh,
 )
+from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv_transpose2d  # noqa: F401  (the layers' functions live with their Modules)
 from .dropout import dropout, dropout2d  # noqa: F401
 from .loss import (
@@ -46,6 +47,7 @@ __all__ = ["cross_entropy", "linear", "log_softmax", "mse_loss", "nll_loss", "re
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "elu",
             "gaussian_nll_loss", "gelu", "hardtanh", "huber_loss", "kl_div", "l1_loss", "leaky_relu", "logsigmoid",
             "margin_ranking_loss", "mish", "prelu", "relu6", "selu", "silu", "smooth_l1_loss", "softmin", "softplus"]
+__all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
 
 _TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
