@@ -3,7 +3,7 @@ nn.Conv2d, nn.MaxPool2d, DataLoader, AdamW, a learning-rate schedule, a tqdm pro
 checkpoints through state_dict and fgrad.save/fgrad.load. Read it beside torch's tutorials:
 with `import torch` in place of `import fgrad as torch` it is the same program.
 
-    python examples/digits_cnn.py                       # 15 epochs, about 98% test accuracy
+    python examples/digits_cnn.py                       # 15 epochs: 96.4% test accuracy, about 8 s (2 cores)
     python examples/digits_cnn.py --epochs 4 --checkpoint ck.pt
     python examples/digits_cnn.py --epochs 8 --checkpoint ck.pt --resume   # continues at epoch 5
 
