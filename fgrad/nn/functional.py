@@ -1,8 +1,5 @@
 """fgrad.nn.functional: torch.nn.functional's names, written in fgrad ops (differentiable to any
-order): linear here, the others from the files of their Modules."""
-import numpy as np
-
-from .. import numpy as fnp
+order), each from the file of its Module."""
 from .activation import (
     elu,
     gelu,
@@ -39,6 +36,7 @@ from .loss import (
     nll_loss,
     smooth_l1_loss,
 )
+from .modules import linear
 from .normalization import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool1d, max_pool2d  # noqa: F401
 from .sparse import embedding  # noqa: F401
@@ -48,18 +46,3 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_
             "gaussian_nll_loss", "gelu", "hardtanh", "huber_loss", "kl_div", "l1_loss", "leaky_relu", "logsigmoid",
             "margin_ranking_loss", "mish", "prelu", "relu6", "selu", "silu", "smooth_l1_loss", "softmin", "softplus"]
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
-
-
-_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool"}
-
-
-def linear(input, weight, bias=None):
-    """input @ weight.T + bias, as torch.nn.functional.linear. As torch's, input and weight must
-    have one dtype: a float64 batch into a float32 layer raises instead of promoting silently."""
-    if fnp.result_type(input) != weight.dtype:
-        a, b = (str(np.dtype(d)) for d in (fnp.result_type(input), weight.dtype))
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_TORCH_NAMES.get(a, a)} and "
-                           f"{_TORCH_NAMES.get(b, b)}")
-    out = fnp.matmul(input, fnp.swapaxes(weight, -1, -2))
-    return out if bias is None else out + bias

@@ -1,15 +1,33 @@
-"""fgrad.nn's layers: Linear, Identity, Flatten, Unflatten (Module and Parameter: module.py;
-Sequential and the other containers: containers.py; the activations: activation.py; the losses:
-loss.py)."""
+"""fgrad.nn's layers: Linear (and its function linear), Identity, Flatten, Unflatten (Module and
+Parameter: module.py; Sequential and the other containers: containers.py; the activations:
+activation.py; the losses: loss.py)."""
 import math
 
+import numpy as np
+
+from .. import numpy as fnp
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
 from ..backend import device as to_device
-from . import functional as F
 from .module import Module, Parameter
 
-__all__ = ["Flatten", "Identity", "Linear", "Unflatten"]
+__all__ = ["Flatten", "Identity", "Linear", "Unflatten", "linear"]
+
+
+
+_TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool"}
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, as torch.nn.functional.linear. As torch's, input and weight must
+    have one dtype: a float64 batch into a float32 layer raises instead of promoting silently."""
+    if fnp.result_type(input) != weight.dtype:
+        a, b = (str(np.dtype(d)) for d in (fnp.result_type(input), weight.dtype))
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_TORCH_NAMES.get(a, a)} and "
+                           f"{_TORCH_NAMES.get(b, b)}")
+    out = fnp.matmul(input, fnp.swapaxes(weight, -1, -2))
+    return out if bias is None else out + bias
 
 
 def _factory(array, device, dtype):
@@ -30,7 +48,7 @@ class Linear(Module):
                                                            dtype)) if bias else None)
 
     def forward(self, x):
-        return F.linear(x, self.weight, self.bias)
+        return linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
