@@ -181,6 +181,8 @@ def test_loss_modules(name, kwargs, arity):
         arrays = [X, Y, np.array([1, -1, 1, -1, -1, 1])]
     if name == "MarginRankingLoss":
         arrays = [X[:, 0], Y[:, 0], np.sign(Y[:, 1])]
+    if name == "KLDivLoss":  # log-probabilities against probabilities (a negative target's log is NaN)
+        arrays = [np.log(P / P.sum(1, keepdims=True)), T / T.sum(1, keepdims=True)]
     compare(torch, ours, theirs, arrays, what=name)
     assert ours.reduction == theirs.reduction
 
@@ -220,7 +222,7 @@ def test_losses_on_arrays_under_grad_and_vmap():
     np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
     per = fgrad.vmap(lambda x, t: F.nll_loss(x[None], t[None], weight=CLASS_W))(LOGITS["2d"], labels)
     want = TF.nll_loss(to_torch(torch, LOGITS["2d"]), torch.tensor(labels), weight=to_torch(torch, CLASS_W),
-                       reduction="none") / CLASS_W[labels]
+                       reduction="none") / torch.tensor(CLASS_W[labels])
     np.testing.assert_allclose(per, want.numpy(), rtol=1e-12)
 
 
