@@ -34,6 +34,14 @@ def _additive(mask, dtype, like, name):
     return mask
 
 
+def _safe_softmax(scores):
+    """softmax along the last axis, a row masked out entirely (all -inf) giving zeros, not NaN,
+    as torch's scaled_dot_product_attention (its unused row is computed on zeros, so its
+    gradient is zero, not NaN)."""
+    empty = fnp.max(scores, axis=-1, keepdims=True) == -np.inf
+    return fnp.where(empty, 0.0, _softmax.softmax(fnp.where(empty, 0.0, scores), axis=-1))
+
+
 def _causal(length, source, dtype, like):
     return on_device_of(like, np.triu(np.full((length, source), -np.inf, dtype=dtype), 1))
 
@@ -56,7 +64,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         is_bool = (attn_mask.dtype if hasattr(attn_mask, "dtype") else np.asarray(attn_mask).dtype) == np.bool_
         keep = attn_mask.detach().numpy() if hasattr(attn_mask, "detach") else np.asarray(attn_mask)
         scores = scores + (_additive(~keep, scores.dtype, query, "attn_mask") if is_bool else attn_mask)
-    weights = _softmax.softmax(scores, axis=-1)
+    masked = is_causal or attn_mask is not None
+    weights = _safe_softmax(scores) if masked else _softmax.softmax(scores, axis=-1)
     if dropout_p > 0.0:
         weights = _dropout(weights, dropout_p, True)
     return fnp.matmul(weights, value)
@@ -141,7 +150,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     scores = fnp.matmul(q * math.sqrt(1.0 / head_dim), fnp.swapaxes(k, -1, -2))
     if mask is not None:
         scores = scores + mask
-    weights = _softmax.softmax(scores, axis=-1)
+    # torch computes the weights it returns with softmax (a fully masked row is NaN) and the
+    # output without them through scaled_dot_product_attention (that row is zeros)
+    weights = _safe_softmax(scores) if mask is not None and not need_weights else _softmax.softmax(scores, axis=-1)
     if dropout_p > 0.0 and training:
         weights = _dropout(weights, dropout_p, True)
     out = fnp.matmul(weights, v)  # (N, heads, L, head_dim)

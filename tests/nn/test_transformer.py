@@ -142,6 +142,33 @@ def test_transformer_encoder_layer_with_a_causal_mask_and_bad_activation():
         nn.TransformerEncoderLayer(E, H, activation="tanh")
 
 
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_a_fully_masked_row_is_zeros_or_nan_as_torch(need_weights):
+    """sdpa (and MHA without weights, which torch computes through it) gives zeros where every
+    key is masked, with zero gradients elsewhere unharmed; MHA with weights gives NaN there."""
+    q, k, v = (rng.standard_normal((N, H, n, 4)) for n in (L, S, S))
+    keep = np.ones((L, S), dtype=bool)
+    keep[1] = False
+    compare(torch, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, attn_mask=fgrad.tensor(keep)),
+            lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=torch.tensor(keep)),
+            [q, k, v], what="sdpa, a fully masked row")
+    ours, theirs = _pair("MultiheadAttention", np.float64, E, H)
+    padding = np.zeros((N, S), dtype=bool)
+    padding[0] = True
+    x, kv = rng.standard_normal((L, N, E)), rng.standard_normal((S, N, E))
+    if need_weights:
+        got = ours(fgrad.tensor(x), fgrad.tensor(kv), fgrad.tensor(kv), key_padding_mask=fgrad.tensor(padding))
+        want = theirs(torch.tensor(x), torch.tensor(kv), torch.tensor(kv), key_padding_mask=torch.tensor(padding))
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(np.isnan(a.detach().numpy()), np.isnan(b.detach().numpy()))
+            np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-10)
+        return
+    compare(torch, lambda x, kv: ours(x, kv, kv, key_padding_mask=fgrad.tensor(padding), need_weights=False)[0],
+            lambda x, kv: theirs(x, kv, kv, key_padding_mask=torch.tensor(padding), need_weights=False)[0],
+            [x, kv], what="MHA, a fully padded example")
+    compare_parameter_grads(theirs, ours, np.float64, "MHA, a fully padded example")
+
+
 def test_bad_input_raises_as_torch():
     mha = nn.MultiheadAttention(E, H)
     x = fgrad.tensor(rng.standard_normal((L, N, E)))
