@@ -24,9 +24,10 @@ from ..ir.node import new_node
 from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
-from ..transforms import faces
+from ..transforms import custom, faces, trees
 from ..transforms.custom import custom_vjp
 from ..transforms.forward import dual
+from ..transforms.reverse import vjp
 from ..typing import Any, Iterable
 from . import forward_ad, saved_hooks
 from .forward_ad import DualLevel
@@ -271,8 +272,7 @@ def once_differentiable(backward):
             result = backward(ctx, *grads)
         if not is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
             return result
-        marked = tuple(_Twice.apply(r.detach().requires_grad_(True)) if isinstance(r, Tensor) else r
-                       for r in _as_tuple(result))  # (a leaf that requires grad, so _Twice records a node)
+        marked = _second_refused(_as_tuple(result), _TWICE)  # (leaves that require grad: _Twice records)
         return marked if isinstance(result, tuple) else marked[0]
     return wrapper
 
@@ -282,15 +282,26 @@ def _as_tuple(x):
 
 
 class _Twice(Function):
-    """The value unchanged; its backward is the error once_differentiable promises."""
+    """The value unchanged; its backward raises `message`: a derivative that was not recorded
+    must not count as zero in a second one."""
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x, message):
+        ctx.message = message
         return x.detach().clone()
 
     @staticmethod
     def backward(ctx, g):
-        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+        raise RuntimeError(ctx.message)
+
+
+def _second_refused(values, message):
+    """values (a tuple) as aliases that require grad, whose backward raises `message`."""
+    return tuple(_Twice.apply(v.detach().requires_grad_(True), message) if isinstance(v, Tensor) else v
+                 for v in values)
+
+
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
 def _call_backward(cls, ctx, g, primals, outs):
@@ -383,3 +394,52 @@ def _unwrap_out(result):
     if isinstance(result, tuple):
         return tuple(_raw(r) for r in result)
     return _raw(result)
+
+
+# ---- custom_vjp and custom_jvp called on Tensors ----------------------------------------------
+class _ByRule(Function):
+    """A custom function called on Tensors that record: forward is the functional face's vjp of
+    the call, so its rule runs (custom_vjp's fwd; custom_jvp's rule, linearized), and backward
+    is that vjp's pullback (by PyTorch's convention for complex values, as every Function's)."""
+
+    @staticmethod
+    def forward(ctx, call, out_tree, *tensors):
+        ctx.name = call.__name__
+        out, ctx.pull = vjp(call, *[t.primal for t in tensors])
+        leaves, ctx.out_tree = trees.flatten(out)
+        out_tree.append(ctx.out_tree)  # (for the caller, to rebuild out from the Tensors)
+        return tuple(leaves)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        cts = ctx.pull(trees.unflatten(ctx.out_tree, [flipped(g) for g in grads]))
+        cts = tuple(flipped(c) for c in cts)
+        if is_grad_enabled():  # (create_graph: the rule's pullback ran on arrays, unrecorded)
+            cts = _second_refused(cts, f"fgrad: a second derivative through {ctx.name} called on Tensors is not "
+                                       f"recorded by the Tensor face; take it with the functional transforms "
+                                       f"(fgrad.hessian, or fgrad.grad of fgrad.grad), which differentiate the rule")
+        return (None, None, *cts)
+
+
+def _custom_on_tensors(custom, args, leaves):
+    """custom(*args) with one node for the call where Tensors among the arguments record (else
+    NotImplemented: it is evaluated as it is)."""
+    if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in leaves):
+        return NotImplemented
+    positions = [i for i, a in enumerate(leaves) if isinstance(a, Tensor) and a.requires_grad]
+    tree = trees.flatten(args)[1]
+    fixed = [a.primal if isinstance(a, Tensor) else a for a in leaves]
+
+    def call(*xs):
+        values = list(fixed)
+        for i, x in zip(positions, xs):
+            values[i] = x
+        return custom(*trees.unflatten(tree, values))
+    call.__name__ = f"{type(custom).__name__} {custom.__name__}"
+    out_tree = []
+    outs = _ByRule.apply(call, out_tree, *[leaves[i] for i in positions])
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    return trees.unflatten(out_tree[0], list(outs))
+
+
+custom.ON_TENSORS.append(_custom_on_tensors)
