@@ -10,7 +10,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..ops.conv import unwindows, windows
 from .module import Module
-from .parameters import kaiming_uniform
+from .parameters import kaiming_uniform, real_only
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose2d", "conv1d", "conv2d", "conv_transpose2d"]
 
@@ -69,6 +69,7 @@ def _check_kernel(padded, kernel, dilation):
 
 
 def _convnd(input, weight, bias, stride, padding, dilation, groups, k, name, padding_mode="zeros"):
+    real_only(name, input, weight, bias)
     _same_dtype(input, weight, bias)
     x, unbatched = _batched(input, k, name)
     if weight.ndim != k + 2:
@@ -113,6 +114,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, k, name):
+    real_only(name, input, weight, bias)
     _same_dtype(input, weight, bias)
     x, unbatched = _batched(input, k, name)
     stride, dilation = _tuple(stride, k, "stride"), _tuple(dilation, k, "dilation")

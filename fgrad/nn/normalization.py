@@ -11,7 +11,7 @@ from .. import numpy as fnp
 from ..autograd.grad_mode import no_grad
 from ..autograd.tensor import Tensor
 from .module import Module
-from .parameters import filled
+from .parameters import filled, real_only
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm", "RMSNorm", "batch_norm", "group_norm",
            "layer_norm", "rms_norm"]
@@ -38,6 +38,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     """Normalize each channel (axis 1) of input by the batch's statistics (training) or the running
     ones (else); in training, running_mean and running_var (when given) move toward the batch's
     mean and unbiased variance by `momentum`."""
+    real_only("batch_norm", input, weight, bias)
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected an input of at least 2 dimensions (N, C, ...), got shape "
                          f"{tuple(input.shape)}")
@@ -77,6 +78,7 @@ def _check_trailing(input, shape, name):
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing `normalized_shape` axes (the biased variance), then scale and shift."""
+    real_only("layer_norm", input, weight, bias)
     shape = _normalized(normalized_shape)
     _check_trailing(input, shape, "layer_norm")
     _, var, centered = _moments(input, tuple(range(input.ndim - len(shape), input.ndim)))
@@ -88,6 +90,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalize each group of num_groups channel groups (over its channels and positions)."""
+    real_only("group_norm", input, weight, bias)
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
@@ -104,6 +107,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape axes, times weight; eps None is
     the machine epsilon of input's dtype, as torch's."""
+    real_only("rms_norm", input, weight)
     shape = _normalized(normalized_shape)
     _check_trailing(input, shape, "rms_norm")
     if eps is None:

@@ -16,7 +16,7 @@ from ..backend import device as to_device
 from ..ir.value import peek
 from .module import Parameter
 
-__all__ = ["filled", "kaiming_uniform", "normal", "on_device_of"]
+__all__ = ["filled", "kaiming_uniform", "normal", "on_device_of", "real_only"]
 
 
 def _make(array, device, dtype):
@@ -44,3 +44,12 @@ def filled(shape, value, device=None, dtype=None):
 def on_device_of(x, array):
     """A constant (a NumPy array) on the device of x, so that an op never mixes two devices."""
     return array_module(peek(x)).asarray(array)
+
+
+def real_only(name, *values):
+    """Refuse complex inputs: these layers' rules and checks are written for real values (a
+    complex batch would run formulas nobody checked), so fgrad raises rather than guess."""
+    for v in values:
+        if v is not None and getattr(v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c":
+            raise TypeError(f"fgrad.nn.functional.{name}: complex inputs are not supported (got dtype {v.dtype}); "
+                            f"the layers of fgrad.nn take real values")

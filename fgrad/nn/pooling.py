@@ -10,7 +10,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..ops.conv import windows
 from .module import Module
-from .parameters import on_device_of
+from .parameters import on_device_of, real_only
 
 __all__ = ["AdaptiveAvgPool2d", "AvgPool2d", "MaxPool1d", "MaxPool2d", "adaptive_avg_pool2d", "avg_pool2d",
            "max_pool1d", "max_pool2d"]
@@ -36,6 +36,7 @@ def _pool_sizes(n, k, s, p, d, ceil_mode):
 
 
 def _prepare(input, k, kernel_size, stride, padding, dilation, ceil_mode, name):
+    real_only(name, input)
     if input.ndim not in (k + 1, k + 2):
         raise RuntimeError(f"{name}: Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got input of "
                            f"size: {list(input.shape)}")
@@ -146,6 +147,7 @@ def _averaging(n, m, dtype):
 
 def adaptive_avg_pool2d(input, output_size):
     """Means over torch's adaptive windows, output (N, C, *output_size); None keeps an input size."""
+    real_only("adaptive_avg_pool2d", input)
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-2:]):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
     size = (output_size, output_size) if isinstance(output_size, int) or output_size is None else tuple(output_size)

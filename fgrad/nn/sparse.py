@@ -7,7 +7,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..ops.stop_gradient import stop_gradient
 from .module import Module, Parameter
-from .parameters import normal, on_device_of
+from .parameters import normal, on_device_of, real_only
 
 __all__ = ["Embedding", "embedding"]
 
@@ -22,6 +22,7 @@ def _padding_index(padding_idx, num_embeddings):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """weight[input]: for integer indices of any shape, the rows of weight (num_embeddings, dim)."""
+    real_only("embedding", weight)
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("fgrad.nn.functional.embedding: max_norm, scale_grad_by_freq and sparse are not "
                                   "supported (torch's renormalizing writes and sparse gradients)")
