@@ -22,9 +22,10 @@ import numpy as np
 
 from ..ir.node import new_node
 from ..ir.value import Tracer, peek
+from ..ops import primitive
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
-from ..transforms import custom, faces, trees
+from ..transforms import faces, trees
 from ..transforms.custom import custom_vjp
 from ..transforms.forward import dual
 from ..transforms.reverse import vjp
@@ -405,7 +406,9 @@ class _ByRule(Function):
     @staticmethod
     def forward(ctx, call, out_tree, *tensors):
         ctx.name = call.__name__
-        out, ctx.pull = vjp(call, *[t.primal for t in tensors])
+        # (copies: the functional tape holds what it keeps read-only, and these arrays are the
+        # Tensors' own, which the caller may change in place after the call)
+        out, ctx.pull = vjp(call, *[t.primal.copy() for t in tensors])
         leaves, ctx.out_tree = trees.flatten(out)
         out_tree.append(ctx.out_tree)  # (for the caller, to rebuild out from the Tensors)
         return tuple(leaves)
@@ -421,11 +424,12 @@ class _ByRule(Function):
         return (None, None, *cts)
 
 
-def _custom_on_tensors(custom, args, leaves):
-    """custom(*args) with one node for the call where Tensors among the arguments record (else
-    NotImplemented: it is evaluated as it is)."""
+def _custom_on_tensors(custom, args):
+    """custom(*args) on the bottom trace, as one node for the call where Tensors among the
+    arguments record (else evaluated as it is)."""
+    leaves = trees.flatten(args)[0]
     if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in leaves):
-        return NotImplemented
+        return custom.process_eval(EVAL, args)
     positions = [i for i, a in enumerate(leaves) if isinstance(a, Tensor) and a.requires_grad]
     tree = trees.flatten(args)[1]
     fixed = [a.primal if isinstance(a, Tensor) else a for a in leaves]
@@ -442,4 +446,4 @@ def _custom_on_tensors(custom, args, leaves):
     return trees.unflatten(out_tree[0], list(outs))
 
 
-custom.ON_TENSORS.append(_custom_on_tensors)
+primitive.record_tensor_custom = _custom_on_tensors  # (as tape.py sets record_tensor_op)

@@ -476,8 +476,12 @@ class Tensor(Tracer):
             raise RuntimeError(f"{op}: result type {np.result_type(value)} can't be cast to the desired output "
                                f"type {self.primal.dtype}") from exc
         except ValueError as exc:
-            raise RuntimeError(f"{op}: the result of shape {np.shape(value)} does not fit the tensor's shape "
-                               f"{tuple(self.shape)}") from exc
+            if not getattr(self.primal, "flags", None) or self.primal.flags.writeable:
+                raise RuntimeError(f"{op}: the result of shape {np.shape(value)} does not fit the tensor's shape "
+                                   f"{tuple(self.shape)}") from exc
+            raise RuntimeError(f"{op}: this tensor's array is read-only: a functional transform keeps it for a "
+                               f"derivative still to be taken (Note [what fgrad keeps is read-only]), or it came "
+                               f"read-only from NumPy; write into a copy (t.clone())") from exc
         self._version_counter.value += 1
         if isinstance(result, Tensor) and result._requires_grad:
             self._rebase(result)

@@ -26,5 +26,5 @@
 
 Rules are written in these ops, so an enclosing transform traces them. Ops sit below the
 transforms and never import them (what they need of one is set from above: see
-transpose.vjp and primitive.record_tensor_op).
+transpose.vjp, primitive.record_tensor_op and primitive.record_tensor_custom).
 """

@@ -267,6 +267,9 @@ class EvalTrace(Trace):
                 raise escaped_tracer_error(prim, a)
         return prim.impl(*args, **params)
 
+    def process_custom(self, custom, args):
+        return record_tensor_custom(custom, args)  # (Tensors among args: the imperative face records the call)
+
 
 def two_devices_check(name, args, error):
     """Called where `error` was raised while op `name` ran on `args`: when the arrays live on
@@ -287,6 +290,14 @@ def two_devices_check(name, args, error):
 def record_tensor_op(prim, args, params):
     """Replaced by fgrad.autograd.tape.record when the imperative face is imported."""
     raise TypeError(f"fgrad: {prim.name} got a Tensor but fgrad.autograd is not loaded")
+
+
+def record_tensor_custom(custom, args):
+    """A custom function's call on the bottom trace. Replaced by fgrad.autograd.function's when
+    the imperative face is imported: where Tensors that record are among the arguments, the call
+    is one node whose backward is the function's rule (else fun's own ops would be recorded and
+    the rule ignored)."""
+    return custom.process_eval(EVAL, args)
 
 
 def escaped_tracer_error(prim, value):

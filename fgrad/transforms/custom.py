@@ -200,12 +200,6 @@ def _jvp_by_custom(primals, tangents, ans, custom, **params):
     return custom.jvp_rule(primals, tangents, ans, **params)
 
 
-# Set by fgrad.autograd (a layer above, which this one cannot import): how a custom function
-# called on Tensors that record records its rule (fgrad/autograd/function.py, _custom_on_tensors).
-# Without it, Tensor arguments would record fun's own ops and the rule would be ignored.
-ON_TENSORS = []
-
-
 class _CustomBase:
     """What custom_vjp and custom_jvp share: a primitive for their tape nodes, and dispatch.
 
@@ -235,14 +229,9 @@ class _CustomBase:
         return current_trace().process_custom(self, args)
 
     def process_eval(self, trace, args):
-        leaves = trees.flatten(args)[0]
-        for a in leaves:
+        for a in trees.flatten(args)[0]:
             if isinstance(a, Tracer) and not a._trace.alive:
                 raise escaped_tracer_error(self.prim, a)
-        if ON_TENSORS:  # (Tensors that record: one node whose backward is this function's rule)
-            out = ON_TENSORS[0](self, args, leaves)
-            if out is not NotImplemented:
-                return out
         out = self.fun(*args)
         if self.checks_output:
             self._note(self._args_type(args), out, replace=False)

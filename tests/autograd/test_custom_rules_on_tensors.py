@@ -86,3 +86,23 @@ def test_a_second_derivative_through_the_rule_raises_instead_of_dropping_it():
     with pytest.raises(RuntimeError, match="second derivative through custom_vjp cube called on Tensors"):
         g.sum().backward()
     np.testing.assert_allclose(fgrad.hessian(lambda a: cube(a).sum())(np.array([2.0])), [[12.0]])
+
+
+def test_an_input_changed_in_place_after_the_call_keeps_the_calls_derivative():
+    @fgrad.custom_vjp
+    def sine(x):
+        return fnp.sin(x)
+    sine.defvjp(lambda x: (fnp.sin(x), x), lambda x, g: (fnp.cos(x) * g,))
+    t = fgrad.tensor([1.0], requires_grad=True)
+    m = t * 1.0
+    y = sine(m)
+    m.add_(1.0)  # (allowed: the rule kept its own copy of the value it was called at)
+    y.sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.cos([1.0]))
+
+
+def test_writing_into_a_read_only_array_says_so():
+    a = np.ones(2)
+    a.flags.writeable = False
+    with pytest.raises(RuntimeError, match="array is read-only"):
+        fgrad.from_numpy(a).add_(1.0)
