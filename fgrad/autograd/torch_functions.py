@@ -186,10 +186,15 @@ def where(condition, input=None, other=None):
 
 # ---- ordering --------------------------------------------------------------------------------
 def sort(input, dim=-1, descending=False, stable=False):
-    """(values, indices) sorted along dim; ties keep their order (torch's stable=True)."""
-    key = -input if descending else input
-    indices = fnp.argsort(key.detach() if isinstance(key, Tensor) else key, axis=dim, kind="stable")
-    indices = indices.numpy() if isinstance(indices, Tensor) else indices
+    """(values, indices) sorted along dim; ties keep their order (torch's stable=True), and NaN
+    counts as the largest value, as torch's (last ascending, first descending)."""
+    values = _values(input)
+    if descending:  # (two stable passes: by -x, NaN last, then NaN first)
+        order = np.argsort(-values, axis=dim, kind="stable")
+        nan_last = np.take_along_axis(~np.isnan(values), order, axis=dim)
+        indices = np.take_along_axis(order, np.argsort(nan_last, axis=dim, kind="stable"), axis=dim)
+    else:
+        indices = np.argsort(values, axis=dim, kind="stable")
     return _sort_result(_tensor(fnp.take_along_axis(input, indices, axis=dim)), Tensor(indices))
 
 
@@ -204,11 +209,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 
 # ---- math ------------------------------------------------------------------------------------
-def _unary(fn):
+def _unary(fn, name=None):
+    name = name or fn.__name__
+
     def op(input):
         return _tensor(fn(input))
-    op.__name__ = op.__qualname__ = fn.__name__
-    op.__doc__ = f"torch.{fn.__name__}: fgrad.numpy's (or the special-function primitive's) {fn.__name__}."
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"torch.{name}: fgrad's {fn.__name__}, on a Tensor."
     return op
 
 
@@ -217,8 +224,7 @@ exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, is
                         fnp.sign, fnp.reciprocal, fnp.square, fnp.isnan, fnp.isinf, fnp.isfinite))
 abs = _unary(fnp.abs)
 erf = _unary(ops_special.erf)
-sigmoid = _unary(ops_special.expit)
-sigmoid.__name__ = "sigmoid"
+sigmoid = _unary(ops_special.expit, "sigmoid")
 
 
 def relu(input):

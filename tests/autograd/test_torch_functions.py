@@ -236,3 +236,15 @@ def test_random_draws():
             call()
     like = fgrad.randn_like(fgrad.zeros(3, dtype=fgrad.float32))
     assert like.dtype == fgrad.float32 and tuple(fgrad.rand_like(like).shape) == (3,)
+
+
+def test_sort_and_topk_order_nan_and_ties_as_torch():
+    x = np.array([[1.0, np.nan, 3.0, np.inf, np.nan, 2.0, 3.0], [0.0, -1.0, 0.0, np.nan, 5.0, -np.inf, 2.0]])
+    for descending in (False, True):
+        ours = fgrad.sort(fgrad.tensor(x), dim=1, descending=descending)
+        theirs = torch.sort(torch.tensor(x), dim=1, descending=descending, stable=True)
+        assert ours.indices.tolist() == theirs.indices.tolist(), descending
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+    for largest in (True, False):
+        ours, theirs = fgrad.topk(fgrad.tensor(x), 3, largest=largest), torch.topk(torch.tensor(x), 3, largest=largest)
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
