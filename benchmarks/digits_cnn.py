@@ -9,9 +9,9 @@ and CPU (process) time, median and best, per step.
 """
 import argparse
 import os
-import time
 
 from .env import pin_threads
+from .nn_steps import interleaved, table_cells
 
 __all__ = ["main", "step_times"]
 
@@ -44,14 +44,7 @@ def step_times(dtype, rounds, warmup=20):
     rng = np.random.default_rng(0)
     images, labels = rng.random((64, 1, 8, 8)), rng.integers(0, 10, 64)
     steps = {"fgrad": _fgrad_step(dtype, images, labels), "torch": _torch_step(dtype, images, labels)}
-    times = {name: [] for name in steps}
-    for r in range(warmup + rounds):
-        for name, step in steps.items():
-            wall, cpu = time.perf_counter(), time.process_time()
-            step()
-            if r >= warmup:
-                times[name].append((time.perf_counter() - wall, time.process_time() - cpu))
-    return times
+    return interleaved(steps, rounds, warmup)
 
 
 def main():
@@ -59,18 +52,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
     pin_threads()
-    import numpy as np
     print(f"load average before: {os.getloadavg()}")
     print("| dtype | impl | wall median | wall best | CPU median | ratio to torch (wall median, CPU median) |")
     print("|---|---|---:|---:|---:|---:|")
     for dtype in ("float64", "float32"):
-        times = step_times(dtype, args.rounds)
-        med = {k: np.median(np.asarray(v), axis=0) for k, v in times.items()}
-        for name, t in times.items():
-            t = np.asarray(t)
-            ratio = med[name] / med["torch"]
-            print(f"| {dtype} | {name} | {med[name][0] * 1e3:.2f} ms | {t[:, 0].min() * 1e3:.2f} ms | "
-                  f"{med[name][1] * 1e3:.2f} ms | {ratio[0]:.2f}, {ratio[1]:.2f} |")
+        for name, cells in table_cells(step_times(dtype, args.rounds)):
+            print(f"| {dtype} | {name} | {cells} |")
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -58,12 +58,9 @@ def _step(lib, name, dtype):
     return step
 
 
-def step_times(name, dtype, rounds, warmup=5):
-    """{"fgrad": [(wall, cpu) seconds per round], "torch": [...]} for one model and dtype."""
-    import torch
-
-    import fgrad
-    steps = {"fgrad": _step(fgrad, name, dtype), "torch": _step(torch, name, dtype)}
+def interleaved(steps, rounds, warmup):
+    """{impl: [(wall, cpu) seconds per round]}: the steps run in turn, round after round, so that
+    a change in the machine's load falls on each impl alike."""
     times = {k: [] for k in steps}
     for r in range(warmup + rounds):
         for k, step in steps.items():
@@ -74,25 +71,37 @@ def step_times(name, dtype, rounds, warmup=5):
     return times
 
 
+def table_cells(times):
+    """Per impl: its wall median, best wall and CPU median (ms), and its ratios to torch's medians."""
+    import numpy as np
+    med = {k: np.median(np.asarray(v), axis=0) for k, v in times.items()}
+    for k, t in times.items():
+        ratio = med[k] / med["torch"]
+        yield (k, f"{med[k][0] * 1e3:.2f} ms | {np.asarray(t)[:, 0].min() * 1e3:.2f} ms | {med[k][1] * 1e3:.2f} ms | "
+                  f"{ratio[0]:.2f}, {ratio[1]:.2f}")
+
+
+def step_times(name, dtype, rounds, warmup=5):
+    """{"fgrad": [(wall, cpu) seconds per round], "torch": [...]} for one model and dtype."""
+    import torch
+
+    import fgrad
+    return interleaved({"fgrad": _step(fgrad, name, dtype), "torch": _step(torch, name, dtype)}, rounds, warmup)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--models", default="mlp,lstm,transformer")
     args = parser.parse_args()
     pin_threads()
-    import numpy as np
     print(f"load average before: {os.getloadavg()}")
     print("| model | dtype | impl | wall median | wall best | CPU median | ratio to torch (wall, CPU medians) |")
     print("|---|---|---|---:|---:|---:|---:|")
     for name in args.models.split(","):
         for dtype in ("float64", "float32"):
-            times = step_times(name, dtype, args.rounds)
-            med = {k: np.median(np.asarray(v), axis=0) for k, v in times.items()}
-            for k, t in times.items():
-                t = np.asarray(t)
-                ratio = med[k] / med["torch"]
-                print(f"| {name} | {dtype} | {k} | {med[k][0] * 1e3:.2f} ms | {t[:, 0].min() * 1e3:.2f} ms | "
-                      f"{med[k][1] * 1e3:.2f} ms | {ratio[0]:.2f}, {ratio[1]:.2f} |", flush=True)
+            for k, cells in table_cells(step_times(name, dtype, args.rounds)):
+                print(f"| {name} | {dtype} | {k} | {cells} |", flush=True)
     print(f"load average after: {os.getloadavg()}")
 
 

@@ -63,8 +63,10 @@ def real_if_close(a, tol=100):
     of 0 (tol <= 1: an absolute tolerance), else `a` unchanged. Which of the two is a decision on
     the value (a guard under compile; per example under vmap it cannot be made)."""
     x = _as_operand(a)
-    if x.dtype.kind != "c" or not isinstance(x, Tracer):
-        return array_module(peek(x)).real_if_close(x, tol=tol) if not isinstance(x, Tracer) else x
+    if not isinstance(x, Tracer):
+        return array_module(x).real_if_close(x, tol=tol)
+    if x.dtype.kind != "c":
+        return x
     v = decided(x, "fgrad.numpy.real_if_close's choice")
     tol = np.finfo(x.dtype).eps * tol if tol > 1 else tol
     return cv.real(x) if bool(array_module(v).all(array_module(v).abs(v.imag) < tol)) else x
