@@ -123,6 +123,17 @@ def _index(index):
     return index.numpy() if isinstance(index, Tensor) else np.asarray(index)
 
 
+def _in_range(index, size, dim, name):
+    """index, checked as torch checks it: integers in [0, size) (NumPy would wrap a negative one)."""
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+    bad = (index < 0) | (index >= size)
+    if bad.any():
+        raise RuntimeError(f"{name}(): index {index[bad].flat[0]} is out of bounds for dimension {dim} with size "
+                           f"{size}")
+    return index
+
+
 def _coordinates(index, dim):
     """Every position of `index` as an index tuple whose `dim` entry is index's value there."""
     grid = np.indices(index.shape, sparse=True)
@@ -131,16 +142,16 @@ def _coordinates(index, dim):
 
 def gather(input, dim, index):
     """out[i][j] = input[index[i][j]][j] (dim 0), ...: index may be smaller than input off `dim`."""
-    index = _index(index)
     dim = _dim(dim, input.ndim)
+    index = _in_range(_index(index), input.shape[dim], dim, "gather")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
     return _tensor(input[_coordinates(index, dim)])
 
 
 def _scattered(input, dim, index, src, how):
-    index = _index(index)
     dim = _dim(dim, input.ndim)
+    index = _in_range(_index(index), input.shape[dim], dim, "scatter" if how == "set" else "scatter_add")
     coords = _coordinates(index, dim)
     values = src if not hasattr(src, "shape") or src.ndim == 0 else \
         src[tuple(slice(0, k) for k in index.shape)]
@@ -162,7 +173,8 @@ def scatter_add(input, dim, index, src):
 
 
 def index_select(input, dim, index):
-    return _tensor(fnp.take(input, _index(index), axis=dim))
+    dim = _dim(dim, input.ndim)
+    return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
 
 def masked_fill(input, mask, value):

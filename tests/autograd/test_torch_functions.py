@@ -248,3 +248,11 @@ def test_sort_and_topk_order_nan_and_ties_as_torch():
     for largest in (True, False):
         ours, theirs = fgrad.topk(fgrad.tensor(x), 3, largest=largest), torch.topk(torch.tensor(x), 3, largest=largest)
         np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("call", [lambda L, a, i: L.gather(a, 1, i), lambda L, a, i: L.index_select(a, 1, i[0]),
+                                  lambda L, a, i: L.scatter_add(a, 1, i, a[:, :2])])
+def test_an_index_out_of_range_raises_as_torch(call):
+    for lib, make in ((fgrad, fgrad.tensor), (torch, torch.tensor)):
+        with pytest.raises((RuntimeError, IndexError), match=r"out of .*bounds"):
+            call(lib, make(A), make(np.array([[0, -1], [1, 2]])))
