@@ -18,6 +18,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - utils/: fgrad.utils.data: Dataset, DataLoader, random_split.
 - testing/: finite differences, check_grads, gradcheck.
 - errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
+- config.py: fgrad.config, the library-wide switches, as jax.config (beneath every layer).
 - func.py: fgrad.func, the functional transforms under torch.func's names.
 - typing.py: the type aliases of fgrad's public signatures.
 - __main__.py: `python -m fgrad`, a one-minute tour.
@@ -65,6 +66,7 @@ from .autograd.serialization import load, save
 from .autograd.torch_functions import *  # noqa: F403  (torch's functions: fgrad.cat, fgrad.gather, ...)
 from .backend import Device, device, devices
 from .compile.api import compile
+from .config import config
 from .engine.threads import get_num_threads, set_num_threads
 from .ir.graph import Graph
 from .ops.devices import device_put
@@ -89,6 +91,7 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "autograd",
                                  "checkpoint",
                                  "compile",
+                                 "config",
                                  "custom_jvp",
                                  "custom_vjp",
                                  "default_generator",
