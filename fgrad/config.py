@@ -68,8 +68,9 @@ class Config:
 
     def __init__(self):
         for name, (default, check) in _SWITCHES.items():
-            env = os.environ.get(f"FGRAD_{name.upper()}")
-            object.__setattr__(self, name, default if env is None else _checked(name, env, check, f"FGRAD_{name.upper()}"))
+            var = f"FGRAD_{name.upper()}"
+            env = os.environ.get(var)
+            object.__setattr__(self, name, default if env is None else _checked(name, env, check, var))
 
     def update(self, name: str, value) -> None:
         """Set switch `name` to `value` (checked), library-wide."""

@@ -20,7 +20,7 @@ def test_defaults_and_update():
 
 @pytest.mark.parametrize("name, value, says", [
     ("nan_safe", True, "no switch named 'nan_safe'"),
-    ("debug_nans", "loud", "expected False, 'cheap' or 'full'"),
+    ("debug_nans", "loud", r"expected False, 'cheap' or 'full'"),
     ("nan_safe_zeros", 2, "expected True or False"),
     ("retrace_warning_after", -1, "a whole number >= 0"),
 ])
@@ -31,7 +31,7 @@ def test_bad_updates_name_the_switch(name, value, says):
 
 
 def test_attributes_are_set_through_update():
-    with pytest.raises(AttributeError, match="fgrad.config.update"):
+    with pytest.raises(AttributeError, match=r"fgrad\.config\.update"):
         fgrad.config.nan_safe_zeros = False
 
 
