@@ -254,7 +254,7 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         leaves, axes, treedef, size = _inputs(in_axes, axis_size, args, kwargs)
         if chunk_size is None or chunk_size >= size:
             outs, _, out_tree = _run(fun, leaves, axes, treedef, size, out_axes)
-            return trees.unflatten(out_tree, outs)
+            return trees.unflatten(out_tree, faces.plain_values(outs, leaves))
         pieces = []
         for start in range(0, size, chunk_size):
             stop = min(start + chunk_size, size)
@@ -265,6 +265,6 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
         for i, a in enumerate(oaxes):
             parts = [p[0][i] for p in pieces]
             outs.append(parts[0] if a is None else concatenate(*parts, axis=a % parts[0].ndim))
-        return trees.unflatten(out_tree, outs)
+        return trees.unflatten(out_tree, faces.plain_values(outs, leaves))
     return trees.wraps(vmapped, fun, "vmap")
 

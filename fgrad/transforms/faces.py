@@ -4,12 +4,13 @@ about a Tensor it was given or a Tensor its function returned lives here.
 A function given Tensors sees Tensors of its traced values (`faced`), so a PyTorch-style
 function keeps its Tensor methods (Note [tensors of traced values] in autograd/tape.py);
 what it returns is unwrapped again (`unfaced`); and a transform of arrays returns arrays,
-also when an nn module, whose parameters are Tensors, ran inside (`plain_values`).
+also when an nn module, whose parameters are Tensors, ran inside, and a transform of Tensors
+returns Tensors (`plain_values`).
 """
 from ..ir.value import Tracer
 from ..ops.primitive import EVAL, current_trace
 
-__all__ = ["faced", "is_tensor", "is_traced_tensor", "plain_value", "plain_values", "tensor_array", "through_faces",
+__all__ = ["faced", "given_tensors", "is_tensor", "is_traced_tensor", "plain_value", "plain_values", "through_faces",
            "unfaced"]
 
 
@@ -42,30 +43,35 @@ def unfaced(value):
     return value.primal if is_traced_tensor(value) else value
 
 
-def tensor_array(v, callers):
-    """The array of `v`, a traced value, when it is a Tensor and no caller's argument is one
-    (transforms of arrays return arrays), else None."""
-    if v._trace is EVAL and not any(is_tensor(c) for c in callers):
-        return v.primal
-    return None
+def given_tensors(callers):
+    """Is one of a transform's arguments (`callers`) a Tensor? Then it returns Tensors."""
+    if tensor_face is not None:
+        for c in callers:
+            if isinstance(c, Tracer) and c._trace is EVAL:
+                return True
+    return False
 
 
 def plain_values(values, callers):
-    """`values` with each Tensor replaced by its array when no caller's argument is a Tensor:
-    functional transforms of arrays return arrays, also when an nn module (whose parameters
-    are Tensors) ran inside. (The list is changed in place.)"""
+    """`values`, a transform's results, in the face of its arguments `callers`: a transform of
+    arrays returns arrays, also when an nn module (whose parameters are Tensors) ran inside;
+    a transform of Tensors returns Tensors, also where a result is an array (the derivative
+    of a sum, a constant output), as torch.func's do. (The list is changed in place.)"""
+    tensors = given_tensors(callers)
     i = -1
     for v in values:
         i += 1
-        if isinstance(v, Tracer) and (a := tensor_array(v, callers)) is not None:
-            values[i] = a
+        if isinstance(v, Tracer):
+            if not tensors and v._trace is EVAL:
+                values[i] = v.primal
+        elif tensors and hasattr(v, "shape") and hasattr(v, "dtype"):  # (an array or a NumPy scalar)
+            values[i] = tensor_face(v)
     return values
 
 
 def plain_value(value, callers):
-    """`value`, or its array when it is a Tensor and no caller's argument is one (plain_values)."""
-    array = tensor_array(value, callers) if isinstance(value, Tracer) else None
-    return value if array is None else array
+    """`value` in the face of `callers` (plain_values)."""
+    return plain_values([value], callers)[0]
 
 
 def through_faces(prim, args, params):

@@ -17,7 +17,7 @@ from ..ir.value import peek
 from ..ops import shape as sh
 from ..ops.indexing import getitem
 from ..typing import Callable, PyTree, Sequence
-from . import checks, trees
+from . import checks, faces, trees
 from .batching import vmap
 from .forward import jvp_named
 from .reverse import value_and_grad_call, vjp_named
@@ -84,11 +84,13 @@ def _to_back(x, lead):
 
 def _assemble(out_tree, in_tree, blocks, argnums, in_leaves):
     """blocks[i][k]: d out_leaf i / d in_leaf k -> out pytree of (argnums-shaped) in pytrees. A
-    0-d block for a scalar input (a Python or NumPy float) is a scalar, as its gradient is."""
+    0-d block for a scalar input (a Python or NumPy float) is a scalar, as its gradient is; the
+    blocks of Tensor inputs are Tensors (faces.plain_values)."""
     per_out = []
     for row in blocks:
         row = [b[()] if b.__class__ is np.ndarray and b.ndim == 0 and isinstance(x, (float, np.generic)) else b
                for b, x in zip(row, in_leaves)]
+        row = faces.plain_values(row, in_leaves)
         tree = trees.unflatten(in_tree, row)
         per_out.append(tree[0] if isinstance(argnums, int) else tuple(tree))
     return trees.unflatten(out_tree, per_out)

@@ -5,9 +5,10 @@ derivatives are owned]).
 import numpy as np
 
 from ..ir.value import Tracer
+from ..ops.primitive import EVAL
 from ..ops.zeros import zeros_like_value
 from .checks import check_plain_array
-from .faces import tensor_array
+from .faces import given_tensors, plain_values
 
 __all__ = ["fill_zeros", "own_arrays"]
 
@@ -50,9 +51,10 @@ def own_arrays(values, callers):
     of a scalar: writing into one would change another, or raise. So a view is copied, and
     so is an array that is one of the callers' (or owns the memory of one of their views) or
     already among the values; an array that owns its memory otherwise, the common case, is
-    returned as it is. A Tensor becomes its array when no caller's argument is a Tensor
-    (see plain_values)."""
+    returned as it is. They come in the face of the callers (faces.plain_values): arrays for
+    arrays, Tensors for Tensors."""
     seen = None
+    tensors = given_tensors(callers)
     i = -1
     for v in values:
         i += 1
@@ -60,10 +62,9 @@ def own_arrays(values, callers):
             if isinstance(v, _SCALARS):
                 continue
             if isinstance(v, Tracer):  # an outer level's value (its transform owns it), or a Tensor
-                v = tensor_array(v, callers)
-                if v is None:
+                if tensors or v._trace is not EVAL:
                     continue
-                values[i] = v
+                v = values[i] = v.primal
             if not _is_buffer(v):
                 continue
             check_plain_array(v, "a derivative (a constant of that type, such as a non-differentiated argument "
@@ -79,7 +80,7 @@ def own_arrays(values, callers):
         if id(v) in seen:
             v = values[i] = v.copy()
         seen.add(id(v))
-    return values
+    return plain_values(values, callers) if tensors else values
 
 
 _SCALARS = (np.generic, float, int, complex)

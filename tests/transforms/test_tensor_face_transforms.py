@@ -62,3 +62,21 @@ def test_functions_under_transforms_of_tensor_functions():
     np.testing.assert_allclose(np.asarray(ff.grad(lambda x: _Square.apply(x).sin().sum())(t)), 2 * X * np.cos(X * X))
     np.testing.assert_allclose(np.asarray(ff.vmap(ff.grad(lambda x: _Square.apply(x).sum()))(t)), 2 * X)
     np.testing.assert_allclose(ff.vmap(lambda x: _Square.apply(x).sum())(t).numpy(), (X * X).sum(axis=1))
+
+
+@pytest.mark.parametrize("transform", [
+    lambda m, f: m.grad(f), lambda m, f: m.jacrev(f), lambda m, f: m.jacfwd(f), lambda m, f: m.hessian(f),
+    lambda m, f: m.vmap(f), lambda m, f: m.vmap(f, chunk_size=1), lambda m, f: lambda x: m.vjp(f, x)[1](x.sum() * 0 + 1)[0],
+    lambda m, f: lambda x: m.jvp(f, (x,), (x,))[1],
+], ids=["grad", "jacrev", "jacfwd", "hessian", "vmap", "vmap-chunked", "vjp", "jvp"])
+@pytest.mark.parametrize("f", [lambda x: x.sum(), lambda x: x.sum() * 0 + 2.0], ids=["sum", "constant"])
+def test_transforms_of_tensors_return_tensors_where_the_result_is_a_constant(transform, f):
+    """A derivative that never met the Tensor (the sum's is ones, a constant's zeros) came back
+    as a NumPy array, where torch.func returns a Tensor; arrays in, arrays out still."""
+    out = transform(ff, f)(fgrad.tensor(X))
+    assert isinstance(out, fgrad.Tensor) and not out.requires_grad, type(out)
+    assert not isinstance(transform(ff, f)(X), fgrad.Tensor)
+    torch = pytest.importorskip("torch")
+    import torch.func as tf
+    expected = transform(tf, f)(torch.tensor(X))
+    np.testing.assert_allclose(out.numpy(), expected.detach().numpy(), rtol=1e-12)
