@@ -1,0 +1,206 @@
+"""custom_root and custom_linear_solve: a solution differentiated implicitly, as jax.lax's.
+
+The derivative of a root x*(theta) of f(x, theta) = 0 is -J_x^-1 (df/dtheta . dtheta), by
+the implicit function theorem: the solver's iterations are never differentiated. theta is
+whatever f closes over, as in JAX; fgrad finds it by running f once under a probe trace that
+notes the traced values f reads without having made them (closure conversion: _Probe), and
+calls f on other values for them under a substituting trace (_Subst). The solution is then a
+custom_jvp function of theta, so every transform uses the rule (reverse mode transposes it;
+vmap batches it; a hessian differentiates the rule again).
+"""
+import numpy as np
+import optree
+
+from ..ir.value import Tracer
+from ..ops.primitive import Trace, pop_trace, push_trace
+from ..ops.stop_gradient import stop_gradient
+from ..transforms import checks, trees
+from ..transforms.custom import custom_jvp, custom_vjp
+from ..transforms.forward import jvp
+from ..transforms.reverse import vjp
+from ..typing import Any, Callable, PyTree
+
+__all__ = ["custom_linear_solve", "custom_root"]
+
+
+# ---- closure conversion ------------------------------------------------------------------------
+class _Probe(Trace):
+    """Passes every op to its parent, noting the traced values read that it did not make."""
+
+    __slots__ = ("made", "found", "_ids")
+
+    def __init__(self, parent, transform):
+        Trace.__init__(self, parent, transform)
+        self.made, self.found, self._ids = set(), [], set()
+
+    def _note(self, values):
+        for a in values:
+            if isinstance(a, Tracer) and id(a) not in self.made and id(a) not in self._ids:
+                self._ids.add(id(a))
+                self.found.append(a)
+
+    def _made(self, out):
+        self.made.update(id(o) for o in trees.flatten(out)[0] if isinstance(o, Tracer))
+        return out
+
+    def process(self, prim, args, params):
+        self._note(args)
+        return self._made(self.parent.process(prim, args, params))
+
+    def process_custom(self, custom, args):
+        self._note(trees.flatten(args)[0])
+        return self._made(self.parent.process_custom(custom, args))
+
+
+class _Subst(Trace):
+    """Passes every op to its parent with each value of `subs` (by id) replaced."""
+
+    __slots__ = ("subs",)
+
+    def _swap(self, values):
+        subs = self.subs
+        return [subs.get(id(a), a) if isinstance(a, Tracer) else a for a in values]
+
+    def process(self, prim, args, params):
+        return self.parent.process(prim, tuple(self._swap(args)), params)
+
+    def process_custom(self, custom, args):
+        leaves, tree = trees.flatten(args)
+        return self.parent.process_custom(custom, trees.unflatten(tree, self._swap(leaves)))
+
+
+def closed_over(fun, *args):
+    """(fun(*args), the traced values fun reads that are not made from args: what it closes over)."""
+    trace = push_trace(_Probe, "closure conversion")
+    trace.made.update(id(a) for a in trees.flatten(args)[0] if isinstance(a, Tracer))
+    try:
+        out = fun(*args)
+    finally:
+        pop_trace(trace)
+    return out, trace.found
+
+
+def converted(fun, consts, values):
+    """`fun` with each traced value of `consts` it closes over read as the same place of `values`."""
+    def call(*args):
+        trace = push_trace(_Subst, "closure conversion")
+        trace.subs = {id(c): v for c, v in zip(consts, values)}
+        try:
+            return fun(*args)
+        finally:
+            pop_trace(trace)
+    return call
+
+
+def _split(consts):
+    """The floating-point closed-over values (differentiated) and the others (carried along)."""
+    floats = [c for c in consts if checks.is_floating(c)]
+    return floats, [c for c in consts if not checks.is_floating(c)]
+
+
+def _tangent_like(v, x):
+    """A tangent argument `v` of the linearized f as an array of x's dtype (g(1.0), as JAX's docs write)."""
+    return v if hasattr(v, "dtype") else np.asarray(v, dtype=x.dtype)
+
+
+# ---- custom_root -------------------------------------------------------------------------------
+def custom_root(f: Callable[[PyTree], PyTree], initial_guess: PyTree, solve: Callable[..., Any],
+                tangent_solve: Callable[[Callable[[PyTree], PyTree], PyTree], PyTree],
+                has_aux: bool = False) -> Any:
+    """A root of `f` found by `solve`, differentiated implicitly, as jax.lax.custom_root.
+
+    f: x -> a pytree of x's structure (zero at the root); solve(f, initial_guess) returns
+    the root (and an aux value if has_aux, returned beside it with its derivative cut);
+    tangent_solve(g, y) solves the linear g(x) = y, g being f linearized at the root (for a
+    scalar, `lambda g, y: y / g(1.0)`). The derivative with respect to what f closes over is
+    -tangent_solve(g, df) at the root; the solver's iterations and initial_guess get none."""
+    guess = stop_gradient(initial_guess)
+    solution, consts = closed_over(solve, f, guess)
+    floats, others = _split(consts)
+    if not floats:  # (nothing f reads is differentiated: the solver's result is the answer)
+        return solution
+
+    def fun(fs, os):
+        return stop_gradient(converted(solve, floats + others, fs + os)(converted(f, floats + others, fs + os),
+                                                                         guess))
+
+    def rule(os, primals, tangents):
+        (fs,), (ts,) = primals, tangents
+        out = root(fs, os)
+        x = out[0] if has_aux else out
+        f_at = converted(f, floats + others, list(fs) + list(os))
+        _, f_dot = jvp(lambda fs: converted(f, floats + others, list(fs) + list(os))(x), (fs,), (ts,))
+        linear = lambda v: jvp(f_at, (x,), (optree.tree_map(_tangent_like, v, x),))[1]  # noqa: E731
+        x_dot = tangent_solve(linear, optree.tree_map(lambda t: -t, f_dot))
+        if has_aux:
+            return out, (x_dot, optree.tree_map(_zero_tangent, out[1]))
+        return out, x_dot
+    root = custom_jvp(fun, nondiff_argnums=(1,))
+    root.defjvp(rule)
+    return root(floats, others)
+
+
+def _zero_tangent(a):
+    return np.zeros(np.shape(a), dtype=a.dtype) if hasattr(a, "dtype") else 0.0
+
+
+# ---- custom_linear_solve -----------------------------------------------------------------------
+def custom_linear_solve(matvec: Callable[[PyTree], PyTree], b: PyTree, solve: Callable[..., Any],
+                        transpose_solve: Callable[..., Any] | None = None, symmetric: bool = False,
+                        has_aux: bool = False) -> Any:
+    """The x with matvec(x) = b found by `solve(matvec, b)`, differentiated implicitly, as
+    jax.lax.custom_linear_solve: dx = solve(matvec, db - dmatvec(x)), the solver's own
+    iterations never differentiated.
+
+    transpose_solve(vecmat, b): solves the transposed system, for reverse mode (vecmat is
+    matvec's transpose); symmetric=True: the system is its own transpose (solve is used).
+    With neither, reverse mode differentiates through `solve` on the transposed problem's
+    way (correct for a solver fgrad can differentiate). has_aux: solve returns (x, aux)."""
+    solution, consts = closed_over(solve, matvec, b)
+    floats, others = _split(consts)
+    b_leaves = trees.flatten(b)[0]
+    if not floats and not any(isinstance(v, Tracer) for v in b_leaves):
+        return solution
+    if transpose_solve is None and symmetric:
+        transpose_solve = solve
+
+    def system(fs, os):
+        return converted(matvec, floats + others, list(fs) + list(os))
+
+    def fun(b, fs, os):
+        return stop_gradient(converted(solve, floats + others, list(fs) + list(os))(system(fs, os), b))
+
+    def rule(os, primals, tangents):
+        (b, fs), (b_dot, fs_dot) = primals, tangents
+        out = lin(b, fs, os)
+        x = out[0] if has_aux else out
+        _, mv_dot = jvp(lambda fs: system(fs, os)(x), (fs,), (fs_dot,))
+        rhs = optree.tree_map(lambda db, dm: db - dm, b_dot, mv_dot)
+        values = list(fs) + list(os)
+        x_dot = _solve_application(converted(solve, floats + others, values), transpose_solve and
+                                   converted(transpose_solve, floats + others, values), system(fs, os), x,
+                                   has_aux)(rhs)
+        if has_aux:
+            return out, (x_dot, optree.tree_map(_zero_tangent, out[1]))
+        return out, x_dot
+    lin = custom_jvp(fun, nondiff_argnums=(2,))
+    lin.defjvp(rule)
+    return lin(b, floats, others)
+
+
+def _solve_application(solve, transpose_solve, mv, x, has_aux):
+    """rhs -> solve(mv, rhs), a linear map; with transpose_solve, one whose reverse mode solves
+    the transposed system (vecmat: mv's vjp) instead of differentiating the solver."""
+    def apply(rhs):
+        out = solve(mv, rhs)
+        return out[0] if has_aux else out
+    if transpose_solve is None:
+        return apply
+
+    def bwd(_, ct):
+        vecmat = vjp(mv, x)[1]
+        out = transpose_solve(lambda y: vecmat(y)[0], ct)
+        return (out[0] if has_aux else out,)
+    applied = custom_vjp(apply)
+    applied.defvjp(lambda rhs: (apply(rhs), None), bwd)
+    return applied
