@@ -10,6 +10,7 @@ tests/test_layers.py checks it), and the top-level modules:
 - transforms/: grad/vjp, jvp/linearize, vmap, jacobians, custom rules, make_graph.
 - compile/: fgrad.compile: a composition staged once into a Program, optimized, written as Python, replayed.
 - numpy/: fgrad.numpy, NumPy's names and signatures, differentiable, and the protocol bridge.
+- lax/: fgrad.lax, jax.lax's control flow (cond, while_loop, scan, ...) and implicit differentiation.
 - scipy/: fgrad.scipy: special, stats, linalg, signal, integrate.
 - distributed/: fgrad.distributed: collectives on MPI, data_parallel, ZeRO-1 (the [distributed] extra).
 - autograd/: the imperative, PyTorch-style face: Tensor, backward, Function, hooks.
@@ -27,6 +28,7 @@ from . import (
                                  autograd,
                                  errors,
                                  func,
+                                 lax,
                                  nn,
                                  numpy,  # noqa: F401  (attaches operators to traced values)
                                  optim,
