@@ -235,8 +235,12 @@ def _chunk(x, axis, start, stop):
     return getitem(x, index=(slice(None),) * axis + (slice(start, stop),))
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
-    """`fun` mapped over an axis of its arguments: one call on stacked examples, as JAX's vmap.
+_UNSET = object()
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None, *, in_dims=_UNSET, out_dims=_UNSET):
+    """`fun` mapped over an axis of its arguments: one call on stacked examples, as JAX's vmap
+    (and torch.vmap: the keywords in_dims and out_dims are its names of in_axes and out_axes).
 
     in_axes: the mapped axis of each positional argument: an int (negative counts from the
     end) or None (not mapped), or a tuple of them, one per argument, each a prefix pytree of
@@ -245,6 +249,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None):
     argument is mapped. chunk_size: map at most this many examples at a time (bounding
     memory); the result is the same.
     """
+    in_axes = in_axes if in_dims is _UNSET else in_dims
+    out_axes = out_axes if out_dims is _UNSET else out_dims
     _check_spec(in_axes, "in_axes")
     _check_spec(out_axes, "out_axes")
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
