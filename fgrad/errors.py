@@ -10,6 +10,7 @@ before it had a name, so `except TypeError` (ValueError, RuntimeError) keeps cat
 - DeviceMismatchError (ValueError): an op got arrays that live on two devices.
 - FreedGraphError (RuntimeError): a second backward through values the first one released.
 - SideEffectWarning (UserWarning): a compiled function did something replay will not redo.
+- RetraceWarning (UserWarning): a compiled function has been traced many times (what changed).
 
 ```python
 import numpy as np
@@ -26,7 +27,7 @@ and the modules that raise these classes import them from here.
 """
 
 __all__ = ["BatchedValueError", "ConversionError", "DeviceMismatchError", "EscapedTracerError", "FreedGraphError",
-           "SideEffectWarning"]
+           "RetraceWarning", "SideEffectWarning"]
 
 
 class ConversionError(TypeError):
@@ -102,4 +103,17 @@ class SideEffectWarning(UserWarning):
 
     What to do: move the side effect out of the compiled function, or, where it must happen
     on every call, do not compile that function.
+    """
+
+
+class RetraceWarning(UserWarning):
+    """A function given to fgrad.compile has been traced more than
+    `fgrad.config.retrace_warning_after` times (8 unless set; 0 never warns). Warned once per
+    function; the message names the function, the argument as the caller wrote it
+    (`args[1]['lr']`) and what changed: a shape, a dtype, a Python type, a static value, or
+    a value Python read while tracing (`if lr > 0.1`, `range(n)`), at the line that read it.
+    `cache_info().reasons` holds the reasons of the latest retraces.
+
+    What to do: keep shapes and dtypes steady; let a number that changes be traced (an
+    argument, not read by Python); mark an argument static only when it takes few values.
     """

@@ -16,13 +16,16 @@ The pipeline, once through (docs/compile.md is the user's page):
 4. Generate (codegen.py). The Program as straight-line Python source, one statement a step
    (`del` after a value's last use, `out=` into a dead buffer no view can see), compiled
    with Python's `compile()`; in chunks when long, a loop over the steps beyond LOOP_LIMIT.
-5. Replay (api.py). `Compiled` keys its cache by the inputs' avals, pytree structure and
+5. Replay (api.py). `Compiled` keys its cache by the inputs' avals (a Python number by its
+   type: it is traced weakly, Note [weak values] in ir/value.py), pytree structure and
    static arguments; a later call with the same key runs the generated function. A failed
    guard (`Retrace`) or a kernel that raises abandons the replay, and the call is traced
    again (Note [a kernel that raises on replay]).
 
 - api.py: `compile`, `Compiled` (the cache and the call), `Lowered` (one traced program), `CacheInfo`.
 - side_effects.py: `SideEffectWatch`: a print or an np.random draw while traced warns once (SideEffectWarning).
+- explain.py: why a call traced again, naming the argument path (`args[1]['lr']`) and what changed; RetraceWarning.
+- progress.py: `TraceProgress`: a tqdm bar for a trace past 2 s, on a terminal.
 - staging.py: `StageTrace`, the staging trace that records every kernel into a Program.
 - program.py: `Program`, `Eqn`, `Guard`, `Literal`: the flat list of kernel calls traced once.
 - optimize.py: the passes over a staged Program (folding, common subexpressions, dead code).

@@ -20,23 +20,31 @@ import collections
 import functools
 import threading
 
+from ..config import config
 from ..engine.gc_pause import paused
 from ..errors import EscapedTracerError
-from ..ir.value import StageTracer, Tracer
+from ..ir.value import WEAK_TYPES, StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..transforms import checks, trees
 from ..typing import Callable, PyTree, Sequence
+from . import explain
 from .codegen import Retrace, generate
 from .optimize import optimize
 from .program import value_key
+from .progress import TraceProgress
 from .side_effects import SideEffectWatch
 from .staging import StageTrace
 
 __all__ = ["CacheInfo", "Compiled", "Lowered", "compile"]
 
-CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace")
+CacheInfo = collections.namedtuple("CacheInfo", "hits misses retraces size maxsize last_retrace traces reasons",
+                                   defaults=(0, ()))
+CacheInfo.__doc__ = """How a compiled function's cache is doing: hits (replays), misses (a new kind of
+input), retraces (a guard failed or a kernel raised), size (the programs held), maxsize (the
+kinds of input held), last_retrace (the latest reason), traces (every trace, the first one
+included), reasons (the latest REASONS_KEPT reasons, oldest first)."""
 
-
+REASONS_KEPT = 32
 class Lowered:
     """One traced program of a compiled function: `print(lowered)` shows its steps,
     `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it."""
@@ -85,24 +93,25 @@ def _hashable(value, what):
     return value
 
 
-def _leaf_key(x, treedef, i):
-    """How leaf i keys the cache: an array (or NumPy scalar) by its aval; anything else (Python
-    numbers, strings, ...) by its value, told apart as a program must (0.0 from -0.0)."""
-    if _is_traced_leaf(x):
+def _leaf_key(x):
+    """How a leaf keys the cache: an array (or NumPy scalar) by its aval; a Python number by
+    its type (traced weakly: Note [weak values] in ir/value.py); anything else (a string, an
+    object) by its value, told apart as a program must (0.0 from -0.0); None if unhashable."""
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
         return (x.__class__, x.shape, x.dtype, getattr(getattr(x, "device", None), "id", None))
+    if x.__class__ in WEAK_TYPES:
+        return x.__class__
     try:
         hash(x)
     except TypeError:
-        label = trees.leaf_labels(treedef, "args")[i]
-        _hashable(x, f"the non-array argument {label} ({type(x).__name__})")
+        return None
     return ("static", value_key(x))
 
 
 def _is_traced_leaf(x):
-    """Arrays and NumPy scalars are traced. A Python number is static: traced, it would have
-    to be a NumPy scalar, and NumPy promotes those differently (a Python float times a
-    float32 array is float32; a float64 scalar times it, float64)."""
-    return hasattr(x, "shape") and hasattr(x, "dtype")
+    """Arrays, NumPy scalars and Python numbers (bool, int, float, complex; not their
+    subclasses, an IntEnum say) are traced; other leaves are static."""
+    return (hasattr(x, "shape") and hasattr(x, "dtype")) or x.__class__ in WEAK_TYPES
 
 
 class Compiled:
@@ -117,8 +126,8 @@ class Compiled:
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
         self.maxsize = maxsize
         self._cache = collections.OrderedDict()  # key -> [Lowered, ...] (differing in guard outcomes)
-        self._hits = self._misses = self._retraces = 0
-        self._last_retrace = None
+        self._hits = self._misses = self._retraces = self._traces = 0
+        self._reasons = collections.deque(maxlen=REASONS_KEPT)
         self._warned = set()
         self._lock = threading.Lock()  # (the cache's bookkeeping; replays and traces run outside it)
 
@@ -130,37 +139,47 @@ class Compiled:
     def __call__(self, *args, **kwargs):
         if _state.trace is not EVAL:  # under another transform: run eagerly, in its trace
             return self.fun(*args, **kwargs)
-        key, leaves, treedef = self._key(args, kwargs)
+        key, dynamic, leaves, treedef = self._key(args, kwargs)
         if key is None:
             return self.fun(*args, **kwargs)  # (a traced value or a Tensor among the arguments)
-        dynamic = [x for x in leaves if _is_traced_leaf(x)]
         with self._lock:
             programs = self._cache.get(key)
             if programs is not None:
                 self._cache.move_to_end(key)
                 programs = list(programs)
         if programs is not None:
-            failed = None
+            failed = None  # (the reason: how the newest program failed)
             for lowered in programs:
                 try:
                     outs = lowered.run(*dynamic)
                 except Retrace as r:
-                    failed = _guard_reason(lowered, r.index)
+                    failed = failed or (lowered, r)
                     continue
                 except Exception as e:  # (Note [a kernel that raises on replay])
-                    failed = f"a kernel raised on replay ({type(e).__name__}: {e})"
+                    failed = failed or f"a kernel raised on replay ({type(e).__name__}: {e})"
                     continue
                 self._hits += 1
                 return lowered.results(outs)
             self._retraces += 1
-            self._last_retrace = failed
+            reason = failed if failed.__class__ is str else explain.guard_reason(failed[0].program, failed[1].index,
+                                                                                 failed[1].value)
         else:
             self._misses += 1
-            if self._cache:
-                self._last_retrace = self._new_key_reason(key)
+            reason = self._new_key_reason(key, treedef, len(args)) if self._cache else None
+        self._traced(reason)
         lowered, out = self._stage(args, kwargs, leaves, treedef, dynamic)
         self._keep(key, lowered)
         return out
+
+    def _traced(self, reason):
+        """Count a trace; past the threshold, warn (once) with its reason."""
+        self._traces += 1
+        if reason is None:
+            return
+        self._reasons.append(reason)
+        after = config.retrace_warning_after
+        if after and self._traces > after:
+            explain.warn_retraces(self, self._traces, reason)
 
     def _keep(self, key, lowered):
         with self._lock:
@@ -171,106 +190,114 @@ class Compiled:
                 self._cache.popitem(last=False)
 
     def _key(self, args, kwargs):
-        """(the cache key, the leaves, their structure); key None when an argument is traced."""
+        """(the cache key, the traced leaves, all leaves, their structure); key None when an
+        argument is already a traced value."""
         static = tuple(value_key(_hashable(args[i], f"static argument {i}")) if i < len(args) else None
                        for i in self.static_argnums)
-        static_kw = tuple(value_key(_hashable(kwargs.get(n), f"static argument {n!r}")) for n in self.static_argnames)
-        dyn_args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
-        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
-        leaves, treedef = trees.flatten((dyn_args, dyn_kwargs))
-        if any(isinstance(x, Tracer) for x in leaves):
-            return None, leaves, treedef
-        return (treedef, tuple(_leaf_key(x, treedef, i) for i, x in enumerate(leaves)), static, static_kw), \
-            leaves, treedef
+        static_kw = tuple(value_key(_hashable(kwargs[n], f"static argument {n!r}")) if n in kwargs else None
+                          for n in self.static_argnames)
+        nargs = len(args)
+        if self.static_argnums:
+            args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+        if self.static_argnames:
+            kwargs = {k: v for k, v in kwargs.items() if k not in self.static_argnames}
+        leaves, treedef = trees.flatten((args, kwargs))
+        keys = []
+        for x in leaves:
+            if isinstance(x, Tracer):
+                return None, None, leaves, treedef
+            k = _leaf_key(x)
+            if k is None:
+                label = self._labels(treedef, nargs)[len(keys)]
+                _hashable(x, f"the non-array argument {label} ({type(x).__name__})")
+            keys.append(k)
+        dynamic = [x for x, k in zip(leaves, keys) if k.__class__ is not tuple or k[0] != "static"]
+        return (treedef, tuple(keys), static, static_kw), dynamic, leaves, treedef
 
-    def _new_key_reason(self, key):
-        """How `key` differs from the latest key in the cache."""
-        old = next(reversed(self._cache))
-        if old[0] != key[0]:
-            return f"the arguments' structure changed: {old[0]} -> {key[0]}"
-        if old[2:] != key[2:]:
-            return f"a static argument changed: {old[2:]} -> {key[2:]}"
-        for i, (a, b) in enumerate(zip(old[1], key[1])):
-            if a != b:
-                return f"leaf {i} changed: {_describe(a)} -> {_describe(b)}"
-        return "new arguments"
+    def _labels(self, treedef, nargs):
+        """The leaves' paths as the caller wrote them (explain.arg_labels), for a call of `nargs`
+        positional arguments."""
+        return explain.arg_labels(treedef, [i for i in range(nargs) if i not in self.static_argnums])
+
+    def _new_key_reason(self, key, treedef, nargs):
+        """How `key` differs from the cached key most like it (the latest of its structure)."""
+        old = next((k for k in reversed(self._cache) if k[0] == key[0]), None) or next(reversed(self._cache))
+        static_labels = [f"args[{i}]" for i in self.static_argnums] + [f"kwargs[{n!r}]" for n in self.static_argnames]
+        return explain.new_key_reason(old, key, self._labels(treedef, nargs), static_labels)
 
     # ---- tracing -----------------------------------------------------------------------
     @paused  # (millions of small objects, none in a cycle: Note [no cycles, so no collector])
     def _stage(self, args, kwargs, leaves, treedef, dynamic):
         """Trace one call into a Lowered program (the leaves `dynamic` traced); returns it and
         the call's result."""
-        labels = [str(lbl) for lbl, x in zip(trees.leaf_labels(treedef, "args"), leaves) if _is_traced_leaf(x)]
+        nargs = len(args) - sum(1 for i in self.static_argnums if i < len(args))
+        labels = [lbl for lbl, x in zip(self._labels(treedef, len(args)), leaves) if _is_traced_leaf(x)]
         for name, tree in (("args", args), ("kwargs", kwargs)):  # (Note [masked arrays and matrices are refused])
             given, tree = trees.flatten(tree)
             for lbl, x in zip(trees.leaf_labels(tree, name), given):
                 checks.check_plain_array(x, lbl, "fgrad.compile")
         trace = push_trace(StageTrace, "compile")
-        try:
-            with SideEffectWatch(self):
-                traced = [trace.new_value(x) for x in dynamic]
-                it = iter(traced)
-                staged = [next(it) if _is_traced_leaf(x) else x for x in leaves]
-                dyn_args, dyn_kwargs = trees.unflatten(treedef, staged)
-                full_args, it = list(args), iter(dyn_args)
-                for i in range(len(args)):
-                    if i not in self.static_argnums:
-                        full_args[i] = next(it)
-                full_kwargs = {**kwargs, **dyn_kwargs}
-                out = self.fun(*full_args, **full_kwargs)
-            out_leaves, out_tree = trees.flatten(out)
-            for j, o in enumerate(out_leaves):
-                _check_output(o, trace, j, out_tree, self.__name__)
-            program = trace.program(traced, out_leaves, labels)
-        except BaseException:
-            trace.held.release()  # (no program: nothing will read the constants)
-            raise
-        finally:
-            pop_trace(trace)
-        optimized = optimize(program)
-        del program  # (a long one is large: generate needs only the optimized one)
-        run, source = generate(optimized)
+        with TraceProgress(self.__name__, lambda: len(trace.body)) as progress:
+            try:
+                with SideEffectWatch(self):
+                    traced = [trace.new_value(x) for x in dynamic]
+                    it = iter(traced)
+                    staged = [next(it) if _is_traced_leaf(x) else x for x in leaves]
+                    dyn_args, dyn_kwargs = trees.unflatten(treedef, staged)
+                    full_args, it = list(args), iter(dyn_args[:nargs])
+                    for i in range(len(args)):
+                        if i not in self.static_argnums:
+                            full_args[i] = next(it)
+                    out = self.fun(*full_args, **{**kwargs, **dyn_kwargs})
+                out_leaves, out_tree = trees.flatten(out)
+                for j, o in enumerate(out_leaves):
+                    _check_output(o, trace, j, out_tree, self.__name__)
+                program = trace.program(traced, out_leaves, labels)
+            except BaseException:
+                trace.held.release()  # (no program: nothing will read the constants)
+                raise
+            finally:
+                pop_trace(trace)
+            steps = len(program)
+            progress.phase, progress.count = "optimizing", lambda: steps
+            optimized = optimize(program)
+            del program  # (a long one is large: generate needs only the optimized one)
+            progress.phase = "generating code"
+            run, source = generate(optimized)
         lowered = Lowered(optimized, source, run, out_tree, trace.held)
         return lowered, lowered.results([o.primal if o.__class__ is StageTracer else o for o in out_leaves])
 
     # ---- inspection --------------------------------------------------------------------
     def lower(self, *args, **kwargs) -> Lowered:
         """The program these arguments replay (traced now if the cache has none that holds)."""
-        key, leaves, treedef = self._key(args, kwargs)
+        key, dynamic, leaves, treedef = self._key(args, kwargs)
         if key is None:
             raise TypeError("fgrad.compile(...).lower: the arguments include traced values; lower with arrays")
-        dynamic = [x for x in leaves if _is_traced_leaf(x)]
         for lowered in self._cache.get(key, ()):
             try:
                 lowered.run(*dynamic)
             except Retrace:
                 continue
             return lowered
+        self._traced(None)
         lowered, _ = self._stage(args, kwargs, leaves, treedef, dynamic)
         self._keep(key, lowered)
         return lowered
 
     def cache_info(self) -> CacheInfo:
-        """Hits, misses (first traces for new avals or static values), retraces (a guard
-        failed), programs held, the bound, and the reason of the last retrace."""
+        """Hits, misses (a new kind of input or static value), retraces (a guard failed or a
+        kernel raised), programs held, the bound, the latest reason; every trace counted, and
+        the latest reasons (CacheInfo)."""
         size = sum(len(v) for v in self._cache.values())
-        return CacheInfo(self._hits, self._misses, self._retraces, size, self.maxsize, self._last_retrace)
+        reasons = tuple(self._reasons)
+        return CacheInfo(self._hits, self._misses, self._retraces, size, self.maxsize,
+                         reasons[-1] if reasons else None, self._traces, reasons)
 
     def cache_clear(self) -> None:
+        """Forget every program (and the constants they hold), the counts and the reasons."""
         self._cache.clear()
-        self._hits = self._misses = self._retraces = 0
-        self._last_retrace = None
-
-
-def _describe(leaf_key):
-    if leaf_key[0] == "static":
-        return f"the value {leaf_key[1][1]!r}"
-    cls, shape, dtype = leaf_key[:3]
-    return f"{cls.__name__} {dtype}{list(shape)}"
-
-
-def _guard_reason(lowered, index):
-    return f"a value Python read while tracing changed ({lowered.program.step_text(lowered.program.body[index])})"
+        self._hits = self._misses = self._retraces = self._traces = 0
+        self._reasons.clear()
 
 
 def _check_output(o, trace, j, out_tree, name):
@@ -288,13 +315,20 @@ def _check_output(o, trace, j, out_tree, name):
 
 def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = (),
             static_argnames: str | Sequence[str] = ()) -> Compiled:
-    """Trace `fun` once per input avals into a flat, optimized program, and replay it.
+    """Trace `fun` once per kind of input into a flat, optimized program, and replay it.
 
     `fun` may be any composition (grad, value_and_grad, jvp, vmap, hessian, custom rules,
-    checkpoint). Arrays and NumPy scalars are traced; Python numbers and other non-array
-    arguments are static, as are the arguments named by static_argnums/static_argnames:
-    each value gets its own program (pass np.float64(t) to trace a number that changes
-    from call to call). Python decisions on traced values are guarded.
-    See docs/compile.md.
+    checkpoint). Arrays and NumPy scalars are traced, keyed by shape, dtype and device.
+    Python numbers (float, int, bool, complex) are traced too, keyed by their type alone and
+    weakly typed as in JAX: each kernel gets the number itself, so NumPy's promotion is kept
+    (a float32 array times a Python float is float32), and a learning rate that changes on
+    every call replays one program. Every value Python reads while tracing (`if lr > 0.1`,
+    `float(lr)`, `range(n)`, `fnp.ones(n)`) becomes a guard: a new value there traces again.
+    Other leaves (strings, objects), and the arguments named by static_argnums or
+    static_argnames, are static: each value (hashable) gets its own program; mark an int
+    static when it sets a shape or a trip count and takes few values.
+
+    After `fgrad.config.retrace_warning_after` traces (8) a RetraceWarning names the
+    argument and what changed; `cache_info()` keeps the reasons. See docs/compile.md.
     """
     return Compiled(fun, static_argnums, static_argnames)

@@ -15,7 +15,8 @@ import operator
 
 import numpy as np
 
-from .program import Eqn, Guard, Literal, Program
+from ..ir.value import WEAK_TYPES
+from .program import Eqn, Guard, Literal, Program, value_key
 
 __all__ = ["CHUNK", "LOOP_LIMIT", "Retrace", "generate"]
 
@@ -33,16 +34,24 @@ CALL_ANY = 5             # V[out] (or each of several outs) = kernel(*operands, 
 
 
 class Retrace(Exception):
-    """A guard failed on replay: the program does not hold for these inputs."""
+    """A guard failed on replay: the program does not hold for these inputs (`index`: the
+    guard's step; `value`: what the guarded value is now)."""
 
-    def __init__(self, index):
+    def __init__(self, index, value=None):
         Exception.__init__(self, index)
-        self.index = index
+        self.index, self.value = index, value
 
 
 def _same(a, b):
-    """Do the guarded value `a` and the traced value `b` agree (NaN agreeing with NaN)?"""
+    """Do the value `a` and the guarded value `b` agree (NaN agreeing with NaN)?"""
+    if b.__class__ in WEAK_TYPES:
+        return _same_number(a, b)
     return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+
+
+def _same_number(a, b):
+    """Python numbers: equal, told apart as a program must (0.0 from -0.0; NaN agrees with NaN)."""
+    return (a == b and value_key(a) == value_key(b)) or (a != a and b != b)
 
 
 def _inline(value):
@@ -109,7 +118,8 @@ class _Namer:
     """The namespace of generated code: kernels, constants, guard values, parameters."""
 
     def __init__(self, p):
-        self.ns = {"Retrace": Retrace, "_same": _same, "_poison": _poison, "errstate": np.errstate}
+        self.ns = {"Retrace": Retrace, "_same": _same, "_same_number": _same_number, "_poison": _poison,
+                   "errstate": np.errstate}
         self._kernels = {}
         for v, c in p.consts.items():
             self.ns[f"c{v}"] = c
@@ -164,10 +174,14 @@ def _lines(p, names, steps, start, last, reusable):
         if s.__class__ is Guard:
             g = names.value(s.value)
             v = names.var(s.var)
-            if s.value.ndim == 0 and s.value.dtype.kind in "biu":
-                out.append(f"if {v} != {g}: raise Retrace({i})")
+            if s.value.__class__ in WEAK_TYPES:  # (a Python number: == alone, unless a zero, a NaN or complex)
+                exact = s.value.__class__ in (bool, int) or (s.value.__class__ is float and s.value == s.value != 0)
+                out.append(f"if {v} != {g}: raise Retrace({i}, {v})" if exact else
+                           f"if not _same_number({v}, {g}): raise Retrace({i}, {v})")
+            elif s.value.ndim == 0 and s.value.dtype.kind in "biu":
+                out.append(f"if {v} != {g}: raise Retrace({i}, {v})")
             else:
-                out.append(f"if not _same({v}, {g}): raise Retrace({i})")
+                out.append(f"if not _same({v}, {g}): raise Retrace({i}, {v})")
         else:
             args = [names.var(a) for a in s.ins]
             dying = _dying(s, i, last, names.consts)
@@ -304,7 +318,7 @@ def _loop(p):
                 V[out] = kernel(a, V[b])
             elif kind is guard:
                 if not _same(V[a], b):
-                    raise Retrace(out)
+                    raise Retrace(out, V[a])
             else:  # CALL_ANY
                 r = kernel(*[V[x] if x.__class__ is int else x[0] for x in a], **b)
                 if out.__class__ is int:

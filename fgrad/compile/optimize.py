@@ -29,7 +29,7 @@ def optimize(program: Program) -> Program:
         if step.__class__ is Guard:
             v = alias.get(step.var, step.var)
             if v not in p.consts:  # (a guard on a constant always holds)
-                body.append(step if v == step.var else Guard(v, step.value))
+                body.append(step if v == step.var else Guard(v, step.value, step.where))
             continue
         ins = step.ins
         if alias:

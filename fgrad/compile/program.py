@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..ir.graph import aval_text, param_text
+from ..ir.value import WEAK_TYPES
 from ..typing import Iterator, Sequence
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Eqn", "Guard", "Literal", "Program", "value_key"]
+__all__ = ["Eqn", "Guard", "Literal", "Program", "PythonOp", "value_key"]
 
 
 def value_key(value):
@@ -64,15 +65,31 @@ class Eqn:
 
 
 class Guard:
-    """Replay goes on only while var `var` equals `value` (what Python read when tracing)."""
+    """Replay goes on only while var `var` equals `value` (what Python read when tracing);
+    `where` is (file, line) of the user's code that read it, for the retrace's reason."""
 
-    __slots__ = ("var", "value")
+    __slots__ = ("var", "value", "where")
 
-    def __init__(self, var, value):
-        self.var, self.value = var, value
+    def __init__(self, var, value, where=None):
+        self.var, self.value, self.where = var, value, where
 
     def vars_read(self):
         return [self.var]
+
+
+class PythonOp:
+    """Python's own operator on Python numbers, a step's `prim` where every operand is one
+    (Note [weak values] in ir/value.py): `lr * 2` of a Python float is a Python float, as
+    eagerly, where np.multiply would return a float64 that promotes a float32 array."""
+
+    __slots__ = ("name", "impl")
+    effectful = fresh = multiple_results = False  # (what the passes and codegen ask of a primitive)
+
+    def __init__(self, name, impl):
+        self.name, self.impl = name, impl
+
+    def __repr__(self):
+        return f"PythonOp({self.name})"
 
 
 class Program:
@@ -81,7 +98,7 @@ class Program:
     def __init__(self, invars: Sequence[int], consts: dict, body: Sequence[Eqn | Guard],
                  outvars: Sequence[int | Literal], avals: dict, input_labels: Sequence[str]) -> None:
         # (The containers are the program's own, not copies: long programs hold millions of steps.)
-        self.invars = invars            # the var of each array input leaf, in order
+        self.invars = invars            # the var of each traced input leaf (array or Python number), in order
         self.consts = consts            # var -> constant array (closed over by the traced function)
         self.body = body
         self.outvars = outvars          # per output leaf: a var, or a Literal for a scalar constant
@@ -112,7 +129,8 @@ class Program:
         return f"%c{v}" if v in self.consts else f"%{v}"
 
     def _typed(self, v):
-        return f"{self._name(v)}:{aval_text(*self.avals[v][:2])}"
+        shape, dtype, (cls, _) = self.avals[v]
+        return f"{self._name(v)}:{cls.__name__ if cls in WEAK_TYPES else aval_text(shape, dtype)}"  # (`%1:float`)
 
     def step_text(self, step) -> str:
         """One step as printed: `%3:float64[5] = sin(%1)`, or `guard %2 == True`."""

@@ -4,17 +4,23 @@ The staging trace is the bottom of the stack while `fgrad.compile` traces (compi
 outermost transform): every primitive that any transform above computes on its values,
 forward or backward, reaches `StageTrace.process`, which runs the kernel (so the values
 exist, and Python may read them) and appends an equation. A read of a value by Python
-appends a guard (Note [reading values while compiling] in ir/value.py).
+appends a guard (Note [reading values while compiling] in ir/value.py), which remembers
+the user's line that read it. A Python number argument is a weak value (Note [weak values]
+in ir/value.py): Python's operators between weak values are recorded as Python's own
+(`PythonOp` steps), so `1 - lr` stays a Python float, as it is eagerly.
 """
 import itertools
+import operator
+import os
+import sys
 
 import numpy as np
 
 from ..backend import CPU, device_of
 from ..ir.held import Held
-from ..ir.value import StageTracer, Tracer
-from ..ops.primitive import Trace, escaped_tracer_error
-from .program import Eqn, Guard, Literal, Program
+from ..ir.value import WEAK_TYPES, StageTracer, Tracer
+from ..ops.primitive import NO_PARAMS, Trace, escaped_tracer_error
+from .program import Eqn, Guard, Literal, Program, PythonOp
 
 __all__ = ["StageTrace"]
 
@@ -98,7 +104,10 @@ class StageTrace(Trace):
         """Python read `tracer`'s value: the program holds only while it stays the same."""
         if tracer.var not in self.guarded:
             self.guarded.add(tracer.var)
-            self.body.append(Guard(tracer.var, tracer.primal.copy()))  # (a copy: the caller may write its array later)
+            value = tracer.primal
+            if value.__class__ not in WEAK_TYPES:
+                value = value.copy()  # (a copy: the caller may write its array later; a Python number is immutable)
+            self.body.append(Guard(tracer.var, value, _user_line()))
 
     def program(self, in_tracers, out_leaves, input_labels):
         """The Program recorded, reading `in_tracers` and returning `out_leaves` (each this
@@ -112,3 +121,63 @@ class StageTrace(Trace):
         program = Program([t.var for t in in_tracers], self.consts, self.body, outvars, self.avals, input_labels)
         self.body, self.consts, self.avals, self.guarded = [], {}, {}, set()  # (the program owns them now)
         return program
+
+
+# Libraries whose frames are not the user's line: fgrad's own, and NumPy's (np.ones(n) reads n)
+_LIBRARIES = (os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+              os.path.dirname(os.path.abspath(np.__file__)) + os.sep)
+
+
+def _user_line():
+    """(file, line) of the innermost frame outside fgrad and NumPy: the user's code that read a value."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARIES):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno)
+
+
+def _is_weak(x, trace):
+    """Is `x` a Python number, or a weak value of `trace` (Note [weak values])?"""
+    if x.__class__ is StageTracer:
+        return x._trace is trace and x.primal.__class__ in WEAK_TYPES
+    return x.__class__ in WEAK_TYPES
+
+
+def _weak_binary(prim, generic, reflected):
+    """StageTracer's operator `generic` (`__mul__`, `__rmul__`): Python's operator (prim, a
+    PythonOp) when both operands are weak, else the operator every traced value has
+    (fgrad.numpy's, a primitive)."""
+    def op(self, other):
+        trace = self._trace
+        if self.primal.__class__ in WEAK_TYPES and _is_weak(other, trace):
+            if not trace.alive:
+                raise escaped_tracer_error(prim, self)
+            return trace.process(prim, (other, self) if reflected else (self, other), NO_PARAMS)
+        return getattr(Tracer, generic)(self, other)
+    op.__name__ = generic
+    return op
+
+
+def _weak_unary(prim, generic):
+    def op(self):
+        if self.primal.__class__ in WEAK_TYPES:
+            if not self._trace.alive:
+                raise escaped_tracer_error(prim, self)
+            return self._trace.process(prim, (self,), NO_PARAMS)
+        return getattr(Tracer, generic)(self)
+    op.__name__ = generic
+    return op
+
+
+def _install_weak_operators():
+    binary = ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor"]
+    for name in binary + ["eq", "ne", "lt", "le", "gt", "ge"]:
+        prim, dunder = PythonOp(name.rstrip("_"), getattr(operator, name)), name.rstrip("_")
+        setattr(StageTracer, f"__{dunder}__", _weak_binary(prim, f"__{dunder}__", False))
+        if name in binary:
+            setattr(StageTracer, f"__r{dunder}__", _weak_binary(prim, f"__r{dunder}__", True))
+    for name in ("neg", "pos", "abs", "invert"):
+        setattr(StageTracer, f"__{name}__", _weak_unary(PythonOp(name, getattr(operator, name)), f"__{name}__"))
+
+
+_install_weak_operators()

@@ -20,8 +20,11 @@ import numpy as np
 from ..backend import device_of
 from ..errors import BatchedValueError, ConversionError
 
-__all__ = ["BatchTracer", "JVPTracer", "StageTracer", "Tracer", "VJPTracer", "concrete", "conversion_error",
-           "decided", "is_batched", "is_staged", "peek"]
+__all__ = ["WEAK_TYPES", "BatchTracer", "JVPTracer", "StageTracer", "Tracer", "VJPTracer", "concrete",
+           "conversion_error", "decided", "is_batched", "is_staged", "peek"]
+
+
+WEAK_TYPES = frozenset((bool, int, float, complex))  # Python numbers, traced weakly by compile: Note [weak values]
 
 
 def concrete(x):
@@ -221,9 +224,36 @@ class StageTracer(Tracer):
     `concrete` or `decided`, which tell the staging trace (`read_value`): it records a guard,
     and a replay whose value differs is abandoned and traced again. `peek` reads metadata
     without a guard; shapes, dtypes and devices are in the program's key already.
+
+    Note [weak values]: a Python number passed to a compiled function is traced as itself
+    (its primal is the float, int, bool or complex), so every kernel sees what it would see
+    eagerly and keeps NumPy's promotion (a float32 array times a Python float is float32),
+    as JAX's weakly typed values do. It answers shape (), and NumPy's default dtype of its
+    kind (float64 for a float, as np.asarray gives) through `__getattr__`, which Python
+    calls only when the class's attrgetter fails: arrays pay nothing. Python's operators
+    between weak values are Python's (`lr * 2` stays a Python float: compile/staging.py).
     """
 
     __slots__ = ("var",)
+
+    def __getattr__(self, name):  # (Note [weak values]: only a Python number's shape, ndim, dtype get here)
+        primal = object.__getattribute__(self, "primal")
+        if primal.__class__ in WEAK_TYPES:
+            if name == "shape":
+                return ()
+            if name == "ndim":
+                return 0
+            if name == "dtype":
+                return np.result_type(primal)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __len__(self):
+        if self.primal.__class__ in WEAK_TYPES:  # (an int taken for a tuple: an axis, a shape, a count of splits)
+            raise TypeError(f"fgrad.compile: len() of a traced Python {type(self.primal).__name__} ({self.primal!r}): "
+                            f"fgrad.compile traces Python numbers, and this op wanted a plain int or a sequence "
+                            f"here (an axis, a shape, a number of pieces); mark the argument static "
+                            f"(static_argnums= or static_argnames=), or pass int(n)")
+        return Tracer.__len__(self)
 
     # Conversions: under compile alone no derivative is dropped, so they read the value (a guard).
     def __float__(self):

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import Tracer, peek
+from ..ops import conversion, elementwise
 from .trees import flatten
 
 __all__ = [
@@ -79,6 +80,8 @@ def float_input(x, label, transform):
         return x
     if isinstance(x, Tracer):
         dtype = x.dtype
+        if peek(x).__class__ in (float, complex):  # (a Python number compile traces: made float64 as below)
+            return _strong(x)
     elif isinstance(x, bool) or isinstance(x, (int, np.integer, np.bool_)):
         raise TypeError(f"{transform}: can only differentiate with respect to floating-point inputs, "
                         f"but {label} is the {type(x).__name__} {x!r}; pass a float (e.g. {float(x)!r})")
@@ -96,6 +99,15 @@ def float_input(x, label, transform):
         raise TypeError(f"{transform}: can only differentiate with respect to floating-point (or complex) inputs, "
                         f"but {label} has dtype {dtype} and shape {tuple(x.shape)}; cast it, e.g. x.astype(float)")
     return x
+
+
+def _strong(x):
+    """A traced Python float or complex (compile's weak value: Note [weak values] in ir/value.py)
+    as a NumPy scalar, as an untraced one becomes, so that grad's arithmetic promotes alike:
+    x * 1.0 is exact for a float, conj(conj(z)) for a complex (z * 1.0 is not, at infinities)."""
+    if peek(x).__class__ is float:
+        return elementwise.multiply(x, 1.0)
+    return conversion.conj(conversion.conj(x))
 
 
 def _dtype_of(x):
