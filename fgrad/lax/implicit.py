@@ -11,7 +11,7 @@ vmap batches it; a hessian differentiates the rule again).
 import numpy as np
 import optree
 
-from ..ir.value import Tracer
+from ..ir.value import JVPTracer, Tracer, VJPTracer
 from ..ops.primitive import Trace, pop_trace, push_trace
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import checks, trees
@@ -98,6 +98,18 @@ def _split(consts):
     return floats, [c for c in consts if not checks.is_floating(c)]
 
 
+def _differentiated(tree):
+    """Is a leaf of `tree` a value of jvp or vjp (at the top of its tracing)?
+
+    Note [the primal of an implicit solution]: a custom_jvp's function runs, under the trace
+    beneath, where reverse mode takes the rule (fgrad transposes it) and wants the primal
+    output: there a transform beneath may differentiate it too (a hessian, forward over
+    reverse). The solver's result is cut off from derivatives (its iterations are not the
+    solution's derivative), so the function hands such values to the custom function
+    again: the trace beneath then applies the rule to them."""
+    return any(x.__class__ is JVPTracer or x.__class__ is VJPTracer for x in trees.flatten(tree)[0])
+
+
 def _tangent_like(v, x):
     """A tangent argument `v` of the linearized f as an array of x's dtype (g(1.0), as JAX's docs write)."""
     return v if hasattr(v, "dtype") else np.asarray(v, dtype=x.dtype)
@@ -121,6 +133,8 @@ def custom_root(f: Callable[[PyTree], PyTree], initial_guess: PyTree, solve: Cal
         return solution
 
     def fun(fs, os):
+        if _differentiated(fs):  # (Note [the primal of an implicit solution])
+            return root(fs, os)
         return stop_gradient(converted(solve, floats + others, fs + os)(converted(f, floats + others, fs + os),
                                                                          guess))
 
@@ -150,57 +164,60 @@ def custom_linear_solve(matvec: Callable[[PyTree], PyTree], b: PyTree, solve: Ca
                         has_aux: bool = False) -> Any:
     """The x with matvec(x) = b found by `solve(matvec, b)`, differentiated implicitly, as
     jax.lax.custom_linear_solve: dx = solve(matvec, db - dmatvec(x)), the solver's own
-    iterations never differentiated.
+    iterations never differentiated in forward mode.
 
-    transpose_solve(vecmat, b): solves the transposed system, for reverse mode (vecmat is
-    matvec's transpose); symmetric=True: the system is its own transpose (solve is used).
-    With neither, reverse mode differentiates through `solve` on the transposed problem's
-    way (correct for a solver fgrad can differentiate). has_aux: solve returns (x, aux)."""
-    solution, consts = closed_over(solve, matvec, b)
-    floats, others = _split(consts)
-    b_leaves = trees.flatten(b)[0]
-    if not floats and not any(isinstance(v, Tracer) for v in b_leaves):
-        return solution
+    transpose_solve(vecmat, b) solves the transposed system (vecmat: matvec's transpose) for
+    reverse mode; symmetric=True says the system is its own transpose (solve serves). With
+    neither, reverse mode differentiates through `solve` (correct for a solver fgrad can
+    differentiate, where JAX refuses). has_aux: solve returns (x, aux)."""
     if transpose_solve is None and symmetric:
         transpose_solve = solve
+    solution, consts = closed_over(solve, matvec, b)
+    if transpose_solve is not None:  # (what it closes over is converted too)
+        pull = vjp(matvec, b)[1]
+        consts += closed_over(lambda: transpose_solve(lambda v: pull(v)[0], b))[1]
+        consts = list({id(c): c for c in consts}.values())
+    floats, others = _split(consts)
+    if not floats and not any(isinstance(v, Tracer) for v in trees.flatten(b)[0]):
+        return solution
+    names = floats + others
 
     def system(fs, os):
-        return converted(matvec, floats + others, list(fs) + list(os))
+        return converted(matvec, names, list(fs) + list(os))
+
+    def solver(fun, fs, os):
+        return converted(fun, names, list(fs) + list(os))
+
+    def first(out):
+        return out[0] if has_aux else out
 
     def fun(b, fs, os):
-        return stop_gradient(converted(solve, floats + others, list(fs) + list(os))(system(fs, os), b))
+        if _differentiated((b, fs)):  # (Note [the primal of an implicit solution])
+            return lin(b, fs, os)
+        return stop_gradient(solver(solve, fs, os)(system(fs, os), b))
+
+    def applied(rhs, fs, os):  # rhs -> the solution of matvec(x) = rhs: linear in rhs
+        return first(solver(solve, fs, os)(system(fs, os), rhs))
+
+    if transpose_solve is not None:
+        applied = custom_vjp(applied, nondiff_argnums=(2,))
+
+        def bwd(os, res, ct):  # d(A^-1 r) = A^-1 dr - A^-1 dA A^-1 r: u = A^-T ct, then dA's share
+            y, fs = res
+            pull = vjp(system(fs, os), y)[1]
+            u = first(solver(transpose_solve, fs, os)(lambda v: pull(v)[0], ct))
+            fs_ct = vjp(lambda fs: system(fs, os)(y), fs)[1](u)[0]
+            return u, [-c for c in fs_ct]
+        applied.defvjp(lambda rhs, fs, os: (lambda y: (y, (y, fs)))(applied.fun(rhs, fs, os)), bwd)
 
     def rule(os, primals, tangents):
         (b, fs), (b_dot, fs_dot) = primals, tangents
         out = lin(b, fs, os)
-        x = out[0] if has_aux else out
-        _, mv_dot = jvp(lambda fs: system(fs, os)(x), (fs,), (fs_dot,))
-        rhs = optree.tree_map(lambda db, dm: db - dm, b_dot, mv_dot)
-        values = list(fs) + list(os)
-        x_dot = _solve_application(converted(solve, floats + others, values), transpose_solve and
-                                   converted(transpose_solve, floats + others, values), system(fs, os), x,
-                                   has_aux)(rhs)
+        _, mv_dot = jvp(lambda fs: system(fs, os)(first(out)), (fs,), (fs_dot,))
+        x_dot = applied(optree.tree_map(lambda db, dm: db - dm, b_dot, mv_dot), fs, os)
         if has_aux:
             return out, (x_dot, optree.tree_map(_zero_tangent, out[1]))
         return out, x_dot
     lin = custom_jvp(fun, nondiff_argnums=(2,))
     lin.defjvp(rule)
     return lin(b, floats, others)
-
-
-def _solve_application(solve, transpose_solve, mv, x, has_aux):
-    """rhs -> solve(mv, rhs), a linear map; with transpose_solve, one whose reverse mode solves
-    the transposed system (vecmat: mv's vjp) instead of differentiating the solver."""
-    def apply(rhs):
-        out = solve(mv, rhs)
-        return out[0] if has_aux else out
-    if transpose_solve is None:
-        return apply
-
-    def bwd(_, ct):
-        vecmat = vjp(mv, x)[1]
-        out = transpose_solve(lambda y: vecmat(y)[0], ct)
-        return (out[0] if has_aux else out,)
-    applied = custom_vjp(apply)
-    applied.defvjp(lambda rhs: (apply(rhs), None), bwd)
-    return applied

@@ -1,0 +1,1 @@
+"""fgrad.lax: structured control flow and implicit differentiation, against jax.lax."""
