@@ -56,7 +56,8 @@ def plain_values(values, callers):
     """`values`, a transform's results, in the face of its arguments `callers`: a transform of
     arrays returns arrays, also when an nn module (whose parameters are Tensors) ran inside;
     a transform of Tensors returns Tensors, also where a result is an array (the derivative
-    of a sum, a constant output) or an outer transform's traced value, as torch.func's do. (The list is changed in place.)"""
+    of a sum, a constant output) or an outer transform's traced value, as torch.func's do.
+    (The list is changed in place.)"""
     tensors = given_tensors(callers)
     i = -1
     for v in values:
