@@ -18,7 +18,7 @@ one random projection of it.
 """
 import numpy as np
 
-from ..autograd import Tensor
+from ..autograd import Tensor, forward_ad
 from ..autograd import grad as tensor_grad
 from ..ir.value import concrete
 from ..transforms import checks, trees
@@ -248,11 +248,24 @@ def _fast_check(fun, inputs, outs, pull, eps, atol, rtol):
 
 def gradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike], eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, fast_mode: bool = False,
-              **unused: Any) -> bool:
+              check_forward_ad: bool = False, check_backward_ad: bool = True, **unused: Any) -> bool:
     """As torch.autograd.gradcheck: the full analytic Jacobian against finite differences, of
     the real and imaginary parts of complex values (both directions of each); `fast_mode`
-    compares one random projection of it instead."""
+    compares one random projection of it instead. `check_forward_ad` also checks the Jacobian
+    forward mode gives (dual Tensors, or fgrad.jvp given arrays) and `check_backward_ad=False`
+    skips the reverse-mode check, as torch's (for a Function with only a jvp)."""
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
+    if not (check_forward_ad or check_backward_ad):
+        raise ValueError("gradcheck: check_forward_ad and check_backward_ad are both False: nothing to check")
+    if check_forward_ad and not fast_mode:
+        try:
+            _forward_check(func, inputs, eps, atol, rtol)
+        except GradcheckError:
+            if raise_exception:
+                raise
+            return False
+    if not check_backward_ad:
+        return True
     if any(isinstance(x, Tensor) for x in inputs):
         outs, pull, _ = _tensor_pull(func, inputs)
         fun, inputs = _tensor_function(func, inputs)
@@ -273,6 +286,47 @@ def gradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Te
             raise
         return False
     return True
+
+
+def _forward_check(func, inputs, eps, atol, rtol):
+    """The Jacobian columns forward mode gives, along each real unit direction of each
+    differentiated input, against central differences."""
+    tensors = any(isinstance(x, Tensor) for x in inputs)
+    fun, arrays = _tensor_function(func, inputs) if tensors else (func, inputs)
+    push = _tensor_push(func, inputs) if tensors else _functional_push(func, inputs)
+    for k, x in enumerate(arrays):
+        for idx, unit in _units(x):
+            e = _unit_like(arrays, k, idx, unit)
+            numeric = trees.flatten(numerical_jvp(fun, tuple(arrays), tuple(e), eps))[0]
+            for i, (a, n) in enumerate(zip(push(e), numeric)):
+                where = f"input {k} element {idx}" + (" (imaginary direction)" if unit == 1j else "")
+                _compare(_parts(a), _parts(n), atol, rtol, f"gradcheck (forward mode): column of output {i} "
+                         f"along {where}", GradcheckError)
+
+
+def _functional_push(fun, inputs):
+    """push(tangents) -> the outputs' tangents, by fgrad.jvp."""
+    def push(tangents):
+        return [np.asarray(concrete(t)) for t in trees.flatten(jvp(fun, tuple(inputs), tuple(tangents))[1])[0]]
+    return push
+
+
+def _tensor_push(func, inputs):
+    """push(tangents) -> the outputs' tangents, by dual Tensors (torch's check_forward_ad): each
+    differentiated input made dual with its tangent; an output without a tangent has zero."""
+    diff = [k for k, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+
+    def push(tangents):
+        with forward_ad.dual_level():
+            args = list(inputs)
+            for k, t in zip(diff, tangents):
+                args[k] = forward_ad.make_dual(inputs[k].detach(), Tensor(t))
+            out = func(*args)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+            parts = [forward_ad.unpack_dual(o) for o in outs]
+            return [np.zeros(np.shape(concrete(p.primal))) if p.tangent is None else p.tangent.detach().numpy()
+                    for p in parts]
+    return push
 
 
 def gradgradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike],

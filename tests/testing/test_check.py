@@ -176,3 +176,42 @@ def test_gradgradcheck_raises_on_rule_wrong_at_second_order(fun):
 
 def test_gradcheck_is_a_runtime_error_subclass_like_torch():
     assert issubclass(GradcheckError, RuntimeError)
+
+
+# ---- gradcheck's forward mode (check_forward_ad), as torch's -----------------------------------
+class _ExpByJvp(fgrad.autograd.Function):
+    """exp with only a jvp rule, its tangent scaled by `scale` (1: right)."""
+
+    scale = 1.0
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.result = fgrad.exp(x)
+        return ctx.result
+
+    @classmethod
+    def jvp(cls, ctx, t):
+        return cls.scale * t * ctx.result
+
+
+class _WrongExpByJvp(_ExpByJvp):
+    scale = 1.5
+
+
+def test_gradcheck_checks_forward_mode_of_a_function_with_only_a_jvp():
+    x = fgrad.tensor(np.array([[0.2, -0.4], [1.1, 0.3]]), requires_grad=True)
+    assert fgrad.autograd.gradcheck(_ExpByJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False)
+    with pytest.raises(GradcheckError, match="forward mode"):
+        fgrad.autograd.gradcheck(_WrongExpByJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False)
+    assert not fgrad.autograd.gradcheck(_WrongExpByJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                                        raise_exception=False)
+
+
+def test_gradcheck_forward_mode_of_arrays_and_nothing_to_check():
+    assert fgrad.gradcheck(fnp.sin, (X,), check_forward_ad=True)
+    with pytest.raises(ValueError, match="nothing to check"):
+        fgrad.gradcheck(fnp.sin, (X,), check_forward_ad=False, check_backward_ad=False)
+
+
+def test_torch_autograd_names_the_same_checks():
+    assert fgrad.autograd.gradcheck is fgrad.gradcheck and fgrad.autograd.gradgradcheck is fgrad.gradgradcheck
