@@ -148,7 +148,7 @@ def _apply_dual(cls, level, args):
     unpacked = [forward_ad.unpack_dual(a) if isinstance(a, Tensor) else (a, None) for a in args]
     if all(t is None for _, t in unpacked):
         return _apply_on_tensors(cls, args)
-    if "jvp" not in cls.__dict__:
+    if getattr(cls, "jvp", None) is None:  # (defined on the class or inherited from a base Function)
         raise NotImplementedError(f"{cls.__name__}: forward-mode AD (a dual Tensor of forward_ad among its "
                                   f"inputs) needs the Function's jvp staticmethod, jvp(ctx, *tangents), one "
                                   f"tangent per input, returning one per output")
@@ -337,8 +337,11 @@ def _torch_grads(gs):
 
 
 def _as_gradients(cls, grads, n_inputs):
-    """backward's result as a tuple, one gradient per input of forward (PyTorch's count check)."""
+    """backward's result as a tuple, one gradient per input of forward (PyTorch's count check:
+    trailing extra gradients may be None, for forward's defaulted arguments not passed)."""
     grads = grads if isinstance(grads, tuple) else (grads,)
+    if len(grads) > n_inputs and all(g is None for g in grads[n_inputs:]):
+        grads = grads[:n_inputs]
     if len(grads) != n_inputs:
         raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
                            f"(expected {n_inputs}, got {len(grads)})")
@@ -378,7 +381,7 @@ def _as_custom_vjp(cls):
     custom = custom_vjp(fun)
     custom.defvjp(fwd, bwd)
     custom.checks_output = False  # (fwd's output is forward's, as fun's: forward runs once per call)
-    if "jvp" in cls.__dict__:  # forward mode through the user's jvp(ctx, *tangents)
+    if getattr(cls, "jvp", None) is not None:  # forward mode through the user's jvp(ctx, *tangents)
         custom.jvp_from_residuals = lambda res, tangents: _unwrap_out(
             cls.jvp(res[0], *[_tensor_view(t) for t in tangents]))
     cls._fgrad_custom = custom
