@@ -21,11 +21,14 @@ tests/test_layers.py checks it), and the top-level modules:
 - errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
 - config.py: fgrad.config, the library-wide switches, as jax.config (beneath every layer).
 - func.py: fgrad.func, the functional transforms under torch.func's names.
+- cuda.py, accelerator.py: torch.cuda's and torch.accelerator's questions (is a CUDA device there?).
 - typing.py: the type aliases of fgrad's public signatures.
 - __main__.py: `python -m fgrad`, a one-minute tour.
 """
 from . import (
+                                 accelerator,
                                  autograd,
+                                 cuda,
                                  errors,
                                  func,
                                  lax,
@@ -46,6 +49,7 @@ from .autograd.factories import (
                                  from_numpy,
                                  full,
                                  full_like,
+                                 get_default_device,
                                  linspace,
                                  manual_seed,
                                  multinomial,
@@ -58,6 +62,7 @@ from .autograd.factories import (
                                  randn,
                                  randn_like,
                                  randperm,
+                                 set_default_device,
                                  tensor,
                                  zeros,
                                  zeros_like,
@@ -84,6 +89,8 @@ from .transforms.reverse import grad, value_and_grad, vjp
 __version__ = "0.1.0"
 __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "Device",
+                                 "accelerator",
+                                 "cuda",
                                  "Generator",
                                  "Graph",
                                  "Tensor",
@@ -108,6 +115,7 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "full",
                                  "full_like",
                                  "func",
+                                 "get_default_device",
                                  "get_num_threads",
                                  "grad",
                                  "gradcheck",
@@ -138,6 +146,7 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "randn",
                                  "randn_like",
                                  "randperm",
+                                 "set_default_device",
                                  "save",
                                  "scipy",
                                  "set_grad_enabled",

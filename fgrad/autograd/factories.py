@@ -18,6 +18,7 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "get_default_device",
     "linspace",
     "manual_seed",
     "multinomial",
@@ -30,6 +31,7 @@ __all__ = [
     "randn",
     "randn_like",
     "randperm",
+    "set_default_device",
     "tensor",
     "zeros",
     "zeros_like",
@@ -43,7 +45,23 @@ def manual_seed(seed: int) -> Generator:
     return default_generator.manual_seed(seed)
 
 
+_default_device = [None]  # set_default_device's, or None: the CPU
+
+
+def set_default_device(device: str | Device | None) -> None:
+    """The device the tensor factories (tensor, zeros, randn, ...) use when given no device=, as
+    torch.set_default_device; None: the CPU. (nn layers make their parameters on the CPU unless
+    given device=: move a model with .to.)"""
+    _default_device[0] = None if device is None else to_device(device)
+
+
+def get_default_device() -> Device:
+    """The device the tensor factories use when given no device= (set_default_device)."""
+    return _default_device[0] or to_device("cpu")
+
+
 def _make(array, requires_grad, device):
+    device = _default_device[0] if device is None else device
     if device is not None:
         array = to_device(device).send(array)
     t = Tensor._wrap(array, None, 0)
@@ -57,7 +75,7 @@ def _shape(size):
 def tensor(data: ArrayLike, requires_grad: bool = False, dtype: DTypeLike | None = None,
            device: str | Device | None = None) -> Tensor:
     """A new tensor holding a copy of `data` (lists, scalars, arrays)."""
-    return Tensor(data, requires_grad=requires_grad, dtype=dtype, device=device)
+    return Tensor(data, requires_grad=requires_grad, dtype=dtype, device=device or _default_device[0])
 
 
 def as_tensor(data: ArrayLike, dtype: DTypeLike | None = None, device: str | Device | None = None) -> Tensor:
@@ -111,21 +129,34 @@ def linspace(start: float, end: float, steps: int, dtype: DTypeLike | None = Non
     return _make(np.linspace(start, end, steps, dtype=dtype or get_default_dtype()), requires_grad, device)
 
 
-def randn(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
-          device: str | Device | None = None) -> Tensor:
-    return _make(_rng[0].standard_normal(_shape(size)).astype(dtype or get_default_dtype()), requires_grad, device)
+def randn(*size: int | Sequence[int], generator: Generator | None = None, dtype: DTypeLike | None = None,
+          requires_grad: bool = False, device: str | Device | None = None) -> Tensor:
+    """Draws of N(0, 1) of shape `size`, from `generator` (default: fgrad.default_generator)."""
+    draws = _stream(generator).standard_normal(_shape(size))
+    return _make(draws.astype(dtype or get_default_dtype()), requires_grad, device)
 
 
-def rand(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
-         device: str | Device | None = None) -> Tensor:
-    return _make(_rng[0].random(_shape(size)).astype(dtype or get_default_dtype()), requires_grad, device)
+def rand(*size: int | Sequence[int], generator: Generator | None = None, dtype: DTypeLike | None = None,
+         requires_grad: bool = False, device: str | Device | None = None) -> Tensor:
+    """Draws of U[0, 1) of shape `size`, from `generator` (default: fgrad.default_generator)."""
+    return _make(_stream(generator).random(_shape(size)).astype(dtype or get_default_dtype()), requires_grad, device)
 
 
-def randint(low: int, high: int | None = None, size: Sequence[int] = (), dtype: DTypeLike = np.int64,
-            device: str | Device | None = None) -> Tensor:
-    if high is None:
+def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = None, *,
+            generator: Generator | None = None, dtype: DTypeLike = np.int64, device: str | Device | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers drawn uniformly from [low, high), of shape `size`: randint(low, high, size), or
+    torch's two-argument form randint(high, size)."""
+    if size is None:
+        if high is None or isinstance(high, (int, np.integer)):
+            raise TypeError("randint: the size (a tuple of ints) is missing: randint(high, size) or "
+                            "randint(low, high, size)")
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
-    return _make(_rng[0].integers(low, high, size=tuple(size)).astype(dtype), False, device)
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    return _make(_stream(generator).integers(low, high, size=tuple(size)).astype(dtype), requires_grad, device)
 
 
 def zeros_like(t: Tensor, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
