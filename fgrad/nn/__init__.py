@@ -1,6 +1,7 @@
 """fgrad.nn: torch.nn's modules and their API.
 
 - module.py: Module (registration, traversal, state dicts, to(), hooks) and Parameter.
+- meta.py: the meta device of Module.to('meta'): shapes and dtypes without values.
 - containers.py: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
 - modules.py: the layers: Linear, Identity, Flatten, Unflatten.
 - activation.py: the activations (ReLU, GELU, Softmax, PReLU, ...), each function beside its Module.

@@ -25,6 +25,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..autograd.tensor import Tensor
 from ..backend import device as to_device
+from .meta import MetaArray, is_meta
 
 __all__ = ["Module", "Parameter"]
 
@@ -293,7 +294,8 @@ class Module:
 
     def to(self, *args, **kwargs):
         """to(device), to(dtype), to(device, dtype), to(tensor), or the keywords device=, dtype=,
-        non_blocking=; a dtype must be floating or complex and applies to those tensors only."""
+        non_blocking=; a dtype must be floating or complex and applies to those tensors only.
+        to("meta") keeps the structure only (fgrad/nn/meta.py), for functional_call."""
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)  # (transfers are synchronous)
         if kwargs:
@@ -310,6 +312,8 @@ class Module:
             if dtype.kind not in "fc":
                 raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                                 f"dtype={dtype}")
+        if device is not None and is_meta(device):
+            return self._to_meta(dtype)
         target = None if device is None else to_device(device)
 
         def move(array):
@@ -319,6 +323,37 @@ class Module:
                                      np.result_type(dtype, np.complex64))
             return array if target is None else target.send(array)
         return self._apply(move)
+
+    def _to_meta(self, dtype):
+        """Every parameter and buffer replaced by one of the same shape, dtype (or `dtype`, for the
+        floating ones) and requires_grad on the meta device (fgrad/nn/meta.py): no values."""
+        def meta(t):
+            wanted = dtype if dtype is not None and np.dtype(t.dtype).kind in "fc" else t.dtype
+            m = Tensor._wrap(MetaArray(t.shape, wanted), None, 0)
+            m.__class__ = t.__class__  # (a Parameter stays a Parameter)
+            m._requires_grad = t.requires_grad
+            return m
+        return self._replace_tensors(meta)
+
+    def to_empty(self, *, device=None, recurse=True):
+        """New, uninitialized storage for every parameter and buffer on `device` (their values are
+        not copied: a module off the meta device gets its structure's shapes and dtypes)."""
+        target = to_device("cpu" if device is None else device)
+
+        def empty(t):
+            fresh = Tensor._wrap(target.send(np.empty(tuple(t.shape), t.dtype)), None, 0)
+            fresh.__class__ = t.__class__
+            return fresh.requires_grad_(t.requires_grad) if t.requires_grad else fresh
+        return self._replace_tensors(empty, recurse)
+
+    def _replace_tensors(self, make, recurse=True):
+        for module in self.modules() if recurse else [self]:
+            for store in (module._parameters, module._buffers):
+                for name, t in store.items():
+                    if t is not None:
+                        store[name] = new = make(t)
+                        object.__setattr__(module, name, new)
+        return self
 
     def cpu(self):
         return self.to("cpu")
