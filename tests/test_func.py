@@ -71,3 +71,27 @@ def test_functional_call_ties_weights_and_checks_strictly():
     tmodel.encode = torch.nn.Linear(3, 3, bias=False)
     with pytest.raises(RuntimeError, match="Missing key"):
         torch.func.functional_call(tmodel, {}, (torch.ones(1, 3),), strict=True)
+
+
+def test_vjp_inside_vmap_of_tensors_returns_tensors():
+    """A vjp taken per example (inside vmap) of Tensors gives Tensors, with their methods (the NTK
+    pattern reads output.numel()), as torch.func's."""
+    w = fgrad.tensor(np.arange(6.0).reshape(2, 3))
+
+    def per_example(x):
+        out, pull = fgrad.func.vjp(lambda w: w @ x, w)
+        assert isinstance(out, fgrad.Tensor) and out.numel() == 2
+        (g,) = pull(fgrad.ones_like(out))
+        assert isinstance(g, fgrad.Tensor)
+        return g
+    xs = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])
+    got = fgrad.func.vmap(per_example)(fgrad.tensor(xs))
+    np.testing.assert_allclose(got.numpy(), np.stack([np.outer(np.ones(2), x) for x in xs]))
+
+
+def test_fgrad_vmap_takes_torch_vmap_keywords():
+    x, y = fgrad.tensor(np.ones((4, 3))), fgrad.tensor(np.arange(3.0))
+    got = fgrad.vmap(lambda a, b: a * b, in_dims=(0, None), out_dims=1)(x, y)
+    want = torch.vmap(lambda a, b: a * b, in_dims=(0, None), out_dims=1)(torch.ones(4, 3, dtype=torch.float64),
+                                                                        torch.arange(3.0, dtype=torch.float64))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
