@@ -5,14 +5,16 @@ float64 and float32, one BLAS thread and one torch thread (issue 31's Speed sect
 
     OPENBLAS_NUM_THREADS=1 python -m benchmarks.nn_steps [--rounds 50] [--models mlp,lstm,transformer]
 
-A step is zero_grad, forward, the loss, backward and Adam's step on one fixed batch; the two
-libraries' steps alternate, round by round, so that a busy machine slows both alike. Wall and
-CPU (process) time, median and best, per step.
+A step is zero_grad, forward, the loss, backward and Adam's step on one fixed batch: fgrad
+eager, as one fgrad.compile'd program (benchmarks/compiled_step.py) and torch. The steps
+alternate, round by round, so that a busy machine slows them alike. Wall and CPU (process)
+time, median and best, per step.
 """
 import argparse
 import os
 import time
 
+from .compiled_step import compiled_adam_step
 from .env import pin_threads
 
 __all__ = ["main", "step_times"]
@@ -81,12 +83,24 @@ def table_cells(times):
                   f"{ratio[0]:.2f}, {ratio[1]:.2f}")
 
 
+def _compiled_step(name, dtype):
+    """The same step as one fgrad.compile'd program (benchmarks/compiled_step.py)."""
+    import fgrad
+    fgrad.manual_seed(0)
+    model, loss = _models(fgrad, name, dtype)
+    step = compiled_adam_step(model, loss, *_data(name, dtype), lr=1e-3)
+    step()  # (the trace: the first call, not timed)
+    return step
+
+
 def step_times(name, dtype, rounds, warmup=5):
-    """{"fgrad": [(wall, cpu) seconds per round], "torch": [...]} for one model and dtype."""
+    """{"fgrad": [(wall, cpu) seconds per round], "fgrad.compile": [...], "torch": [...]} for one
+    model and dtype."""
     import torch
 
     import fgrad
-    return interleaved({"fgrad": _step(fgrad, name, dtype), "torch": _step(torch, name, dtype)}, rounds, warmup)
+    return interleaved({"fgrad": _step(fgrad, name, dtype), "fgrad.compile": _compiled_step(name, dtype),
+                        "torch": _step(torch, name, dtype)}, rounds, warmup)
 
 
 def main():

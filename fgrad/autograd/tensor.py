@@ -333,11 +333,7 @@ class Tensor(Tracer):
         return self.view(other.shape)
 
     def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> "Tensor":
-        shape = self.shape
-        if not shape:
-            return self.view(1)
-        s, e = start_dim % len(shape), end_dim % len(shape)
-        return self.view(shape[:s] + (-1,) + shape[e + 1:])
+        return self.view(flattened_shape(self.shape, start_dim, end_dim))
 
     def unsqueeze(self, dim: _int) -> "Tensor":
         return fnp.expand_dims(self, dim)
@@ -733,6 +729,15 @@ def _protect_saved(node, tensor):
         node.primals = [p.copy() if p is tensor.primal else p for p in node.primals]
         if node.meta.saved:
             node.meta.saved = [s for s in node.meta.saved if s[1] is not tensor._version_counter or s[0] < 0]
+
+
+def flattened_shape(shape, start_dim, end_dim):
+    """`shape` with axes start_dim..end_dim (negative ones count from the end) made one, as
+    torch.flatten's; a 0-d shape becomes (1,)."""
+    if not shape:
+        return (1,)
+    s, e = start_dim % len(shape), end_dim % len(shape)
+    return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
 
 
 tape.Tensor = Tensor  # the tape wraps results in this class

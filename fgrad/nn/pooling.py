@@ -1,14 +1,14 @@
 """Pools: F.max_pool1d, max_pool2d, avg_pool2d, adaptive_avg_pool2d and their Modules, torch 2.13's.
 
-Each is windows (im2col: ops/conv.py) over the padded input and a reduction over the kernel
-axes: a max pool takes the argmax's entry (the first maximum, as torch's kernel, so its
-gradient goes to one entry and return_indices gives torch's flat indices); an average pool
-sums and divides by torch's counts. The adaptive pool is a product with averaging matrices.
+A max pool is window_max (ops/conv.py) over the padded input: the maximum of each window, its
+gradient to the window's first maximum, as torch's kernel (return_indices gives torch's flat
+indices, from an argmax over the windows); an average pool is windows (im2col) and a sum over
+the kernel axes, divided by torch's counts. The adaptive pool is a product with averaging matrices.
 """
 import numpy as np
 
 from .. import numpy as fnp
-from ..ops.conv import windows
+from ..ops.conv import window_max, windows
 from .module import Module
 from .parameters import on_device_of, real_only
 
@@ -64,19 +64,13 @@ def _max_poolnd(input, k, kernel_size, stride, padding, dilation, ceil_mode, ret
                                                                 ceil_mode, name)
     lead = ((0, 0),) * (input.ndim - k)
     x = fnp.pad(input, lead + pads, constant_values=-np.inf) if any(p != (0, 0) for p in pads) else input
-    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)  # (..., *kernel, *out)
-    lead, out_shape = tuple(cols.shape[:cols.ndim - 2 * k]), tuple(cols.shape[cols.ndim - k:])
-    axis = len(lead)
-    flat = cols.reshape(lead + (-1,) + out_shape)
-    # The first maximum (NaN counts as the largest, as in torch's kernel and NumPy's argmax), picked
-    # by a mask: its gradient is a select, not a scatter-add (np.add.at is slow), and a masked-out
-    # -inf of the padding never meets a 0 * -inf.
-    best = fnp.argmax(flat, axis=axis)
-    offsets = np.arange(flat.shape[axis]).reshape((-1,) + (1,) * k)
-    pick = fnp.expand_dims(best, axis) == on_device_of(best, offsets)
-    out = fnp.sum(fnp.where(pick, flat, 0.0), axis=axis)
+    # (the gradient goes to each window's first maximum, as torch's kernel: ops/conv.py's window_max)
+    out = window_max(x, kernel=kernel, stride=stride, dilation=dilation)
     if not return_indices:
         return out
+    cols = windows(x, kernel=kernel, stride=stride, dilation=dilation)  # (..., *kernel, *out)
+    lead, out_shape = tuple(cols.shape[:cols.ndim - 2 * k]), tuple(cols.shape[cols.ndim - k:])
+    best = fnp.argmax(fnp.reshape(cols, lead + (-1,) + out_shape), axis=len(lead))  # (NaN the largest, as torch's)
     return out, _flat_indices(best, kernel, stride, padding, dilation, spatial, out_shape)
 
 

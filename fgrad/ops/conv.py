@@ -1,5 +1,6 @@
-"""The two primitives behind fgrad.nn's convolutions and pools: windows (im2col) and its
-transpose, unwindows (col2im).
+"""The primitives behind fgrad.nn's convolutions and pools: windows (im2col) and its
+transpose, unwindows (col2im); window_max, a max pool's maximum over each window, and
+first_max, where it is.
 
 windows(x, kernel, stride, dilation) gathers, for each output position of a strided, dilated
 sliding window over the last len(kernel) axes of x, the entries under the window: x of shape
@@ -7,6 +8,11 @@ sliding window over the last len(kernel) axes of x, the entries under the window
 (C_out, C * kernel), with the windows, (N, C * kernel, out); a max pool an argmax over the
 kernel axes, an average pool a sum; padding is fgrad's pad primitive before it. So a convolution needs no
 rule of its own: its derivatives are matmul's and these two primitives'.
+
+A max pool is window_max, a reduction over a strided view (no copy), whose cotangent goes to
+each window's first maximum (first_max's mask, as torch's kernel picks: NaN counts as the
+largest) through unwindows. As windows, an argmax, a mask and a where, it was five forward ops and
+three backward ones, the largest share of a small CNN's step (benchmarks/README.md).
 
 Both are linear, and each is the other's transpose: the cotangent of windows scatter-adds the
 windows back onto the input (overlapping windows add), and the cotangent of unwindows gathers
@@ -16,10 +22,13 @@ and stack over leading ones, so vmap moves the batch axis in front.
 import numpy as np
 
 from ..backend import array_module
+from .axes import reshape
 from .batching import front
+from .broadcasting import reduce_sum
+from .elementwise import where
 from .primitive import Primitive
 
-__all__ = ["unwindows", "windows"]
+__all__ = ["first_max", "unwindows", "window_max", "windows"]
 
 
 def _check(spatial, kernel, stride, dilation, where):
@@ -32,14 +41,21 @@ def _check(spatial, kernel, stride, dilation, where):
                              f"is larger than the (padded) input {tuple(spatial)}")
 
 
-def _windows(x, kernel, stride, dilation):
+def _view(x, kernel, stride, dilation, where):
+    """The windows as a strided view of x, (..., *out, *kernel): no copy."""
     xp = array_module(x)
     k, nd = len(kernel), x.ndim
-    _check(x.shape[nd - k:], kernel, stride, dilation, "windows")
+    _check(x.shape[nd - k:], kernel, stride, dilation, where)
     span = tuple(d * (n - 1) + 1 for n, d in zip(kernel, dilation))
     view = xp.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(nd - k, nd)))
     lead = (slice(None),) * (nd - k)
-    view = view[lead + tuple(slice(None, None, s) for s in stride) + tuple(slice(None, None, d) for d in dilation)]
+    return view[lead + tuple(slice(None, None, s) for s in stride) + tuple(slice(None, None, d) for d in dilation)]
+
+
+def _windows(x, kernel, stride, dilation):
+    xp = array_module(x)
+    k, nd = len(kernel), x.ndim
+    view = _view(x, kernel, stride, dilation, "windows")
     # (..., *out, *kernel) -> (..., *kernel, *out): each kernel offset's entries are a strided slice
     # of x, copied in runs along the output positions (the fast order, twice the speed of the other),
     # and a convolution's windows are (N, C * kernel, out), the right operand of one matmul. A fresh,
@@ -69,6 +85,44 @@ def _unwindows(g, spatial, stride, dilation):
     return x
 
 
+def _window_max(x, kernel, stride, dilation):
+    # One maximum per kernel offset, of strided slices: a reduction over the view's small trailing
+    # axes is about ten times slower. (np.maximum keeps NaN, as max does.)
+    view = _view(x, kernel, stride, dilation, "window_max")
+    out = None
+    for offset in np.ndindex(*kernel):
+        piece = view[(Ellipsis,) + offset]
+        out = piece.copy() if out is None else array_module(x).maximum(out, piece, out=out)
+    return out
+
+
+def _first_max(x, kernel, stride, dilation):
+    """A mask shaped as the windows, (..., *kernel, *out): True at each window's first maximum."""
+    xp = array_module(x)
+    cols = _windows(x, kernel, stride, dilation)
+    lead, k = cols.ndim - 2 * len(kernel), len(kernel)
+    flat = cols.reshape(cols.shape[:lead] + (-1,) + cols.shape[lead + k:])
+    best = xp.expand_dims(flat.argmax(axis=lead), lead)
+    return (xp.arange(flat.shape[lead]).reshape((-1,) + (1,) * k) == best).reshape(cols.shape)
+
+
+def _spread(g, k):
+    """g, (..., *out), with k unit axes before its last k: it broadcasts against the windows."""
+    return reshape(g, shape=g.shape[:g.ndim - k] + (1,) * k + g.shape[g.ndim - k:])
+
+
+def _window_max_vjp(g, ans, x, kernel, stride, dilation):
+    picked = where(first_max(x, kernel=kernel, stride=stride, dilation=dilation), _spread(g, len(kernel)), 0.0)
+    return unwindows(picked, spatial=_spatial(x, kernel), stride=stride, dilation=dilation)
+
+
+def _window_max_jvp(t, ans, x, kernel, stride, dilation):
+    mask = first_max(x, kernel=kernel, stride=stride, dilation=dilation)
+    cols = where(mask, windows(t, kernel=kernel, stride=stride, dilation=dilation), 0.0)
+    k = len(kernel)
+    return reduce_sum(cols, axis=tuple(range(cols.ndim - 2 * k, cols.ndim - k)), keepdims=False)
+
+
 def _spatial(x, kernel):
     return tuple(x.shape[x.ndim - len(kernel):])
 
@@ -88,6 +142,12 @@ unwindows = Primitive("unwindows", _unwindows, saves="nothing", torch_name="Col2
 windows.defvjp(lambda g, ans, x, kernel, stride, dilation: unwindows(
     g, spatial=_spatial(x, kernel), stride=stride, dilation=dilation)).defjvp(
     lambda t, ans, x, kernel, stride, dilation: windows(t, kernel=kernel, stride=stride, dilation=dilation))
+first_max = Primitive("first_max", _first_max, batch=lambda args, dims, kernel, stride, dilation: (
+    first_max(front(args[0], dims[0]), kernel=kernel, stride=stride, dilation=dilation), 0))
+window_max = Primitive("window_max", _window_max, saves="inputs", torch_name="MaxPool2DWithIndices",
+                       batch=lambda args, dims, kernel, stride, dilation: (window_max(
+                           front(args[0], dims[0]), kernel=kernel, stride=stride, dilation=dilation), 0))
+window_max.defvjp(_window_max_vjp).defjvp(_window_max_jvp)
 unwindows.defvjp(lambda g, ans, x, spatial, stride, dilation: windows(
     g, kernel=_kernel(x, spatial), stride=stride, dilation=dilation)).defjvp(
     lambda t, ans, x, spatial, stride, dilation: unwindows(t, spatial=spatial, stride=stride, dilation=dilation))

@@ -60,3 +60,16 @@ def test_torch_gives_the_same_messages():
     with pytest.raises(TypeError, match=r"cannot assign 'torch.FloatTensor' as parameter 'weight' "
                                         r"\(torch.nn.Parameter or None expected\)"):
         lin.weight = torch.zeros(1, 3)
+
+
+def test_flatten_under_functional_call_of_arrays():
+    """nn.Flatten called Tensor.flatten(start, end) on its input: under fgrad.func.functional_call
+    of NumPy arrays (as a compiled training step passes them) that is ndarray.flatten(order)."""
+    import fgrad.func
+    model = fgrad.nn.Sequential(fgrad.nn.Flatten(), fgrad.nn.Linear(12, 2))
+    x = np.random.default_rng(0).standard_normal((5, 3, 4))
+    params = {k: v.detach().numpy() for k, v in model.named_parameters()}
+    out = fgrad.func.functional_call(model, params, (x,))
+    np.testing.assert_allclose(out, model(fgrad.tensor(x)).detach().numpy(), rtol=1e-12)
+    g = fgrad.grad(lambda p: fgrad.func.functional_call(model, p, (x,)).sum())(params)
+    assert g["1.weight"].shape == (2, 12)

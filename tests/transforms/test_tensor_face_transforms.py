@@ -66,8 +66,8 @@ def test_functions_under_transforms_of_tensor_functions():
 
 @pytest.mark.parametrize("transform", [
     lambda m, f: m.grad(f), lambda m, f: m.jacrev(f), lambda m, f: m.jacfwd(f), lambda m, f: m.hessian(f),
-    lambda m, f: m.vmap(f), lambda m, f: m.vmap(f, chunk_size=1), lambda m, f: lambda x: m.vjp(f, x)[1](x.sum() * 0 + 1)[0],
-    lambda m, f: lambda x: m.jvp(f, (x,), (x,))[1],
+    lambda m, f: m.vmap(f), lambda m, f: m.vmap(f, chunk_size=1),
+    lambda m, f: lambda x: m.vjp(f, x)[1](x.sum() * 0 + 1)[0], lambda m, f: lambda x: m.jvp(f, (x,), (x,))[1],
 ], ids=["grad", "jacrev", "jacfwd", "hessian", "vmap", "vmap-chunked", "vjp", "jvp"])
 @pytest.mark.parametrize("f", [lambda x: x.sum(), lambda x: x.sum() * 0 + 2.0], ids=["sum", "constant"])
 def test_transforms_of_tensors_return_tensors_where_the_result_is_a_constant(transform, f):
