@@ -251,7 +251,8 @@ def _length(x_leaves, x_tree, length):
 def _empty_scan(f, carry, carry_tree, x_leaves, x_tree):
     """A scan of no steps: init, and ys of length 0 (f runs once, on zeros, for their type)."""
     x = trees.unflatten(x_tree, [np.zeros(leaf_type(x)[0][1:], leaf_type(x)[1]) for x in x_leaves])
-    _, y = _pair(f(trees.unflatten(carry_tree, carry), x))
+    new, y = _pair(f(trees.unflatten(carry_tree, carry), x))
+    check_same("scan", trees.flatten(new), "the carry f returned", (carry, carry_tree), "init")
     y_leaves, y_tree = trees.flatten(y)
     return (trees.unflatten(carry_tree, carry),
             trees.unflatten(y_tree, [np.zeros((0, *leaf_type(y)[0]), leaf_type(y)[1]) for y in y_leaves]))
