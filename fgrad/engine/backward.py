@@ -19,7 +19,7 @@ from ..errors import FreedGraphError
 from ..ir.node import Edge
 from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
-from ..ops.elementwise import add
+from ..ops.elementwise import add, times
 from ..ops.indexing import Scattered, dense
 from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial
 from .queue import ReadyQueue
@@ -192,7 +192,9 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     nodes apply their partials in the loop, with no call: the one inline copy of
     apply_partial (ops/primitive.py) and of send, in two forms (one argument, the common
     case, with no input loop; then any number). Every other node goes through apply_rule
-    and send. tests/engine/test_backward.py compares the two.
+    and send. tests/engine/test_backward.py compares the two. Multiply's step (OTHER) is the
+    zero-cotangent policy's product, `times` (Note [zero cotangents stay zero] in
+    ops/elementwise.py); a nan_safe primitive has no inline partials.
     """
     cts = {}
     for node, index, g in roots:
@@ -282,7 +284,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                         i += 1
                         if t is None or (d := partials[i]) is None:
                             continue
-                        gi = (g if d is ONE else -g if d is NEG else primals[1 - i] * g if d is OTHER
+                        gi = (g if d is ONE else -g if d is NEG else times(primals[1 - i], g) if d is OTHER
                               else d(node.out, *primals) * g)
                         p = primals[i]  # None: an unread input already of g's shape and dtype
                         if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):

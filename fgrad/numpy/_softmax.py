@@ -9,6 +9,7 @@ does not depend on the shift, so neither does its derivative. Not exported by fg
 import numpy as np
 
 from .. import numpy as fnp
+from ..config import config
 from ..ops.stop_gradient import stop_gradient
 from ._arguments import _as_operand, normalize_axis
 
@@ -19,6 +20,15 @@ def _shift(a, axis):
     """The maximum over `axis` (kept), as a constant; 0 where it is not finite (all -inf)."""
     m = stop_gradient(fnp.max(a, axis=axis, keepdims=True))
     return fnp.where(fnp.isfinite(m), m, 0.0)
+
+
+def _log_of_sum(s):
+    """log(s); where s is 0 (every a is -inf: a finite change of an a leaves it -inf) its
+    derivative is 0, not the 0 * inf of exp's and log's, under fgrad.config.nan_safe_zeros."""
+    if not config.nan_safe_zeros:
+        return fnp.log(s)
+    some = s != 0.0
+    return fnp.where(some, fnp.log(fnp.where(some, s, 1.0)), -np.inf)
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
@@ -37,7 +47,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         sign, s = fnp.sign(s), fnp.abs(s)
     with np.errstate(divide="ignore"):  # log(0) = -inf is the answer when every a is -inf (as SciPy)
-        out = fnp.log(s) + m
+        out = _log_of_sum(s) + m
     if not keepdims:
         out = fnp.squeeze(out, axis=axis)
         sign = None if sign is None else fnp.squeeze(sign, axis=axis)

@@ -16,11 +16,31 @@ same either way: elementwise multiplication commutes.
 Note [float constants]: constants in rules are Python floats (`1.0 - ans * ans`), never
 ints. Both are weak scalars to NumPy 2 (a float32 array stays float32), but an int operand
 makes a small-array ufunc call dearer (docs/design.md, "Measured").
+
+Note [zero cotangents stay zero]: a derivative contribution whose cotangent (or tangent) is
+exactly zero is zero, even where the partial is infinite or NaN. `where(x > 0, sqrt(x), 0.)`
+at 0 sends sqrt a zero cotangent, and 0 * inf would make the gradient NaN although the
+selected branch is finite; so would masking, clip, maximum and indexing. The primitives whose
+partials can be infinite or NaN where they are finite declare it (`nan_safe=True`), and their
+rules multiply and divide by the policy's products: safe_multiply(p, v) is p * v, and 0 where
+that is NaN because a factor is 0 (either factor: a zero partial meeting an infinite
+cotangent is zero too, which gives norm and cdist their subgradient 0 at 0); safe_divide(v, q)
+is v / q, and 0 where that is NaN because v is 0. Elsewhere their values are the plain
+products', bit for bit, so the check is one NaN test of the result. They are primitives whose
+derivatives are the product rule in the same products, so the policy holds at every order (a
+where-mask would drop the derivative of the cotangent itself: the Hessian of
+sum(sqrt(x) * (x - 1)) at 1 would lose a term) and under every transform (vmap batches them,
+compile stages them as steps). A declared primitive's rules go through the engine's general
+path (defderiv gives it no inline partials), so the others' hot path is untouched; multiply,
+whose partials (OTHER) are inline, applies `times` there. fgrad.config.nan_safe_zeros off: the
+plain products, JAX's values (docs/sharp-bits.md).
 """
 import numpy as np
 
 from ..backend import array_module
+from ..config import config
 from ..ir.value import concrete, is_batched, is_staged, peek
+from . import primitive
 from .batching import elementwise as broadcasting_rule
 from .batching import first, same_rank
 from .conversion import cast, conj, convert, real
@@ -29,29 +49,42 @@ from .primitive import NEG, ONE, OTHER, Partial, Primitive
 from .stop_gradient import stop_gradient
 
 
-def _rules(partial, arity, i):
+def _rules(partial, arity, i, safe=False):
+    if safe and callable(partial):  # (ONE, NEG and OTHER are strings: applied as they are)
+        return _safe_rules(partial, arity, i)
     if partial is None:
         return None, None
     if partial is ONE:
         return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
     if partial is NEG:
         return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
-    if partial is OTHER:  # d(x * y)/dx = y, d(x * y)/dy = x
+    if partial is OTHER:  # d(x * y)/dx = y, d(x * y)/dy = x (apply_partial's `times`)
         if i == 0:
-            return (lambda g, ans, x, y: y * g), (lambda t, ans, x, y: y * t)
-        return (lambda g, ans, x, y: x * g), (lambda t, ans, x, y: x * t)
+            return (lambda g, ans, x, y: times(y, g)), (lambda t, ans, x, y: times(y, t))
+        return (lambda g, ans, x, y: times(x, g)), (lambda t, ans, x, y: times(x, t))
     # The partial goes first (Note [the partial first]).
     if arity == 1:  # no *args packing on the hot path
         return (lambda g, ans, x: partial(ans, x) * g), (lambda t, ans, x: partial(ans, x) * t)
     return (lambda g, ans, x, y: partial(ans, x, y) * g), (lambda t, ans, x, y: partial(ans, x, y) * t)
 
 
+def _safe_rules(partial, arity, i):
+    """_rules of a nan_safe primitive: the partial times the cotangent or tangent by `times`
+    (Note [zero cotangents stay zero])."""
+    if arity == 1:
+        return (lambda g, ans, x: times(partial(ans, x), g)), (lambda t, ans, x: times(partial(ans, x), t))
+    return ((lambda g, ans, x, y: times(partial(ans, x, y), g)),
+            (lambda t, ans, x, y: times(partial(ans, x, y), t)))
+
+
 def defderiv(prim: Primitive, *partials: Partial | None) -> Primitive:
-    """Declare the partial derivative of `prim` with respect to each argument."""
-    pairs = [_rules(p, len(partials), i) for i, p in enumerate(partials)]
+    """Declare the partial derivative of `prim` with respect to each argument. For a nan_safe
+    primitive the rules apply the zero-cotangent policy (Note [zero cotangents stay zero])."""
+    pairs = [_rules(p, len(partials), i, prim.nan_safe) for i, p in enumerate(partials)]
     prim.defvjp(*(v for v, _ in pairs))
     prim.defjvp(*(j for _, j in pairs))
-    prim.defpartials(partials)  # the engine applies these directly: one Python call less per rule
+    if not prim.nan_safe or all(p is None or isinstance(p, str) for p in partials):
+        prim.defpartials(partials)  # the engine applies these directly: one Python call less per rule
     return prim
 
 
@@ -60,13 +93,14 @@ def broadcasts(prim):
     return prim.defbatch(broadcasting_rule(prim))
 
 
-def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, aliases=(), methods=None):
+def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, aliases=(), methods=None,
+          nan_safe=False):
     """The entry function (ops/entries.py) of a primitive backed by a NumPy ufunc (CuPy arrays
-    dispatch through __array_ufunc__); without partials it has no derivative. `saves` and
-    `torch_name` are the Primitive's; `aliases` are NumPy's other names for it (fgrad.numpy
+    dispatch through __array_ufunc__); without partials it has no derivative. `saves`,
+    `torch_name` and `nan_safe` are the Primitive's; `aliases` are NumPy's other names for it (fgrad.numpy
     exports the entry under its name and these); `methods` names the fgrad.numpy function
     each of the ufunc's methods is ({"reduce": "sum"}: np.add.reduce runs fgrad.numpy.sum)."""
-    prim = broadcasts(Primitive(name, fn, saves=saves, torch_name=torch_name))
+    prim = broadcasts(Primitive(name, fn, saves=saves, torch_name=torch_name, nan_safe=nan_safe))
     if partials:
         defderiv(prim, *partials)
     entry = entry_for(prim, len(partials) if partials else fn.nin, aliases)
@@ -79,10 +113,10 @@ negative = ufunc("negative", np.negative, NEG, saves="nothing", torch_name="Neg"
 add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", "accumulate": "cumsum"})
 subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub")
 multiply = ufunc("multiply", np.multiply, OTHER, OTHER, saves="inputs", torch_name="Mul",
-                 methods={"reduce": "prod", "accumulate": "cumprod"})
-divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div").defvjp(
-    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y).defjvp(
-    lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * ans / y)), aliases=("true_divide",))
+                 methods={"reduce": "prod", "accumulate": "cumprod"}, nan_safe=True)  # (log(0) * 0 masked)
+divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div", nan_safe=True).defvjp(
+    lambda g, ans, x, y: over(g, y), lambda g, ans, x, y: -over(times(g, ans), y)).defjvp(
+    lambda t, ans, x, y: over(t, y), lambda t, ans, x, y: -over(times(t, ans), y))), aliases=("true_divide",))
 
 
 def _pow_dy(ans, x, y):
@@ -101,9 +135,10 @@ def _power(x, y):
     return np.power(x, y)
 
 
-power = ufunc("power", _power, _pow_dx, _pow_dy, torch_name="Pow")
-square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow")
-reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output")
+power = ufunc("power", _power, _pow_dx, _pow_dy, torch_name="Pow", nan_safe=True)
+# (2x is finite, but 0 times an infinite cotangent is 0: sqrt(sum(square(x))) at 0)
+square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow", nan_safe=True)
+reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output", nan_safe=True)
 
 
 def _abs_partial(ans, x):
@@ -114,19 +149,19 @@ def _abs_partial(ans, x):
 
 
 absolute = ufunc("absolute", np.absolute, _abs_partial, saves="inputs", torch_name="Abs", aliases=("abs", "fabs"))
-sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output").defvjp(lambda g, ans, x: g / (2.0 * ans)).defjvp(
-    lambda t, ans, x: t / (2.0 * ans))))
-cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output")
+sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output", nan_safe=True).defvjp(
+    lambda g, ans, x: over(g, 2.0 * ans)).defjvp(lambda t, ans, x: over(t, 2.0 * ans))))
+cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output", nan_safe=True)
 
 # ---- exponentials and logarithms ----------------------------------------------------
 exp = ufunc("exp", np.exp, lambda ans, x: ans, saves="output")
 exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0), saves="output")
 expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0, saves="output")
-log = unary(broadcasts(Primitive("log", np.log, saves="inputs").defvjp(lambda g, ans, x: g / x).defjvp(
-    lambda t, ans, x: t / x)))
-log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)), saves="inputs")
-log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs")
-log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs")
+log = unary(broadcasts(Primitive("log", np.log, saves="inputs", nan_safe=True).defvjp(
+    lambda g, ans, x: over(g, x)).defjvp(lambda t, ans, x: over(t, x))))
+log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)), saves="inputs", nan_safe=True)
+log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs", nan_safe=True)
+log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs", nan_safe=True)
 
 
 def _share(base):
@@ -147,17 +182,21 @@ logaddexp2 = ufunc("logaddexp2", np.logaddexp2, _share(exp2), lambda ans, x, y: 
 sin = ufunc("sin", np.sin, lambda ans, x: cos(x), saves="inputs")
 cos = ufunc("cos", np.cos, lambda ans, x: -sin(x), saves="inputs")
 tan = ufunc("tan", np.tan, lambda ans, x: 1.0 + ans * ans, saves="output")
-arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("asin",))
-arccos = ufunc("arccos", np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("acos",))
+arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("asin",),
+               nan_safe=True)
+arccos = ufunc("arccos", np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("acos",),
+               nan_safe=True)
 arctan = ufunc("arctan", np.arctan, lambda ans, x: 1.0 / (1.0 + x * x), saves="inputs", aliases=("atan",))
 sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x), saves="inputs")
 cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x), saves="inputs")
 tanh = ufunc("tanh", np.tanh, lambda ans, x: 1.0 - ans * ans, saves="output")
 arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0), saves="inputs", aliases=("asinh",))
-arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0), saves="inputs", aliases=("acosh",))
-arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), saves="inputs", aliases=("atanh",))
+arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0), saves="inputs", aliases=("acosh",),
+                nan_safe=True)
+arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), saves="inputs", aliases=("atanh",),
+                nan_safe=True)
 arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y),
-                saves="inputs", aliases=("atan2",))
+                saves="inputs", aliases=("atan2",), nan_safe=True)  # (0/0 at the origin)
 
 
 def _hypot_dx(ans, x, y):
@@ -178,15 +217,18 @@ sinc = ufunc("sinc", np.sinc, _sinc_deriv)
 
 
 # ---- selection: ties split the gradient evenly, as JAX does --------------------------
+# (nan_safe: the unpicked side's 0 times an infinite cotangent is 0, as sqrt(maximum(x, 0)) at x < 0)
 def _picked(ans, x, y):
     """1 where x was picked, 1/2 where x and y tie, else 0 (in x's dtype)."""
     return where(x == ans, where(x == y, 0.5, 1.0), 0.0).astype(result_dtype(x, y))
 
 
-maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "max"})
-minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "min"})
-fmax = ufunc("fmax", np.fmax, _picked, lambda ans, x, y: _picked(ans, y, x))
-fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x))
+maximum = ufunc("maximum", np.maximum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "max"},
+                 nan_safe=True)
+minimum = ufunc("minimum", np.minimum, _picked, lambda ans, x, y: _picked(ans, y, x), methods={"reduce": "min"},
+                 nan_safe=True)
+fmax = ufunc("fmax", np.fmax, _picked, lambda ans, x, y: _picked(ans, y, x), nan_safe=True)
+fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x), nan_safe=True)
 remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y), saves="inputs",
                   aliases=("mod",))
 fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y), saves="inputs")
@@ -292,6 +334,59 @@ select = broadcasts(Primitive("where", _select, saves="inputs")).defvjp(
 def where(cond, x, y):
     """`where(cond, x, y)` on traced or plain values."""
     return select(cond, x, y)
+
+
+# ---- the zero-cotangent policy's products (Note [zero cotangents stay zero]) -------------
+def _nan_in(c):
+    """Does c hold a NaN? (A scalar is its own test: c != c.)"""
+    if getattr(c, "ndim", 0):
+        return bool(array_module(c).isnan(c).any())
+    return c != c
+
+
+def _zeroed(c, zero):
+    """c with 0 where it is NaN and `zero` (a factor is 0) holds."""
+    xp = array_module(c)
+    out = xp.where(xp.isnan(c) & zero, xp.zeros((), c.dtype), c)
+    return out if out.ndim else out[()]
+
+
+def _safe_multiply(a, b):
+    c = a * b
+    return _zeroed(c, (a == 0) | (b == 0)) if _nan_in(c) else c
+
+
+def _safe_divide(a, b):
+    c = a / b
+    return _zeroed(c, a == 0) if _nan_in(c) else c
+
+
+# Their derivatives are the product and quotient rules in these same products, so the policy
+# holds at every order. (Partial first, Note [the partial first]; either factor may be traced.)
+safe_multiply = binary(broadcasts(Primitive("safe_multiply", _safe_multiply, saves="inputs", torch_name="Mul").defvjp(
+    lambda g, ans, a, b: safe_multiply(b, g), lambda g, ans, a, b: safe_multiply(a, g)).defjvp(
+    lambda t, ans, a, b: safe_multiply(b, t), lambda t, ans, a, b: safe_multiply(a, t))))
+safe_divide = binary(broadcasts(Primitive("safe_divide", _safe_divide, torch_name="Div").defvjp(
+    lambda g, ans, a, b: safe_divide(g, b), lambda g, ans, a, b: -safe_multiply(safe_divide(ans, b), g)).defjvp(
+    lambda t, ans, a, b: safe_divide(t, b), lambda t, ans, a, b: -safe_multiply(safe_divide(ans, b), t))))
+
+
+def times(p, v):
+    """p * v in a derivative: with fgrad.config.nan_safe_zeros on, 0 where a factor is 0 even if
+    the other is infinite or NaN (safe_multiply); a finite nonzero Python constant needs no test."""
+    if ((p.__class__ is float and p != 0.0 and p - p == 0.0) or (v.__class__ is float and v != 0.0 and v - v == 0.0)
+            or not config.nan_safe_zeros):
+        return p * v
+    return safe_multiply(p, v)
+
+
+primitive.times = times  # (apply_partial's multiply step: ops/primitive.py sits below this module)
+
+
+def over(v, q):
+    """v / q in a derivative: with fgrad.config.nan_safe_zeros on, 0 where v is 0 even if q is 0
+    or NaN (safe_divide)."""
+    return safe_divide(v, q) if config.nan_safe_zeros else v / q
 
 
 # ---- overwrite: what an in-place fill leaves (Tensor.zero_, fill_, copy_) -------------------

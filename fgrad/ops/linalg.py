@@ -12,15 +12,18 @@ matrix_power) live in fgrad.numpy.linalg.
 """
 import numpy as np
 
-from ..backend import array_module
+from ..backend import array_module, to_host
+from ..config import config
 from ..ir.value import Tracer, peek
 from .batching import front, leading, stacked
 from .broadcasting import reduce_sum
 from .conversion import conj, imag, real
 from .einsum import einsum
-from .elementwise import where
+from .elementwise import absolute, less_equal, where
 from .primitive import Primitive
+from .reductions import reduce_max
 from .shape import concatenate, diagonal, expand_dims, reshape, transpose
+from .stop_gradient import stop_gradient
 from .transpose import vjp_from_jvp
 
 
@@ -282,14 +285,47 @@ slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)
 # ---- decompositions: JAX's published jvp rules; vjps by transposition (ops/transpose.py) --
 def _cholesky_jvp(primals, tangents, L):
     # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-H), phi = lower triangle, diagonal halved.
+    from .scipy_linalg import triangular_solve  # (scipy_linalg builds on this module)
+
+    def below(b):  # L^-1 b by substitution: L is triangular (an LU solve costs three times as much)
+        return triangular_solve(L, b, lower=True, trans=0, unit_diagonal=False)
     s = _symmetric_part(tangents[0])  # (Note [symmetric gradients])
     n = L.shape[-1]
     phi = _xp(L).tri(n, dtype=L.dtype) - 0.5 * _eye(L, n)
-    return matmul(L, phi * solve(L, _mH(solve(L, s))))  # (L^-1 (L^-1 s)^H = L^-1 s L^-H: s is Hermitian)
+    return matmul(L, phi * below(_mH(below(s))))  # (L^-1 (L^-1 s)^H = L^-1 s L^-H: s is Hermitian)
 
 
 cholesky = Primitive("cholesky", _named_kernel("cholesky", lambda a: array_module(a).linalg.cholesky(a)))
 cholesky.defjvp_full(_cholesky_jvp)
+
+
+# Note [repeated eigenvalues]: the eigenvector derivatives of eigh and svd divide by gaps,
+# w_j - w_i (s_j^2 - s_i^2), which are 0 where values repeat. A loss that does not depend on
+# the basis the kernel picked in a repeated value's eigenspace (a function of the eigenvalues, the
+# trace of V f(W) V^H, the nuclear norm) meets each such 1/0 with a zero numerator, the
+# eigenvectors' cotangent in the block (V^H g_V there); by the zero-cotangent policy (Note [zero
+# cotangents stay zero] in ops/elementwise.py) the term is 0, so F is 0 where values are equal
+# to rounding (_inverse_gaps: a gap of rounding size would give the noise a factor of 1e16).
+# Where the numerator is not 0 the derivative is undefined (the basis jumps as the values
+# split), and the backward pass raises, naming the op and the repeated values, instead of
+# returning inf or nan (_degenerate_checked; concrete cotangents only, as the phase check).
+# Forward mode cannot tell which outputs the loss reads, so it returns the tangent with F's
+# repeated entries 0. With fgrad.config.nan_safe_zeros off, F is JAX's 1 / gap.
+def _inverse_gaps(values, gap):
+    """F_ij = 1 / gap_ij, with 0 on the diagonal, and, under the zero-cotangent policy, where
+    values i and j are equal to rounding (Note [repeated eigenvalues]). `values`: (..., k)."""
+    eye = _eye(values, values.shape[-1])
+    if not config.nan_safe_zeros:
+        return 1.0 / (eye + gap) - eye
+    same = _repeated(values)
+    return where(same, 0.0, 1.0 / where(same, 1.0, gap))
+
+
+def _repeated(values):
+    """(..., k, k): True where values i and j agree to rounding (the diagonal too)."""
+    scale = expand_dims(reduce_max(stop_gradient(absolute(values)), axis=(values.ndim - 1,), keepdims=True), -1)
+    tol = np.finfo(values.dtype).eps ** 0.75 * scale
+    return less_equal(absolute(expand_dims(values, -2) - expand_dims(values, -1)), tol)
 
 
 def _eigh_jvp(primals, tangents, ans, UPLO):
@@ -297,8 +333,7 @@ def _eigh_jvp(primals, tangents, ans, UPLO):
     # F's zero diagonal fixes the phase of a complex eigenvector (Note [phase-invariant losses]).
     w, v = ans
     vt_da_v = matmul(_mH(v), matmul(_symmetric_part(tangents[0]), v))  # (Note [symmetric gradients])
-    eye = _eye(w, w.shape[-1])
-    f = 1.0 / (eye + expand_dims(w, -2) - expand_dims(w, -1)) - eye
+    f = _inverse_gaps(w, expand_dims(w, -2) - expand_dims(w, -1))  # (Note [repeated eigenvalues])
     return _real_part(_diag_part(vt_da_v)), matmul(v, f * vt_da_v)
 
 
@@ -396,7 +431,7 @@ def _svd_jvp(primals, tangents, ans, full_matrices, compute_uv):
         return (ds,)
     s_row, s_col = expand_dims(s, -2), expand_dims(s, -1)
     eye = _eye(s, s.shape[-1])
-    f = 1.0 / ((s_row + s_col) * (s_row - s_col) + eye) - eye  # F_ij = 1 / (s_j^2 - s_i^2)
+    f = _inverse_gaps(s, (s_row + s_col) * (s_row - s_col))  # F_ij = 1 / (s_j^2 - s_i^2): Note [repeated eigenvalues]
     dss, sds = ds_mat * s_row, s_col * ds_mat
     inner = f * (dss + _mH(dss))
     if ds_mat.dtype.kind == "c":  # (i Im diag(U^H dA V) / s: 0 where s is 0, as JAX)
@@ -484,6 +519,60 @@ def _phase_checked(prim, name, what):
     prim.vjp_all = vjp_all
 
 
+def _block_numerators(name, g, ans):
+    """(the values, [V^H g_V-like products]) whose entries at repeated values' pairs are the
+    numerators of Note [repeated eigenvalues]; None when no vector has a cotangent."""
+    xp = array_module(ans[0])
+
+    def h(m):
+        return xp.conj(xp.swapaxes(m, -1, -2))
+    if name == "eigh":
+        w, v = ans
+        return None if g[1] is None else (w, [h(v) @ g[1]])
+    if len(ans) != 3 or (g[0] is None and g[2] is None):
+        return None
+    u, s, vh = ans
+    k = s.shape[-1]  # (full_matrices: the vectors beyond k have no singular value)
+    return s, [y for y in (None if g[0] is None else h(u[..., :k]) @ g[0][..., :k],
+                           None if g[2] is None else g[2][..., :k, :] @ h(vh[..., :k, :])) if y is not None]
+
+
+def _check_repeated(name, what, values, numerators):
+    """Raise a ValueError naming `name` and the repeated value where a numerator of Note
+    [repeated eigenvalues] is not 0 (beyond rounding)."""
+    values = to_host(values)
+    k = values.shape[-1]
+    pairs = to_host(_repeated(values)) & ~np.eye(k, dtype=bool)
+    for y in numerators:
+        size = np.abs(to_host(y))
+        bad = np.argwhere(pairs & (size > np.finfo(values.dtype).eps ** 0.5 * size.max()))
+        if len(bad):
+            *stack, i, j = bad[0]
+            where_ = f" of matrix {tuple(int(n) for n in stack)}" if stack else ""
+            raise ValueError(
+                f"fgrad.numpy.linalg.{name}: the derivative through the vectors is undefined at the repeated "
+                f"{what[:-1]} {values[tuple(stack)][i]:.6g} ({what} {i} and {j}{where_} are equal): the vectors' "
+                f"cotangent within its space is {size[tuple(bad[0])]:.3g}, not 0, so the derivative depends on how "
+                f"the basis turns as the values split. Losses whose cotangent is 0 there (functions of the {what}, "
+                f"traces of V f(W) V^H) are differentiable")
+
+
+def _degenerate_checked(prim, name, what):
+    """prim's vjp, after checking that at repeated values the loss does not depend on the basis
+    of their space (Note [repeated eigenvalues]); concrete cotangents only."""
+    transposed = prim.vjp_all
+
+    def vjp_all(g, ans, primals, needs, **params):
+        if config.nan_safe_zeros and not any(isinstance(x, Tracer) for x in (*g, *ans)):
+            found = _block_numerators(name, g, ans)
+            if found is not None:
+                _check_repeated(name, what, *found)
+        return transposed(g, ans, primals, needs, **params)
+    prim.vjp_all = vjp_all
+
+
+_degenerate_checked(eigh, "eigh", "eigenvalues")
+_degenerate_checked(svd, "svd", "singular values")
 _phase_checked(eigh, "eigh", "eigenvectors")
 _phase_checked(eig, "eig", "eigenvectors")
 _phase_checked(svd, "svd", "singular vectors")

@@ -56,6 +56,9 @@ BatchRule = Callable[..., tuple]  # rule(args, dims, **params) -> (out, out_dim)
 ViewInverse = Callable[..., Any] | str  # view(base, view_value, **params) -> base; or VIEW
 
 
+times = None  # ops/elementwise.times, set when it loads (multiply's partial applies it)
+
+
 def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
     """`d`, a partial derivative of Primitive.partials (d out / d argument i), applied to `v`,
     a cotangent or a tangent (elementwise: the same product either way). The engine's rules
@@ -67,9 +70,9 @@ def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
         return v
     if d is NEG:
         return -v
-    if d is OTHER:  # multiply's: the other argument (after v if a Python complex: 1j * np.float64(2.0) is a complex)
-        p = primals[1 - i]
-        return v * p if p.__class__ is complex else p * v
+    if d is OTHER:  # multiply's: the other argument (after v if a Python complex: 1j * np.float64(2.0) is a complex),
+        p = primals[1 - i]  # by the zero-cotangent policy's product (Note [zero cotangents stay zero])
+        return times(v, p) if p.__class__ is complex else times(p, v)
     return d(out, *primals) * v
 
 # What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.
@@ -100,12 +103,16 @@ class Primitive:
     batches it (`batch`: `rule(args, dims, **params)` -> (out, out_dim), where dims[i] is the
     batch axis of args[i] or None when it has none, and out_dim the batch axis of the result,
     a tuple of them for a multiple-result primitive; the rule runs under vmap's parent trace,
-    in fgrad ops, so outer transforms see it: transforms/batching.py).
+    in fgrad ops, so outer transforms see it: transforms/batching.py). `nan_safe` declares that
+    a partial can be infinite or NaN where the primitive is finite (sqrt and log at 0): its
+    rules then apply the zero-cotangent policy, a zero cotangent or tangent times the partial
+    is zero (Note [zero cotangents stay zero] in ops/elementwise.py); the rules of the others
+    are plain products.
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
                  "simple", "partials", "keeps", "saves_output", "node_name", "view", "batch", "fresh",
-                 "__weakref__")
+                 "nan_safe", "__weakref__")
 
     # Does the kernel act beyond its result (a collective exchanges data with other processes)?
     # fgrad.compile then never folds, merges or drops its steps: each process runs every one.
@@ -113,7 +120,8 @@ class Primitive:
 
     def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
                  saves: str = "inputs and output", torch_name: str | Callable[[tuple], str] | None = None,
-                 view: ViewInverse | None = None, batch: BatchRule | None = None, fresh: bool = False):
+                 view: ViewInverse | None = None, batch: BatchRule | None = None, fresh: bool = False,
+                 nan_safe: bool = False):
         self.name = name
         self.impl = impl
         self.vjp = ()
@@ -140,6 +148,7 @@ class Primitive:
         # Does the kernel always return a new array (never a view, never an input), so that
         # fgrad.compile may reuse its buffer once it dies? (Ufuncs do, and say so themselves.)
         self.fresh = fresh
+        self.nan_safe = nan_safe  # (Note [zero cotangents stay zero] in ops/elementwise.py)
         if register:
             REGISTRY[name] = self
 

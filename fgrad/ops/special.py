@@ -34,6 +34,7 @@ from .elementwise import (
     sign,
     sin,
     sinc,
+    times,
     where,
 )
 from .entries import entry_for
@@ -71,6 +72,10 @@ def _kernel(name, pick=None, device=True):
 
 def _defderiv_many(prim, partials):
     """defderiv for three or four arguments (elementwise.defderiv's rules take one or two)."""
+    if prim.nan_safe:  # (Note [zero cotangents stay zero] in ops/elementwise.py: no inline partials)
+        prim.defvjp(*(None if d is None else (lambda g, ans, *a, d=d: times(d(ans, *a), g)) for d in partials))
+        prim.defjvp(*(None if d is None else (lambda t, ans, *a, d=d: times(d(ans, *a), t)) for d in partials))
+        return prim
     prim.defvjp(*(None if d is None else (lambda g, ans, *a, d=d: d(ans, *a) * g) for d in partials))
     prim.defjvp(*(None if d is None else (lambda t, ans, *a, d=d: d(ans, *a) * t) for d in partials))
     prim.defpartials(partials)
@@ -87,11 +92,12 @@ def _entry_many(prim):
     return entry
 
 
-def special(name, *partials, saves="inputs and output", arity=None, impl=None):
+def special(name, *partials, saves="inputs and output", arity=None, impl=None, nan_safe=False):
     """The entry function of a primitive running scipy.special.<name>, with the given partial
-    derivatives (`saves` as for Primitive). Without partials it has no derivative (give its
-    `arity`); `impl`, a kernel of its own (default: special.<name>)."""
-    prim = broadcasts(Primitive(name, impl or _kernel(name), saves=saves))
+    derivatives (`saves` and `nan_safe` as for Primitive: nan_safe where a partial is infinite
+    at a pole or a logarithm's 0). Without partials it has no derivative (give its `arity`);
+    `impl`, a kernel of its own (default: special.<name>)."""
+    prim = broadcasts(Primitive(name, impl or _kernel(name), saves=saves, nan_safe=nan_safe))
     n = len(partials) or arity
     if partials:
         defderiv(prim, *partials) if n <= 2 else _defderiv_many(prim, partials)
@@ -203,11 +209,11 @@ def _betainc_slope(ans, a, b, x):
 erf = special("erf", lambda ans, x: _TWO_OVER_SQRT_PI * exp(-(x * x)), saves="inputs")
 erfc = special("erfc", lambda ans, x: -_TWO_OVER_SQRT_PI * exp(-(x * x)), saves="inputs")
 erfcx = special("erfcx", lambda ans, x: 2.0 * x * ans - _TWO_OVER_SQRT_PI)
-erfinv = special("erfinv", lambda ans, x: _SQRT_PI_OVER_2 * exp(ans * ans), saves="output")
-erfcinv = special("erfcinv", lambda ans, x: -_SQRT_PI_OVER_2 * exp(ans * ans), saves="output")
+erfinv = special("erfinv", lambda ans, x: _SQRT_PI_OVER_2 * exp(ans * ans), saves="output", nan_safe=True)
+erfcinv = special("erfcinv", lambda ans, x: -_SQRT_PI_OVER_2 * exp(ans * ans), saves="output", nan_safe=True)
 dawsn = special("dawsn", lambda ans, x: 1.0 - 2.0 * x * ans)
 ndtr = special("ndtr", lambda ans, x: exp(-0.5 * (x * x)) / _SQRT_2PI, saves="inputs")
-ndtri = special("ndtri", lambda ans, x: _SQRT_2PI * exp(0.5 * (ans * ans)), saves="output")
+ndtri = special("ndtri", lambda ans, x: _SQRT_2PI * exp(0.5 * (ans * ans)), saves="output", nan_safe=True)
 log_ndtr = special("log_ndtr", lambda ans, x: exp(-0.5 * (x * x) - ans) / _SQRT_2PI)  # pdf / cdf, as one exp
 owens_t = special("owens_t",
                   lambda ans, h, a: -exp(-0.5 * (h * h)) * erf(a * h / math.sqrt(2.0)) / (2.0 * _SQRT_2PI),
@@ -216,61 +222,66 @@ owens_t = special("owens_t",
 wofz = special("wofz", lambda ans, z: -2.0 * z * ans + 2j / math.sqrt(math.pi))  # w' = -2 z w + 2i/sqrt(pi)
 
 # ---- gamma and beta functions ------------------------------------------------------------
-gammaln = special("gammaln", lambda ans, x: digamma(x), saves="inputs")
+gammaln = special("gammaln", lambda ans, x: digamma(x), saves="inputs", nan_safe=True)
 digamma = special("digamma", _real_partial("digamma", "SciPy's polygamma(1, z) takes real z only",
-                                           lambda ans, x: polygamma(1, x)), saves="inputs")
-polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs")  # n: the order
-gamma = special("gamma", lambda ans, x: ans * digamma(x))
+                                           lambda ans, x: polygamma(1, x)), saves="inputs", nan_safe=True)
+polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs",  # n: the order
+                    nan_safe=True)
+gamma = special("gamma", lambda ans, x: ans * digamma(x), nan_safe=True)
 rgamma = special("rgamma", _rgamma_slope)
 def _loggamma_partial(ans, x):
     """digamma(x); nan for real x < 0, where SciPy's loggamma is nan (complex x: off the cut, digamma)."""
     return digamma(x) if x.dtype.kind == "c" else where(less(x, 0.0), np.nan, digamma(x))
 
 
-loggamma = special("loggamma", _loggamma_partial, saves="inputs")
+loggamma = special("loggamma", _loggamma_partial, saves="inputs", nan_safe=True)
 gammasgn = special("gammasgn", arity=1)  # piecewise constant: no derivative, as sign
 beta = special("beta", lambda ans, a, b: ans * (digamma(a) - digamma(a + b)),
-               lambda ans, a, b: ans * (digamma(b) - digamma(a + b)))
+               lambda ans, a, b: ans * (digamma(b) - digamma(a + b)), nan_safe=True)
 betaln = special("betaln", lambda ans, a, b: digamma(a) - digamma(a + b),
-                 lambda ans, a, b: digamma(b) - digamma(a + b), saves="inputs")
+                 lambda ans, a, b: digamma(b) - digamma(a + b), saves="inputs", nan_safe=True)
 binom = special("binom", lambda ans, n, k: ans * (digamma(n + 1.0) - digamma(n - k + 1.0)),
-                lambda ans, n, k: ans * (digamma(n - k + 1.0) - digamma(k + 1.0)))
-poch = special("poch", lambda ans, z, m: ans * (digamma(z + m) - digamma(z)), lambda ans, z, m: ans * digamma(z + m))
-gammainc = special("gammainc", _no_closed_form("gammainc", "a"), _gammainc_slope, saves="inputs")
+                lambda ans, n, k: ans * (digamma(n - k + 1.0) - digamma(k + 1.0)), nan_safe=True)
+poch = special("poch", lambda ans, z, m: ans * (digamma(z + m) - digamma(z)), lambda ans, z, m: ans * digamma(z + m),
+               nan_safe=True)
+gammainc = special("gammainc", _no_closed_form("gammainc", "a"), _gammainc_slope, saves="inputs", nan_safe=True)
 gammaincc = special("gammaincc", _no_closed_form("gammaincc", "a"),
-                    lambda ans, a, x: -_gammainc_slope(ans, a, x), saves="inputs")
+                    lambda ans, a, x: -_gammainc_slope(ans, a, x), saves="inputs", nan_safe=True)
 betainc = special("betainc", _no_closed_form("betainc", "a"), _no_closed_form("betainc", "b"), _betainc_slope,
-                  saves="inputs")
-zeta = special("zeta", _no_closed_form("zeta", "x"), lambda ans, x, q: -x * zeta(x + 1.0, q), saves="inputs")  # Hurwitz
+                  saves="inputs", nan_safe=True)
+zeta = special("zeta", _no_closed_form("zeta", "x"), lambda ans, x, q: -x * zeta(x + 1.0, q), saves="inputs",  # Hurwitz
+               nan_safe=True)
 riemann_zeta = special("riemann_zeta", _no_closed_form("zeta", "x"), saves="nothing",
                        impl=_kernel("zeta", device=False))
 
 # ---- exponential integrals, Fresnel and sine/cosine integrals, dilogarithm ----------------
-exp1 = special("exp1", lambda ans, x: -exp(-x) / x, saves="inputs")
-expi = special("expi", lambda ans, x: exp(x) / x, saves="inputs")
-expn = special("expn", None, _expn_slope)  # n: the order
+exp1 = special("exp1", lambda ans, x: -exp(-x) / x, saves="inputs", nan_safe=True)
+expi = special("expi", lambda ans, x: exp(x) / x, saves="inputs", nan_safe=True)
+expn = special("expn", None, _expn_slope, nan_safe=True)  # n: the order
 si = special("si", lambda ans, x: sinc(x / np.pi), saves="inputs", impl=_kernel("sici", 0))
-ci = special("ci", lambda ans, x: cos(x) / x, saves="inputs", impl=_kernel("sici", 1))
+ci = special("ci", lambda ans, x: cos(x) / x, saves="inputs", impl=_kernel("sici", 1), nan_safe=True)
 fresnel_s = special("fresnel_s", lambda ans, x: sin(0.5 * np.pi * (x * x)), saves="inputs", impl=_kernel("fresnel", 0))
 fresnel_c = special("fresnel_c", lambda ans, x: cos(0.5 * np.pi * (x * x)), saves="inputs", impl=_kernel("fresnel", 1))
 spence = special("spence", lambda ans, z: _series_near(z - 1.0, 0.1, _SPENCE_SLOPE, lambda u: log1p(u) / -u),
-                 saves="inputs")  # log(z) / (1 - z), -1 at z = 1
+                 saves="inputs", nan_safe=True)  # log(z) / (1 - z), -1 at z = 1
 
 # ---- logistic, logarithms, entropies, Box-Cox ------------------------------------------------
 expit = special("expit", lambda ans, x: ans * (1.0 - ans), saves="output")
-logit = special("logit", lambda ans, x: 1.0 / (x * (1.0 - x)), saves="inputs")
+logit = special("logit", lambda ans, x: 1.0 / (x * (1.0 - x)), saves="inputs", nan_safe=True)
 log_expit = special("log_expit", lambda ans, x: expit(-x), saves="inputs")
-xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y, saves="inputs")  # JAX's, also at x == 0
-xlog1py = special("xlog1py", lambda ans, x, y: log1p(y), lambda ans, x, y: x / (1.0 + y), saves="inputs")
+xlogy = special("xlogy", lambda ans, x, y: log(y), lambda ans, x, y: x / y, saves="inputs",  # JAX's, also at x == 0
+                nan_safe=True)
+xlog1py = special("xlog1py", lambda ans, x, y: log1p(y), lambda ans, x, y: x / (1.0 + y), saves="inputs", nan_safe=True)
 exprel = special("exprel", lambda ans, x: _exprel_slope(x), saves="inputs")
 cosm1 = special("cosm1", lambda ans, x: -sin(x), saves="inputs")
-entr = special("entr", lambda ans, x: -(log(x) + 1.0), saves="inputs")
-rel_entr = special("rel_entr", lambda ans, x, y: log(x / y) + 1.0, lambda ans, x, y: -x / y, saves="inputs")
-kl_div = special("kl_div", lambda ans, x, y: log(x / y), lambda ans, x, y: 1.0 - x / y, saves="inputs")
+entr = special("entr", lambda ans, x: -(log(x) + 1.0), saves="inputs", nan_safe=True)
+rel_entr = special("rel_entr", lambda ans, x, y: log(x / y) + 1.0, lambda ans, x, y: -x / y, saves="inputs",
+                   nan_safe=True)
+kl_div = special("kl_div", lambda ans, x, y: log(x / y), lambda ans, x, y: 1.0 - x / y, saves="inputs", nan_safe=True)
 boxcox = special("boxcox", lambda ans, x, lm: power(x, lm - 1.0),
-                 lambda ans, x, lm: log(x) * log(x) * _exprel_slope(lm * log(x)), saves="inputs")
+                 lambda ans, x, lm: log(x) * log(x) * _exprel_slope(lm * log(x)), saves="inputs", nan_safe=True)
 boxcox1p = special("boxcox1p", lambda ans, x, lm: power(1.0 + x, lm - 1.0),
-                   lambda ans, x, lm: log1p(x) * log1p(x) * _exprel_slope(lm * log1p(x)), saves="inputs")
+                   lambda ans, x, lm: log1p(x) * log1p(x) * _exprel_slope(lm * log1p(x)), saves="inputs", nan_safe=True)
 hyp1f1 = special("hyp1f1", _no_closed_form("hyp1f1", "a"), _no_closed_form("hyp1f1", "b"),
                  lambda ans, a, b, x: a / b * hyp1f1(a + 1.0, b + 1.0, x), saves="inputs")
 hyp2f1 = special("hyp2f1", _no_closed_form("hyp2f1", "a"), _no_closed_form("hyp2f1", "b"),
@@ -283,26 +294,27 @@ sph_harm_y = special("sph_harm_y", None, None, _complex_result("sph_harm_y"), _c
 j0 = special("j0", lambda ans, x: -j1(x), saves="inputs")
 j1 = special("j1", lambda ans, x: j0(x) - _j1_over_x(x), saves="inputs")
 jv = special("jv", _no_closed_form("jv", "v"), lambda ans, v, x: 0.5 * (jv(v - 1.0, x) - jv(v + 1.0, x)),
-             saves="inputs")
-y0 = special("y0", lambda ans, x: -y1(x), saves="inputs")
-y1 = special("y1", lambda ans, x: y0(x) - ans / x)
-yn = special("yn", None, lambda ans, n, x: 0.5 * (yn(n - 1, x) - yn(n + 1, x)), saves="inputs")  # n: the order
+             saves="inputs", nan_safe=True)
+y0 = special("y0", lambda ans, x: -y1(x), saves="inputs", nan_safe=True)
+y1 = special("y1", lambda ans, x: y0(x) - ans / x, nan_safe=True)
+yn = special("yn", None, lambda ans, n, x: 0.5 * (yn(n - 1, x) - yn(n + 1, x)), saves="inputs",  # n: the order
+             nan_safe=True)
 yv = special("yv", _no_closed_form("yv", "v"), lambda ans, v, x: 0.5 * (yv(v - 1.0, x) - yv(v + 1.0, x)),
-             saves="inputs")
+             saves="inputs", nan_safe=True)
 i0 = special("i0", lambda ans, x: i1(x), saves="inputs")
 i1 = special("i1", lambda ans, x: i0(x) - _i1_over_x(x), saves="inputs")
 i0e = special("i0e", lambda ans, x: i1e(x) - sign(x) * ans)
 i1e = special("i1e", lambda ans, x: i0e(x) - _i1e_over_x(x) - sign(x) * ans)
 iv = special("iv", _no_closed_form("iv", "v"), lambda ans, v, x: 0.5 * (iv(v - 1.0, x) + iv(v + 1.0, x)),
-             saves="inputs")
+             saves="inputs", nan_safe=True)
 ive = special("ive", _no_closed_form("ive", "v"),
               _real_partial("ive", "its scaling exp(-|Re z|) is not holomorphic",
-                            lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x)) - sign(x) * ans))
-k0 = special("k0", lambda ans, x: -k1(x), saves="inputs")
-k1 = special("k1", lambda ans, x: -k0(x) - ans / x)
-k0e = special("k0e", lambda ans, x: ans - k1e(x))
-k1e = special("k1e", lambda ans, x: ans - k0e(x) - ans / x)
+                            lambda ans, v, x: 0.5 * (ive(v - 1.0, x) + ive(v + 1.0, x)) - sign(x) * ans), nan_safe=True)
+k0 = special("k0", lambda ans, x: -k1(x), saves="inputs", nan_safe=True)
+k1 = special("k1", lambda ans, x: -k0(x) - ans / x, nan_safe=True)
+k0e = special("k0e", lambda ans, x: ans - k1e(x), nan_safe=True)
+k1e = special("k1e", lambda ans, x: ans - k0e(x) - ans / x, nan_safe=True)
 kv = special("kv", _no_closed_form("kv", "v"), lambda ans, v, x: -0.5 * (kv(v - 1.0, x) + kv(v + 1.0, x)),
-             saves="inputs")
+             saves="inputs", nan_safe=True)
 kve = special("kve", _no_closed_form("kve", "v"),
-              lambda ans, v, x: ans - 0.5 * (kve(v - 1.0, x) + kve(v + 1.0, x)))
+              lambda ans, v, x: ans - 0.5 * (kve(v - 1.0, x) + kve(v + 1.0, x)), nan_safe=True)
