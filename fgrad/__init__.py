@@ -20,6 +20,9 @@ tests/test_layers.py checks it), and the top-level modules:
 - testing/: finite differences, check_grads, gradcheck.
 - errors.py: fgrad.errors, the errors fgrad raises on purpose (beneath every layer).
 - config.py: fgrad.config, the library-wide switches, as jax.config (beneath every layer).
+- tree_util.py: fgrad.tree_util, pytrees on optree, as jax.tree_util (beneath every layer).
+- tree.py: fgrad.tree, jax.tree's short names for tree_util's functions.
+- flatten_util.py: fgrad.flatten_util.ravel_pytree.
 - func.py: fgrad.func, the functional transforms under torch.func's names.
 - cuda.py, accelerator.py: torch.cuda's and torch.accelerator's questions (is a CUDA device there?).
 - typing.py: the type aliases of fgrad's public signatures.
@@ -30,12 +33,15 @@ from . import (
                                  autograd,
                                  cuda,
                                  errors,
+                                 flatten_util,
                                  func,
                                  lax,
                                  nn,
                                  numpy,  # noqa: F401  (attaches operators to traced values)
                                  optim,
                                  scipy,
+                                 tree,
+                                 tree_util,
                                  utils,
 )
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -13,7 +13,6 @@ from builtins import float as _float
 from builtins import int as _int
 
 import numpy as np
-import optree
 
 from .. import numpy as fnp
 from ..backend import Device, array_module, device_of
@@ -28,6 +27,7 @@ from ..ops.primitive import EVAL, VIEW
 from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
+from ..tree_util import tree_leaves, tree_map
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
 from .dtypes import Size, inferred
@@ -598,7 +598,7 @@ def _numpy_on_arrays(self, func, types, args, kwargs):
     """NumPy's own `func`, which fgrad does not cover, on the arrays of the Tensors among its
     arguments (Tensor.__array_function__)."""
     name = bridge.qualified_name(func)
-    for x in optree.tree_leaves((args, kwargs)):
+    for x in tree_leaves((args, kwargs)):
         if isinstance(x, Tracer):
             if _of_traced(x):  # (the bridge's error: NumPy cannot differentiate it)
                 return bridge.array_function(self, func, types, args, kwargs)
@@ -606,7 +606,7 @@ def _numpy_on_arrays(self, func, types, args, kwargs):
                 raise RuntimeError(f"{name}: Can't call numpy() on Tensor that requires grad ({name} is NumPy's "
                                    f"and would drop its gradient). Use tensor.detach() first, or fgrad.numpy's "
                                    f"functions where the gradient is wanted")
-    args, kwargs = optree.tree_map(lambda x: x.numpy(force=True) if isinstance(x, Tensor) else x, (args, kwargs))
+    args, kwargs = tree_map(lambda x: x.numpy(force=True) if isinstance(x, Tensor) else x, (args, kwargs))
     return func(*args, **kwargs)
 
 

@@ -4,11 +4,11 @@ A transfer's cotangent goes back the way its value came (to `source`), so a deri
 comes back on the device of its input; its tangent goes the same way as its value.
 """
 import numpy as np
-import optree
 
 from ..backend import device as to_device
 from ..backend import device_of
 from ..ir.value import Tracer, peek
+from ..tree_util import tree_map
 from ..typing import Any, PyTree
 from .primitive import Primitive
 
@@ -33,4 +33,4 @@ def device_put(x: PyTree, device: Any) -> PyTree:
     """`x` (an array, a traced value or a pytree of them) on `device` ("cpu", "cuda:0", or a
     Device); differentiable: the derivative goes back to where each value came from."""
     device = to_device(device)
-    return optree.tree_map(lambda v: _put(v, device), x)
+    return tree_map(lambda v: _put(v, device), x)

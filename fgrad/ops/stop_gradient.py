@@ -1,6 +1,5 @@
 """stop_gradient: the identity whose derivative is zero, at every level."""
-import optree
-
+from ..tree_util import tree_map
 from ..typing import PyTree
 from .primitive import Primitive
 
@@ -10,4 +9,4 @@ _stop = Primitive("stop_gradient", lambda x: x, batch=lambda args, dims: (_stop(
 
 def stop_gradient(x: PyTree) -> PyTree:
     """`x` with its derivative cut off for every enclosing transform."""
-    return optree.tree_map(lambda v: _stop(v), x)
+    return tree_map(lambda v: _stop(v), x)

@@ -17,6 +17,7 @@ from ..ops.broadcasting import broadcast_to
 from ..ops.indexing import getitem
 from ..ops.primitive import Trace, _state, pop_trace, push_trace
 from ..ops.shape import concatenate
+from ..tree_util import NAMESPACE, tree_leaves, tree_structure
 from . import checks, faces, trees
 
 __all__ = ["BatchTrace", "BatchTracer", "keeping", "leaf_axes", "vmap"]
@@ -85,7 +86,7 @@ _UNMAPPED = _Unmapped()
 
 
 def _check_spec(spec, name):
-    for leaf in optree.tree_leaves(spec, none_is_leaf=True):
+    for leaf in optree.tree_leaves(spec, none_is_leaf=True, namespace=NAMESPACE):
         if leaf is not None and (not isinstance(leaf, (int, np.integer)) or isinstance(leaf, bool)):
             raise TypeError(f"vmap: {name} must be an int, None, or a tuple/list/dict of them matching the "
                             f"{'arguments' if name == 'in_axes' else 'outputs'}, but it holds {leaf!r}")
@@ -95,13 +96,13 @@ def leaf_axes(spec, tree, name, what):
     """The axis (or None) of each leaf of `tree`, from `spec`, a prefix of it (JAX's rule)."""
     if spec is None or isinstance(spec, (int, np.integer)):
         return [spec] * len(trees.flatten(tree)[0])
-    marked = optree.tree_map(lambda a: _UNMAPPED if a is None else a, spec, none_is_leaf=True)
+    marked = optree.tree_map(lambda a: _UNMAPPED if a is None else a, spec, none_is_leaf=True, namespace=NAMESPACE)
     try:
-        full = optree.tree_broadcast_prefix(marked, tree, none_is_leaf=False)
+        full = optree.tree_broadcast_prefix(marked, tree, none_is_leaf=False, namespace=NAMESPACE)
     except ValueError as exc:
         raise ValueError(f"vmap: {name}={spec!r} does not match the structure of the {what} "
-                         f"({optree.tree_structure(tree, none_is_leaf=False)}): {exc}") from None
-    return [None if a is _UNMAPPED else a for a in optree.tree_leaves(full, none_is_leaf=False)]
+                         f"({tree_structure(tree)}): {exc}") from None
+    return [None if a is _UNMAPPED else a for a in tree_leaves(full)]
 
 
 def _in_axes(in_axes, args, kwargs, n_leaves):

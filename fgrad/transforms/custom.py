@@ -13,7 +13,6 @@ ones (process_batch), so an outer transform still uses the user's rule, batched.
 import functools
 
 import numpy as np
-import optree
 
 from ..ir.value import BatchTracer, Tracer
 from ..ops.axes import moveaxis
@@ -21,6 +20,7 @@ from ..ops.batching import first
 from ..ops.broadcasting import reduce_sum
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from ..ops.zeros import materialize, zeros_like_value
+from ..tree_util import tree_map, tree_structure
 from ..typing import Callable, Iterable, PyTree
 from . import checks, trees
 from .batching import keeping, leaf_axes, vmap
@@ -140,11 +140,11 @@ def _argument_cotangent(name, ct, arg, pos):
         else:  # a leaf where the argument has a subtree (or nothing)
             raise ValueError
     try:
-        optree.tree_map(match, ct, arg, is_leaf=lambda x: x is None, none_is_leaf=False)
+        tree_map(match, ct, arg, is_leaf=lambda x: x is None)
     except ValueError:
         raise TypeError(f"custom_vjp {name}: bwd's cotangent for args[{pos}] has structure "
-                        f"{optree.tree_structure(ct, none_is_leaf=False)}, but args[{pos}] has structure "
-                        f"{optree.tree_structure(arg, none_is_leaf=False)}; give each cotangent its argument's "
+                        f"{tree_structure(ct)}, but args[{pos}] has structure "
+                        f"{tree_structure(arg)}; give each cotangent its argument's "
                         f"structure (None stands for a zero, of the whole argument or of any part of it)") from None
     return out
 

@@ -1,4 +1,4 @@
-"""Pytrees in and out of the transforms (optree): flattening arguments and results, the
+"""Pytrees in and out of the transforms (fgrad.tree_util, on optree): flattening arguments and results, the
 labels that name a leaf in messages (`args[1]`, `primals[0]['w']`), aux values, and the
 wrapper a transform returns. The checks on what users pass live in checks.py, what a
 transform hands back in owned.py, the Tensor face in faces.py.
@@ -6,21 +6,21 @@ transform hands back in owned.py, the Tensor face in faces.py.
 import functools
 
 import numpy as np
-import optree
 
 from ..ir.value import Tracer
+from ..tree_util import keystr, tree_flatten, tree_unflatten
 
 __all__ = ["flatten", "flatten_args", "flatten_out", "is_leaf", "leaf_labels", "primal_of", "strip_aux", "unflatten",
            "unflatten_out", "wraps"]
 
 
 def flatten(tree):
-    """Leaves and structure; None is an empty subtree, as in JAX."""
-    return optree.tree_flatten(tree, none_is_leaf=False)
+    """Leaves and structure; None is an empty subtree, as in JAX; the classes registered with
+    fgrad.tree_util are nodes."""
+    return tree_flatten(tree)
 
 
-def unflatten(treedef, leaves):
-    return optree.tree_unflatten(treedef, list(leaves))
+unflatten = tree_unflatten
 
 
 def is_leaf(x):
@@ -69,11 +69,14 @@ class _Label:
     __slots__ = ("treedef", "name", "nums", "index")
 
     def __str__(self):
-        path = (self.index,) if self.treedef is None else self.treedef.paths()[self.index]
-        head, rest = (path[0], path[1:]) if path else (0, ())
+        if self.treedef is None:
+            head, rest = self.index, ""
+        else:  # (the first entry indexes the arguments' tuple; the rest as Python indexes them: ['w'][0].b)
+            path = tuple(self.treedef.accessors()[self.index])
+            head, rest = (path[0].entry, keystr(path[1:])) if path else (0, "")
         if self.nums is not None:
             head = self.nums[head]
-        return f"{self.name}[{head}]" + "".join(f"[{p!r}]" for p in rest)
+        return f"{self.name}[{head}]{rest}"
 
     __repr__ = __format__ = lambda self, spec="": str(self)
 

@@ -1,0 +1,196 @@
+"""fgrad.tree_util: pytrees (nested tuples, lists, dicts, namedtuples, None and the classes you
+register), jax.tree_util's names on optree.
+
+Every transform flattens its arguments and results with these functions, so a class
+registered here (a dataclass of parameters, say) is a pytree to grad, vmap, compile, custom
+rules and optimizers alike:
+
+```python
+import dataclasses
+import numpy as np
+import fgrad
+from fgrad import tree_util
+
+@tree_util.register_dataclass
+@dataclasses.dataclass
+class Linear:
+    w: np.ndarray
+    b: np.ndarray
+    name: str = dataclasses.field(default="layer", metadata={"static": True})
+
+p = Linear(np.ones((2, 3)), np.zeros(2))
+g = fgrad.grad(lambda p, x: (p.w @ x + p.b).sum())(p, np.ones(3))
+assert isinstance(g, Linear) and g.w.shape == (2, 3) and g.name == "layer"
+assert tree_util.keystr(tree_util.tree_flatten_with_path(p)[0][0][0]) == ".w"
+```
+
+None is an empty subtree, as in JAX. A path is a tuple of optree's entries (MappingEntry,
+SequenceEntry, GetAttrEntry, ...); `keystr` writes one as `['a'][0].w`. This module sits beneath
+every layer (tests/test_layers.py): it imports nothing of fgrad.
+"""
+import dataclasses
+import functools
+
+import optree
+
+__all__ = ["NAMESPACE", "Partial", "keystr", "register_dataclass", "register_pytree_node",
+           "register_pytree_node_class", "register_static", "tree_all", "tree_flatten", "tree_flatten_with_path",
+           "tree_leaves", "tree_leaves_with_path", "tree_map", "tree_map_with_path", "tree_reduce", "tree_structure",
+           "tree_transpose", "tree_unflatten"]
+
+NAMESPACE = "fgrad"  # (optree's registry of the classes registered here; optree's built-in containers are in all)
+
+_MISSING = object()
+
+
+def tree_flatten(tree, is_leaf=None):
+    """(the leaves of `tree`, left to right, and its structure, a treedef)."""
+    return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_unflatten(treedef, leaves):
+    """The pytree of structure `treedef` holding `leaves`."""
+    return optree.tree_unflatten(treedef, list(leaves))
+
+
+def tree_leaves(tree, is_leaf=None):
+    """The leaves of `tree`, left to right."""
+    return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_structure(tree, is_leaf=None):
+    """The structure (treedef) of `tree`."""
+    return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_map(f, tree, *rest, is_leaf=None):
+    """`f` applied leafwise: to each leaf of `tree` and the leaves at the same place in each of
+    `rest` (trees of `tree`'s structure, or with it as a prefix)."""
+    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+
+
+def tree_flatten_with_path(tree, is_leaf=None):
+    """([(path, leaf), ...], treedef): each leaf with the path that reaches it (keystr prints one)."""
+    accessors, leaves, treedef = optree.tree_flatten_with_accessor(tree, is_leaf, none_is_leaf=False,
+                                                                   namespace=NAMESPACE)
+    return [(tuple(a), leaf) for a, leaf in zip(accessors, leaves)], treedef
+
+
+def tree_leaves_with_path(tree, is_leaf=None):
+    """[(path, leaf), ...] of `tree`."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f, tree, *rest, is_leaf=None):
+    """`f(path, leaf, *leaves of rest)` for each leaf of `tree`."""
+    pairs, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return tree_unflatten(treedef, [f(path, leaf, *(o[i] for o in others)) for i, (path, leaf) in enumerate(pairs)])
+
+
+def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
+    """functools.reduce of `function` over the leaves of `tree` (starting at `initializer` if given)."""
+    leaves = tree_leaves(tree, is_leaf)
+    return functools.reduce(function, leaves) if initializer is _MISSING else \
+        functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree, is_leaf=None):
+    """Are all leaves of `tree` true?"""
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+    """A tree of structure outer-of-inner turned into inner-of-outer (a list of dicts into a dict of lists)."""
+    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
+
+
+def keystr(path):
+    """A path as Python would index it: `['w'][0].bias` (the root left out)."""
+    parts = []
+    for entry in path:
+        if isinstance(entry, optree.NamedTupleEntry):
+            parts.append(f".{entry.field}")
+        elif isinstance(entry, optree.MappingEntry):
+            parts.append(f"[{entry.entry!r}]")
+        elif isinstance(entry, optree.GetAttrEntry):  # (namedtuples' and dataclasses' fields)
+            parts.append(f".{entry.name}")
+        elif isinstance(entry, optree.SequenceEntry):
+            parts.append(f"[{entry.entry}]")
+        else:
+            parts.append(f"[{entry.entry!r}]")
+    return "".join(parts)
+
+
+# ---- registering classes ------------------------------------------------------------------------
+def register_pytree_node(nodetype, flatten_func, unflatten_func):
+    """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux_data)` (aux_data hashable
+    and compared, as fgrad.compile keys programs by it) and `unflatten_func(aux_data, children) -> x`,
+    as jax.tree_util's."""
+    optree.register_pytree_node(nodetype, flatten_func, unflatten_func, namespace=NAMESPACE)
+    return nodetype
+
+
+def register_pytree_node_class(cls):
+    """Class decorator: `cls.tree_flatten(self) -> (children, aux_data)` and the classmethod
+    `cls.tree_unflatten(aux_data, children)` make it a pytree node."""
+    return register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+
+
+def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+    """Make a dataclass a pytree node: its `data_fields` are children (arrays, differentiated),
+    its `meta_fields` part of the structure (static: hashable, compared). Without them, fields
+    marked `field(metadata={"static": True})` are meta and the others data, as in JAX. A decorator too."""
+    if data_fields is None or meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"fgrad.tree_util.register_dataclass: {nodetype.__name__} is not a dataclass; "
+                            f"give data_fields and meta_fields")
+        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)] if meta_fields is None \
+            else list(meta_fields)
+        data_fields = [f.name for f in fields if f.name not in meta_fields] if data_fields is None \
+            else list(data_fields)
+    data_fields, meta_fields = tuple(data_fields), tuple(meta_fields)
+    overlap = set(data_fields) & set(meta_fields)
+    if overlap:
+        raise ValueError(f"fgrad.tree_util.register_dataclass: fields {sorted(overlap)} are both data and meta")
+
+    def flatten(x):
+        return (tuple(getattr(x, f) for f in data_fields), tuple(getattr(x, f) for f in meta_fields),
+                data_fields)
+
+    def unflatten(meta, children):
+        return nodetype(**dict(zip(data_fields, children)), **dict(zip(meta_fields, meta)))
+    optree.register_pytree_node(nodetype, flatten, unflatten, path_entry_type=optree.GetAttrEntry,
+                                namespace=NAMESPACE)
+    return nodetype
+
+
+def register_static(cls):
+    """Make `cls` a pytree node with no children: its instances are structure, never leaves
+    (hashable, compared: fgrad.compile keys programs by them). A decorator too."""
+    return register_pytree_node(cls, lambda x: ((), x), lambda x, _: x)
+
+
+class Partial(functools.partial):
+    """functools.partial as a pytree: the bound arguments are its children, the function part of
+    its structure, so a Partial passes through transforms (and compile) as an argument."""
+
+    def __new__(cls, func, *args, **kwargs):
+        if isinstance(func, functools.partial):  # (flattened: the innermost function is the structure)
+            args, kwargs, func = func.args + args, {**func.keywords, **kwargs}, func.func
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+def _flatten_partial(p):
+    keys = tuple(sorted(p.keywords))
+    return (p.args, tuple(p.keywords[k] for k in keys)), (p.func, keys)
+
+
+def _unflatten_partial(aux, children):
+    func, keys = aux
+    args, values = children
+    return Partial(func, *args, **dict(zip(keys, values)))
+
+
+register_pytree_node(Partial, _flatten_partial, _unflatten_partial)
