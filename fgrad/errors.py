@@ -22,7 +22,7 @@ except fgrad.errors.ConversionError as e:
     assert isinstance(e, TypeError) and "float()" in str(e)
 ```
 
-This module sits beneath every layer (tests/test_layers.py): it imports nothing of fgrad,
+docs/errors.md shows each one raised, and what to do. This module sits beneath every layer (tests/test_layers.py): it imports nothing of fgrad,
 and the modules that raise these classes import them from here.
 """
 
