@@ -22,8 +22,9 @@ except fgrad.errors.ConversionError as e:
     assert isinstance(e, TypeError) and "float()" in str(e)
 ```
 
-docs/errors.md shows each one raised, and what to do. This module sits beneath every layer (tests/test_layers.py): it imports nothing of fgrad,
-and the modules that raise these classes import them from here.
+docs/errors.md shows each one raised, and what to do. This module sits beneath every
+layer (tests/test_layers.py): it imports nothing of fgrad, and the modules that raise these
+classes import them from here.
 """
 
 __all__ = ["BatchedValueError", "ConversionError", "DeviceMismatchError", "EscapedTracerError", "FreedGraphError",
