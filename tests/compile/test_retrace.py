@@ -267,3 +267,22 @@ def test_a_long_trace_on_a_terminal_shows_a_bar_and_elsewhere_none(monkeypatch, 
     monkeypatch.setattr(progress, "DELAY", 0.0)
     fgrad.compile(slow)(np.ones(3))
     assert "fgrad.compile slow" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("limit", ["chunks", "loop"])
+def test_python_numbers_in_long_programs(monkeypatch, limit):
+    from fgrad.compile import codegen
+    monkeypatch.setattr(codegen, "CHUNK", 5)
+    if limit == "loop":
+        monkeypatch.setattr(codegen, "LOOP_LIMIT", 10)
+
+    def f(x, lr, flag):
+        for _ in range(6):
+            x = fnp.sin(x) * (1 - lr) + lr / 2
+        return (x * 2.0 if flag else x), lr * 3
+    c = fgrad.compile(f)
+    for lr, flag in ((0.5, True), (0.25, True), (-0.0, False), (0.125, False)):
+        got, want = c(X32[0], lr, flag), f(X32[0], lr, flag)
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[0].dtype == np.float32 and got[1] == want[1] and type(got[1]) is float
+    assert c.cache_info().traces == 2
