@@ -21,7 +21,7 @@ from ..ir.value import Tracer
 from ..transforms import trees
 from ..transforms.batching import vmap
 from ..typing import Any, Callable, PyTree, Sequence
-from . import staged
+from . import staged, staged_vjp
 from .carries import any_true, as_carry, batched, check_same, leaf_type, path
 
 __all__ = ["cond", "fori_loop", "map", "scan", "switch", "while_loop"]
@@ -169,6 +169,11 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, PyTree], PyTree],
         out = staged.fori_loop(lower, upper, body_fun, leaves, tree)
         if out is not staged.NOT_STAGED:
             return trees.unflatten(tree, out)
+        if staged_vjp.applies(leaves) and all(leaf_type(x)[1] == np.float64 for x in leaves):
+            # (i an int64 array as scan's x: NumPy would promote a float32 carry times i to float64)
+            return staged_vjp.scan_by_transposition(scan, lambda c, i: (body_fun(i, c), None), init_val,
+                                                    np.arange(lower, upper, dtype=np.int64), upper - lower,
+                                                    False)[0]
     val = init_val
     for i in range(lower, upper):
         val = body_fun(i, val)
@@ -204,6 +209,8 @@ def scan(f: Callable[[PyTree, PyTree], tuple[PyTree, PyTree]], init: PyTree, xs:
         staged.NOT_STAGED
     if out is not staged.NOT_STAGED:
         return out
+    if unroll is not True and n and staged_vjp.applies(carry):
+        return staged_vjp.scan_by_transposition(scan, f, trees.unflatten(carry_tree, carry), xs, n, reverse)
     expected, y_type, ys = (carry, carry_tree), None, [None] * n
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         result = f(trees.unflatten(carry_tree, carry), trees.unflatten(x_tree, [x[i] for x in x_leaves]))

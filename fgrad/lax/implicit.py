@@ -8,6 +8,8 @@ calls f on other values for them under a substituting trace (_Subst). The soluti
 custom_jvp function of theta, so every transform uses the rule (reverse mode transposes it;
 vmap batches it; a hessian differentiates the rule again).
 """
+import copy
+
 import numpy as np
 import optree
 
@@ -71,10 +73,12 @@ class _Subst(Trace):
 
 def closed_over(fun, *args):
     """(fun(*args), the traced values fun reads that are not made from args: what it closes over)."""
+    leaves, tree = trees.flatten(args)
+    leaves = [copy.copy(a) if isinstance(a, Tracer) else a for a in leaves]  # (fun may close over an argument too)
     trace = push_trace(_Probe, "closure conversion")
-    trace.made.update(id(a) for a in trees.flatten(args)[0] if isinstance(a, Tracer))
+    trace.made.update(id(a) for a in leaves if isinstance(a, Tracer))
     try:
-        out = fun(*args)
+        out = fun(*trees.unflatten(tree, leaves))
     finally:
         pop_trace(trace)
     return out, trace.found

@@ -20,7 +20,7 @@ from ..ops.primitive import Primitive, current_trace, pop_trace, push_trace
 from ..transforms import trees
 from .carries import leaf_type
 
-__all__ = ["NOT_STAGED", "branches", "fori_loop", "scan", "under_compile", "while_loop"]
+__all__ = ["NOT_STAGED", "SCAN", "branches", "fori_loop", "record", "scan", "stage", "under_compile", "while_loop"]
 
 NOT_STAGED = object()  # what a staging function returns when the construct must run as a Python loop
 
@@ -68,7 +68,7 @@ class _Sub:
         return f"<program of {len(self.program)} steps>"
 
 
-def _stage(fun, examples):
+def stage(fun, examples):
     """`fun` (a list of input leaves -> a list of output leaves) staged on inputs like
     `examples`: (its _Sub, the enclosing values it captured, its output leaves), or None
     where its program holds a guard or an output that is not an array or a number."""
@@ -105,7 +105,7 @@ def _typed(leaves, like):
         return False
 
 
-def _record(prim, operands, params):
+def record(prim, operands, params):
     return current_trace().process(prim, tuple(operands), params)
 
 
@@ -125,15 +125,15 @@ def while_loop(cond_fun, body_fun, leaves, tree):
     """lax.while_loop staged as one step, on the carry `leaves` of structure `tree`; or NOT_STAGED."""
     if not under_compile():
         return NOT_STAGED
-    cond = _stage(lambda c: [cond_fun(trees.unflatten(tree, c))], leaves)
+    cond = stage(lambda c: [cond_fun(trees.unflatten(tree, c))], leaves)
     if cond is None or not _typed(cond[2], [True]):
         return NOT_STAGED
     out_tree = []
-    body = _stage(lambda c: _flat(body_fun(trees.unflatten(tree, c)), out_tree), leaves)
+    body = stage(lambda c: _flat(body_fun(trees.unflatten(tree, c)), out_tree), leaves)
     if body is None or out_tree[0] != tree or not _typed(body[2], leaves):
         return NOT_STAGED
     params = {"cond": cond[0], "body": body[0], "n_carry": len(leaves), "n_cond": len(cond[1])}
-    return list(_record(WHILE, [*leaves, *cond[1], *body[1]], params))
+    return list(record(WHILE, [*leaves, *cond[1], *body[1]], params))
 
 
 def _flat(tree, into):
@@ -159,11 +159,11 @@ def fori_loop(lower, upper, body_fun, leaves, tree):
     if not under_compile():
         return NOT_STAGED
     out_tree = []
-    body = _stage(lambda c: _flat(body_fun(c[0], trees.unflatten(tree, c[1:])), out_tree), [lower, *leaves])
+    body = stage(lambda c: _flat(body_fun(c[0], trees.unflatten(tree, c[1:])), out_tree), [lower, *leaves])
     if body is None or out_tree[0] != tree or not _typed(body[2], leaves):
         return NOT_STAGED
     params = {"body": body[0], "lower": lower, "upper": upper, "n_carry": len(leaves)}
-    return list(_record(FORI, [*leaves, *body[1]], params))
+    return list(record(FORI, [*leaves, *body[1]], params))
 
 
 # ---- scan ----------------------------------------------------------------------------------------
@@ -194,13 +194,13 @@ def scan(f, carry, carry_tree, x_leaves, x_tree, length, reverse):
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
             return [object()]  # (not a pair: the Python loop says so)
         return _flat(result[0], trees_out) + _flat(result[1], trees_out)
-    body = _stage(step, carry + [peek(x)[first] for x in x_leaves])
+    body = stage(step, carry + [peek(x)[first] for x in x_leaves])
     if body is None or len(trees_out) != 2 or trees_out[0] != carry_tree or not _typed(body[2][:n], carry):
         return NOT_STAGED
     n_ys = len(body[2]) - n
     params = {"body": body[0], "n_carry": n, "n_xs": len(x_leaves), "length": length, "reverse": reverse,
               "n_ys": n_ys}
-    out = _record(SCAN, [*carry, *x_leaves, *body[1]], params)
+    out = record(SCAN, [*carry, *x_leaves, *body[1]], params)
     return trees.unflatten(carry_tree, out[:n]), trees.unflatten(trees_out[1], out[n:])
 
 
@@ -224,7 +224,7 @@ def branches(name, index, fns, operands, names):
         return NOT_STAGED
     out_trees, staged = [], []
     for b in fns:
-        s = _stage(lambda ins, b=b: _flat(b(*trees.unflatten(tree, ins)), out_trees), leaves)
+        s = stage(lambda ins, b=b: _flat(b(*trees.unflatten(tree, ins)), out_trees), leaves)
         if s is None:
             return NOT_STAGED
         staged.append(s)
@@ -232,5 +232,5 @@ def branches(name, index, fns, operands, names):
         return NOT_STAGED  # (the Python path names the branches that differ)
     params = {"subs": tuple(s[0] for s in staged), "n_ops": len(leaves),
               "n_captured": tuple(len(s[1]) for s in staged)}
-    out = _record(SWITCH, [index, *leaves, *[c for s in staged for c in s[1]]], params)
+    out = record(SWITCH, [index, *leaves, *[c for s in staged for c in s[1]]], params)
     return trees.unflatten(out_trees[0], list(out))
