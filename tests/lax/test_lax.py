@@ -204,6 +204,47 @@ def test_a_body_that_reads_its_values_is_traced_through():
     assert "fori_loop" not in _program(compiled, np.ones(2)).primitives()
 
 
+def test_grad_of_a_long_fori_loop_compiles_to_two_loops():
+    """compile(grad(...)) of W5's kind of chain: a forward scan and a transposed one, whatever the length."""
+    f = lambda x: lax.fori_loop(0, 20_000, lambda i, c: fnp.sin(c) * x + 1e-5 * i, x)  # noqa: E731
+    compiled = fgrad.compile(fgrad.grad(f))
+    x = np.float64(0.5)
+    np.testing.assert_allclose(compiled(x), fgrad.grad(f)(x), rtol=1e-13)
+    assert _program(compiled, x).primitives().count("scan") == 2 and len(_program(compiled, x)) <= 4
+
+
+def test_grad_of_a_scan_under_compile_is_two_scans():
+    rng = np.random.default_rng(3)
+    W, xs = rng.normal(size=(5, 5)) * 0.4, rng.normal(size=(50, 5))
+
+    def loss(W, xs):
+        h, hs = lax.scan(lambda h, x: (fnp.tanh(h @ W + x),) * 2, fnp.zeros(5), xs)
+        return fnp.sum(hs ** 2) + fnp.sum(h)
+
+    def jloss(W, xs):
+        h, hs = jax.lax.scan(lambda h, x: (jnp.tanh(h @ W + x),) * 2, jnp.zeros(5), xs)
+        return jnp.sum(hs ** 2) + jnp.sum(h)
+    compiled = fgrad.compile(fgrad.grad(loss, argnums=(0, 1)))
+    for got, expected in zip(compiled(W, xs), jax.grad(jloss, argnums=(0, 1))(W, xs)):
+        np.testing.assert_allclose(got, expected, rtol=1e-10)
+    assert _program(compiled, W, xs).primitives().count("scan") == 2
+
+
+def test_a_transposed_body_reads_its_closure_as_it_was():
+    """The body's closure is rebound after the scan (v = scan(... v ...)): the backward pass,
+    staged or recomputed under jacrev's vmap, still reads the v of the call."""
+    def f(L, np_, x):
+        def body(c):
+            k, v = c
+            v, _ = L.scan(lambda h, s: (np_.tanh(h * s + v), None), v, np.array([0.5, -0.3, 0.8]))
+            return k + 1, v + x
+        return np_.sum(L.while_loop(lambda c: c[0] < 2, body, (0, x))[1])
+    x = np.array([0.3, -0.2, 0.5])
+    expected = jax.jacfwd(lambda x: f(jax.lax, jnp, x))(x)
+    for transform in (fgrad.grad, fgrad.jacrev):
+        np.testing.assert_allclose(fgrad.compile(transform(lambda x: f(lax, fnp, x)))(x), expected, rtol=1e-12)
+
+
 def test_compile_of_a_transformed_loop_is_right():
     f = lambda x: lax.fori_loop(0, 5, lambda i, c: fnp.sin(c) * x, x)  # noqa: E731
     j = lambda x: jax.lax.fori_loop(0, 5, lambda i, c: jnp.sin(c) * x, x)  # noqa: E731
