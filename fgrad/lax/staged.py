@@ -169,13 +169,12 @@ def fori_loop(lower, upper, body_fun, leaves, tree):
 # ---- scan ----------------------------------------------------------------------------------------
 def _scan_impl(*values, body, n_carry, n_xs, length, reverse, n_ys):
     carry, xs, captured = values[:n_carry], values[n_carry:n_carry + n_xs], values[n_carry + n_xs:]
-    ys = [[None] * length for _ in range(n_ys)]
+    run, outs = body.run, [None] * length
     for i in (range(length - 1, -1, -1) if reverse else range(length)):
-        out = body.run(*carry, *[x[i] for x in xs], *captured)
+        out = run(*carry, *[x[i] for x in xs], *captured)
         carry = out[:n_carry]
-        for j in range(n_ys):
-            ys[j][i] = out[n_carry + j]
-    return (*carry, *[array_module(y[0]).stack(y) for y in ys])
+        outs[i] = out
+    return (*carry, *[array_module(outs[0][j]).stack([o[j] for o in outs]) for j in range(n_carry, n_carry + n_ys)])
 
 
 SCAN = Primitive("scan", _scan_impl, multiple_results=True, register=False, saves="nothing")
