@@ -4,7 +4,9 @@
 records one node whose rule calls `backward(ctx, *grads)`: an ordinary tape node, so
 the engine, hooks, retain_graph and create_graph treat it like any primitive. Under a
 functional transform (fgrad.grad of a function calling MyOp.apply) the Function acts
-as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode).
+as a custom_vjp (and uses its `jvp` staticmethod, if defined, for forward mode). Under vmap
+its `vmap` staticmethod, if defined, batches it, as torch's; else vmap batches forward and
+backward themselves (torch's generate_vmap_rule=True, which fgrad needs not be told).
 
 Note [a Function's saved outputs]: forward runs without recording, so an output it saves
 (Exp's `ctx.save_for_backward(result)`) has no history when it is saved. As PyTorch's
@@ -16,16 +18,18 @@ in-place change of the output after apply is caught. Under saved_tensors_hooks e
 tensor goes through the pack hook at apply and the unpack hook in backward, and an unpacked
 output or input keeps that history (tape.with_history).
 """
+import collections
 import functools
 
 import numpy as np
 
 from ..ir.node import new_node
-from ..ir.value import Tracer, peek
+from ..ir.value import BatchTracer, Tracer, peek
 from ..ops import primitive
 from ..ops.primitive import EVAL, Primitive, current_trace
 from ..ops.zeros import materialize
 from ..transforms import faces, trees
+from ..transforms.batching import BatchTrace
 from ..transforms.custom import custom_vjp
 from ..transforms.forward import dual
 from ..transforms.reverse import vjp
@@ -112,6 +116,8 @@ class Function:
         trace = current_trace()
         if trace.__class__ is DualLevel:  # (forward_ad: the primals are Tensors; Note [dual tensors])
             return _apply_dual(cls, trace, args)
+        if trace.__class__ is BatchTrace and getattr(cls, "vmap", None) is not None:
+            return _apply_vmap_rule(cls, trace, args)
         if trace is not EVAL or any(isinstance(a, Tracer) and not isinstance(a, Tensor) for a in args):
             return _apply_traced(cls, args)
         return _apply_on_tensors(cls, args)
@@ -173,6 +179,39 @@ def _apply_dual(cls, level, args):
                                f"for output {i}, of shape {tuple(o.shape)} and dtype {o.dtype}")
         duals.append(level.tensor(dual(level, o, t)))
     return tuple(duals) if isinstance(result, tuple) else duals[0]
+
+
+VmapInfo = collections.namedtuple("VmapInfo", ["batch_size", "randomness"])
+
+
+def _apply_vmap_rule(cls, trace, args):
+    """Function.apply under vmap of a Function with a vmap staticmethod, as torch's: the rule,
+    vmap(info, in_dims, *args), gets every example at once (a batched argument as its stacked
+    Tensor, its batch dimension in in_dims, None for the others) and returns the outputs with
+    their batch dimensions (an int or None each, or one for all)."""
+    values = [faces.unfaced(a) for a in args]
+    in_dims = tuple(v.bdim if v.__class__ is BatchTracer and v._trace is trace else None for v in values)
+    if all(d is None for d in in_dims):
+        return _apply_traced(cls, args)
+    stacked = [v if d is None else v.primal if isinstance(v.primal, Tracer) else Tensor._wrap(v.primal, None, 0)
+               for v, d in zip(values, in_dims)]
+    state = primitive._state  # (the rule runs beneath this vmap, as a batching rule does)
+    prev, state.trace = state.trace, trace.parent
+    try:
+        result = cls.vmap(VmapInfo(trace.size, "error"), in_dims, *stacked)
+    finally:
+        state.trace = prev
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise RuntimeError(f"{cls.__name__}.vmap must return (outputs, out_dims), got {type(result).__name__}")
+    out, out_dims = result
+    outs = out if isinstance(out, tuple) else (out,)
+    dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(outs)
+    if len(dims) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.vmap returned {len(dims)} out_dims for {len(outs)} outputs")
+    faced = any(v is not a for v, a in zip(values, args))
+    wrapped = [trace.wrap(o, d if d is None else d % o.ndim) for o, d in zip(outs, dims)]
+    wrapped = [faces.tensor_face(w) if faced and w.__class__ is BatchTracer else w for w in wrapped]
+    return tuple(wrapped) if isinstance(out, tuple) else wrapped[0]
 
 
 def _apply_traced(cls, args):

@@ -60,3 +60,48 @@ def test_matches_torch():
     x, w = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([3.0, -1.0], requires_grad=True)
     TorchAffine.apply(x, w).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, -1.0])
+
+
+class HostSort(fgrad.autograd.Function):
+    """Sorts along the last axis with NumPy (no fgrad ops to batch): its vmap rule sorts every
+    example at once, moving the batch dimension to the front."""
+
+    calls = 0
+
+    @staticmethod
+    def forward(x):
+        return fgrad.tensor(np.sort(x.detach().numpy(), axis=-1))
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, g):
+        raise NotImplementedError
+
+    @staticmethod
+    def vmap(info, in_dims, x):
+        HostSort.calls += 1
+        assert info.batch_size == x.shape[in_dims[0]]
+        return HostSort.apply(x.movedim(in_dims[0], 0)), 0
+
+
+def test_a_vmap_staticmethod_batches_the_function():
+    xs = np.array([[3.0, 1.0, 2.0], [0.5, -1.0, 4.0]])
+    HostSort.calls = 0
+    got = fgrad.func.vmap(HostSort.apply)(fgrad.tensor(xs))
+    np.testing.assert_array_equal(got.numpy(), np.sort(xs, axis=-1))
+    got = fgrad.vmap(HostSort.apply, in_axes=1, out_axes=1)(xs.T)  # (arrays too; another batch axis)
+    np.testing.assert_array_equal(np.asarray(got), np.sort(xs, axis=-1).T)
+    assert HostSort.calls == 2
+
+
+def test_a_vmap_rule_must_return_outputs_and_dims():
+    class NoDims(HostSort):
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return HostSort.apply(x)
+
+    with pytest.raises(RuntimeError, match=r"NoDims.vmap must return \(outputs, out_dims\)"):
+        fgrad.func.vmap(NoDims.apply)(fgrad.tensor(np.ones((2, 3))))
