@@ -1,10 +1,14 @@
 """fgrad.lax: jax.lax's structured control flow and implicit differentiation, on fgrad.
 
-cond, switch, while_loop, fori_loop, scan and map (control_flow.py) run as Python loops on
-any values, so every transform composes with them; under fgrad.compile a loop or a branch
-is one step holding its body's program (staged.py). associative_scan (prefix.py), select
-and stop_gradient (elementwise.py); custom_root and custom_linear_solve (implicit.py)
-differentiate a solution implicitly, not through its solver. docs/control-flow.md shows them.
+- carries.py: the types of carries and branch outputs, checked as JAX's; a batched predicate's truth.
+- control_flow.py: cond, switch, while_loop, fori_loop, scan, map: Python loops every transform sees through.
+- staged.py: under fgrad.compile, a loop or a branch as one step holding its body's program.
+- staged_vjp.py: under compile(grad(...)), scan and fori_loop as a forward scan and a transposed one.
+- implicit.py: custom_root and custom_linear_solve, differentiated implicitly; closure conversion.
+- prefix.py: associative_scan, every prefix in O(log n) rounds.
+- elementwise.py: select and stop_gradient.
+
+docs/control-flow.md shows them.
 """
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
 from .elementwise import select, stop_gradient
