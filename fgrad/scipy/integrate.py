@@ -9,11 +9,15 @@ with odeint itself, taking vector-Jacobian products of func with fgrad.vjp (Chen
 backward pass is odeint again, derivatives of every order exist, each by the adjoint method.
 
 Step sizes are decided on concrete values, per example under vmap (a step is accepted or
-rejected by fnp.where), so vmap(odeint) gives each example's own solution.
+rejected by fnp.where), so vmap(odeint) gives each example's own solution. Where nothing is
+traced (the solves of grad's forward and backward passes), the vector field is staged by
+fgrad.compile once per solve and replayed at each stage of each step.
 """
 import numpy as _np
 
 from .. import numpy as _fnp
+from ..compile.api import compile as _compile
+from ..ir.value import Tracer as _Tracer
 from ..ir.value import concrete as _concrete
 from ..numpy._arguments import _as_operand, normalize_axis
 from ..transforms import trees as _trees
@@ -141,7 +145,22 @@ def _odeint_impl(func, rtol, atol, mxstep, hmax, y0, t, *args):
             raise ValueError(f"fgrad.scipy.integrate.odeint: func returned {_fnp.shape(dy)[0]} values for a state "
                              f"of {_fnp.shape(y)[0]} (its output must have y's structure and shapes)")
         return dy
+    if not any(isinstance(v, _Tracer) for v in _trees.flatten((y0, t, args))[0]):
+        fun = _staged(fun)
     return unravel(_integrate(fun, flat, t, rtol, atol, mxstep, hmax), lead=(_fnp.shape(t)[0],))
+
+
+def _staged(fun, retraces=4):
+    """`fun` (the vector field on concrete values) staged by fgrad.compile once per solve, each
+    call a replay of its program; `fun` itself again once the program has been traced anew
+    `retraces` times (a vector field whose Python decisions read y or t: a retrace each call)."""
+    compiled = _compile(fun)
+
+    def call(y, s):
+        if compiled.cache_info().retraces >= retraces:
+            return fun(y, s)
+        return compiled(y, s)
+    return call
 
 
 def _odeint_fwd(func, rtol, atol, mxstep, hmax, y0, t, *args):
