@@ -35,7 +35,7 @@ from . import (
                                  errors,
                                  flatten_util,
                                  func,
-                                 lax,
+                                 lax,  # noqa: F401  (fgrad.lax, an attribute of the package)
                                  nn,
                                  numpy,  # noqa: F401  (attaches operators to traced values)
                                  optim,
