@@ -16,12 +16,12 @@ from numpy import ndarray
 
 from ..backend import CPU, device_of
 from ..errors import FreedGraphError
-from ..ir.node import Edge
+from ..ir.node import Edge, Node
 from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add, times
 from ..ops.indexing import Scattered, dense
-from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial
+from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial, made_by_nan_safe
 from .queue import ReadyQueue
 from .threads import HEAVY, Offload, heavy
 
@@ -98,7 +98,8 @@ def apply_rule(node, g, primals, out):
         if grads is not None:
             gi = grads[i]
         elif rules is None:
-            gi = None if (d := partials[i]) is None else apply_partial(d, g, i, out, primals)
+            gi = None if (d := partials[i]) is None else apply_partial(
+                d, g, i, out, primals, d is OTHER and made_by_nan_safe(inputs[1 - i]))
         else:
             gi = None if (rule := rules[i]) is None else rule(g, out, *primals, **params) if params \
                 else rule(g, out, *primals)
@@ -192,9 +193,10 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     nodes apply their partials in the loop, with no call: the one inline copy of
     apply_partial (ops/primitive.py) and of send, in two forms (one argument, the common
     case, with no input loop; then any number). Every other node goes through apply_rule
-    and send. tests/engine/test_backward.py compares the two. Multiply's step (OTHER) is the
-    zero-cotangent policy's product, `times` (Note [zero cotangents stay zero] in
-    ops/elementwise.py); a nan_safe primitive has no inline partials.
+    and send. tests/engine/test_backward.py compares the two. Multiply's step (OTHER) applies
+    the zero-cotangent policy's product, `times`, where its other input was made by a nan_safe
+    primitive (Note [zero cotangents stay zero] in ops/elementwise.py); a nan_safe primitive
+    has no inline partials.
     """
     cts = {}
     for node, index, g in roots:
@@ -284,8 +286,12 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                         i += 1
                         if t is None or (d := partials[i]) is None:
                             continue
-                        gi = (g if d is ONE else -g if d is NEG else times(primals[1 - i], g) if d is OTHER
-                              else d(node.out, *primals) * g)
+                        if d is OTHER:  # (apply_partial's safe: made_by_nan_safe, inline)
+                            o = inputs[1 - i]
+                            gi = times(primals[1 - i], g) if o.__class__ is Node and o.prim is not None and \
+                                o.prim.nan_safe else primals[1 - i] * g
+                        else:
+                            gi = g if d is ONE else -g if d is NEG else d(node.out, *primals) * g
                         p = primals[i]  # None: an unread input already of g's shape and dtype
                         if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                             gi = fit_cotangent(dense(gi), p, prim, i)

@@ -158,11 +158,12 @@ def float_power(x1, x2):
 
 def abs2(x):
     """|x|**2 elementwise, real: x * x, or for complex x the sum of its parts squared (as
-    NumPy's var and norm compute it). Not exported: NumPy has no abs2."""
+    NumPy's var and norm compute it). Not exported: NumPy has no abs2. By square, which is
+    nan_safe: sqrt(sum(abs2(x))) at 0 has the subgradient 0 (Note [zero cotangents stay zero]
+    in ops/elementwise.py)."""
     if x.dtype.kind == "c":
-        re, im = x.real, x.imag
-        return re * re + im * im
-    return x * x
+        return ew.square(x.real) + ew.square(x.imag)
+    return ew.square(x)
 
 
 def clip(a, a_min=None, a_max=None):

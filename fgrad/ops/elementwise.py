@@ -31,9 +31,13 @@ derivatives are the product rule in the same products, so the policy holds at ev
 where-mask would drop the derivative of the cotangent itself: the Hessian of
 sum(sqrt(x) * (x - 1)) at 1 would lose a term) and under every transform (vmap batches them,
 compile stages them as steps). A declared primitive's rules go through the engine's general
-path (defderiv gives it no inline partials), so the others' hot path is untouched; multiply,
-whose partials (OTHER) are inline, applies `times` there. fgrad.config.nan_safe_zeros off: the
-plain products, JAX's values (docs/sharp-bits.md).
+path (defderiv gives it no inline partials), so the others' hot path is untouched. Multiply, the
+hottest op, cannot pay a NaN test per product; its partial is its other factor, infinite only
+where that was made infinite, mostly by a declared primitive (log(0) in `where(x > 0, x *
+log(x), 0.)`), so its reverse-mode step applies `times` where the other factor's node is a
+declared primitive's (a node's class and a flag: apply_partial's `safe`), and the plain product
+elsewhere (an infinite constant, or forward mode, where `where` selects the tangent anyway).
+fgrad.config.nan_safe_zeros off: the plain products, JAX's values (docs/sharp-bits.md).
 """
 import numpy as np
 
@@ -58,10 +62,10 @@ def _rules(partial, arity, i, safe=False):
         return (lambda g, ans, *args: g), (lambda t, ans, *args: t)
     if partial is NEG:
         return (lambda g, ans, *args: -g), (lambda t, ans, *args: -t)
-    if partial is OTHER:  # d(x * y)/dx = y, d(x * y)/dy = x (apply_partial's `times`)
+    if partial is OTHER:  # d(x * y)/dx = y, d(x * y)/dy = x
         if i == 0:
-            return (lambda g, ans, x, y: times(y, g)), (lambda t, ans, x, y: times(y, t))
-        return (lambda g, ans, x, y: times(x, g)), (lambda t, ans, x, y: times(x, t))
+            return (lambda g, ans, x, y: y * g), (lambda t, ans, x, y: y * t)
+        return (lambda g, ans, x, y: x * g), (lambda t, ans, x, y: x * t)
     # The partial goes first (Note [the partial first]).
     if arity == 1:  # no *args packing on the hot path
         return (lambda g, ans, x: partial(ans, x) * g), (lambda t, ans, x: partial(ans, x) * t)
@@ -113,7 +117,7 @@ negative = ufunc("negative", np.negative, NEG, saves="nothing", torch_name="Neg"
 add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", "accumulate": "cumsum"})
 subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub")
 multiply = ufunc("multiply", np.multiply, OTHER, OTHER, saves="inputs", torch_name="Mul",
-                 methods={"reduce": "prod", "accumulate": "cumprod"}, nan_safe=True)  # (log(0) * 0 masked)
+                 methods={"reduce": "prod", "accumulate": "cumprod"})
 divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div", nan_safe=True).defvjp(
     lambda g, ans, x, y: over(g, y), lambda g, ans, x, y: -over(times(g, ans), y)).defjvp(
     lambda t, ans, x, y: over(t, y), lambda t, ans, x, y: -over(times(t, ans), y))), aliases=("true_divide",))
@@ -362,13 +366,14 @@ def _safe_divide(a, b):
 
 
 # Their derivatives are the product and quotient rules in these same products, so the policy
-# holds at every order. (Partial first, Note [the partial first]; either factor may be traced.)
+# holds at every order; in multiply's and divide's order of operations, so that where no factor
+# is 0 every order's values are theirs, bit for bit. (Either factor may be traced.)
 safe_multiply = binary(broadcasts(Primitive("safe_multiply", _safe_multiply, saves="inputs", torch_name="Mul").defvjp(
     lambda g, ans, a, b: safe_multiply(b, g), lambda g, ans, a, b: safe_multiply(a, g)).defjvp(
     lambda t, ans, a, b: safe_multiply(b, t), lambda t, ans, a, b: safe_multiply(a, t))))
 safe_divide = binary(broadcasts(Primitive("safe_divide", _safe_divide, torch_name="Div").defvjp(
-    lambda g, ans, a, b: safe_divide(g, b), lambda g, ans, a, b: -safe_multiply(safe_divide(ans, b), g)).defjvp(
-    lambda t, ans, a, b: safe_divide(t, b), lambda t, ans, a, b: -safe_multiply(safe_divide(ans, b), t))))
+    lambda g, ans, a, b: safe_divide(g, b), lambda g, ans, a, b: -safe_divide(safe_multiply(g, ans), b)).defjvp(
+    lambda t, ans, a, b: safe_divide(t, b), lambda t, ans, a, b: -safe_divide(safe_multiply(t, ans), b))))
 
 
 def times(p, v):

@@ -23,7 +23,6 @@ from numpy import ndarray
 
 from ..ir.node import KEEPS_VALUES, Aval, Node
 from ..ir.value import JVPTracer, Tracer, VJPTracer
-from . import primitive
 from .broadcasting import fit_tangent
 from .primitive import NEG, NO_PARAMS, ONE, OTHER, _state, two_devices_check
 
@@ -162,17 +161,15 @@ def binary(prim, aliases=()):
             pa = a.primal if dual_a else a  # (tangent_of's sum, unrolled for two arguments)
             pb = b.primal if dual_b else b
             # (Concrete values here, so multiply's tangent goes first: a NumPy scalar tangent times a
-            # Python complex constant stays a NumPy scalar, where 1j * np.float64(2.0) is a complex.
-            # Its product is the zero-cotangent policy's: Note [zero cotangents stay zero].)
-            times = primitive.times
+            # Python complex constant stays a NumPy scalar, where 1j * np.float64(2.0) is a complex.)
             out = impl(pa, pb)
             t_out = None
             if dual_a and (d := partials[0]) is not None:
                 ta = a.tangent
-                t_out = ta if d is ONE else -ta if d is NEG else times(ta, pb) if d is OTHER else d(out, pa, pb) * ta
+                t_out = ta if d is ONE else -ta if d is NEG else ta * pb if d is OTHER else d(out, pa, pb) * ta
             if dual_b and (d := partials[1]) is not None:
                 tb = b.tangent
-                c = tb if d is ONE else -tb if d is NEG else times(tb, pa) if d is OTHER else d(out, pa, pb) * tb
+                c = tb if d is ONE else -tb if d is NEG else tb * pa if d is OTHER else d(out, pa, pb) * tb
                 t_out = c if t_out is None else t_out + c
             if t_out is None:
                 return out

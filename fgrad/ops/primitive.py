@@ -13,7 +13,7 @@ import threading
 
 from ..backend import check_one_device
 from ..errors import DeviceMismatchError, EscapedTracerError
-from ..ir.node import KEEPS_AVALS, KEEPS_FIT, KEEPS_VALUES
+from ..ir.node import KEEPS_AVALS, KEEPS_FIT, KEEPS_VALUES, Node
 from ..ir.value import Tracer, peek
 from ..typing import Any, Callable
 
@@ -59,21 +59,31 @@ ViewInverse = Callable[..., Any] | str  # view(base, view_value, **params) -> ba
 times = None  # ops/elementwise.times, set when it loads (multiply's partial applies it)
 
 
-def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple) -> Any:
+def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple, safe: bool = False) -> Any:
     """`d`, a partial derivative of Primitive.partials (d out / d argument i), applied to `v`,
     a cotangent or a tangent (elementwise: the same product either way). The engine's rules
     (apply_rule) and forward mode (tangent_of) apply partials here; the backward loop and
     the entry functions keep inline copies, named and tested (Note [the inline partials]
     in engine/backward.py, Note [the entries' inline steps] in ops/entries.py). The partial
-    goes first: Note [the partial first] in ops/elementwise.py."""
+    goes first: Note [the partial first] in ops/elementwise.py. `safe`: multiply's product is
+    the zero-cotangent policy's (made_by_nan_safe of the other input: Note [zero cotangents stay
+    zero] in ops/elementwise.py)."""
     if d is ONE:
         return v
     if d is NEG:
         return -v
-    if d is OTHER:  # multiply's: the other argument (after v if a Python complex: 1j * np.float64(2.0) is a complex),
-        p = primals[1 - i]  # by the zero-cotangent policy's product (Note [zero cotangents stay zero])
-        return times(v, p) if p.__class__ is complex else times(p, v)
+    if d is OTHER:  # multiply's: the other argument (after v if a Python complex: 1j * np.float64(2.0) is a complex)
+        p = primals[1 - i]
+        if safe:
+            return times(v, p) if p.__class__ is complex else times(p, v)
+        return v * p if p.__class__ is complex else p * v
     return d(out, *primals) * v
+
+
+def made_by_nan_safe(edge) -> bool:
+    """Was the value at `edge` (a node's input) made by a nan_safe primitive (where an infinite
+    factor is usually born)? Multiply's reverse step applies the zero-cotangent policy then."""
+    return edge.__class__ is Node and edge.prim is not None and edge.prim.nan_safe
 
 # What a primitive's vjp rules read of a node's values (`saves=`): the rest is dropped.
 _SAVES = {"inputs and output": (True, True), "inputs": (True, False), "output": (False, True),

@@ -14,8 +14,7 @@ _MODULES = (("special", special), ("stats", stats), ("linalg", linalg), ("signal
 def _summary(obj):
     prim = getattr(obj, "prim", None)
     if prim is not None:  # (an elementwise primitive's entry function)
-        partials = prim.partials or ()
-        fixed = [str(i) for i, d in enumerate(partials) if d is None]
+        fixed = [str(i) for i, rule in enumerate(prim.vjp) if rule is None]  # (a nan_safe one has no partials)
         return "elementwise primitive" + (f" (no derivative in argument {', '.join(fixed)})" if fixed else "")
     doc = inspect.getdoc(obj) or ""
     return doc.split("\n\n")[0].replace("\n", " ").replace("|", "\\|")
