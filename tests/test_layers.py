@@ -13,9 +13,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "fgrad"
 # Each folder may import only folders of a lower rank (and its own); errors.py, the public
 # error classes every layer raises, config.py, the switches every layer reads, and tree_util.py,
 # the pytrees every layer flattens, sit beneath them all.
-RANK = {"errors": -1, "config": -1, "tree_util": -1, "backend": 0, "ir": 1, "ops": 2, "engine": 3, "transforms": 4, "compile": 5,
-        "numpy": 6, "lax": 6.5, "scipy": 7, "distributed": 7.5, "autograd": 8, "nn": 9, "optim": 10, "utils": 10,
-        "testing": 11}
+RANK = {"errors": -1, "config": -1, "tree_util": -1, "backend": 0, "ir": 1, "ops": 2, "engine": 3, "transforms": 4,
+        "compile": 5, "numpy": 6, "lax": 6.5, "scipy": 7, "distributed": 7.5, "autograd": 8, "nn": 9, "optim": 10,
+        "utils": 10, "testing": 11}
 
 
 def _module_name(path):

@@ -16,7 +16,7 @@
 - linalg.py: matmul, solve, inv, det, slogdet and the matrix decompositions.
 - scipy_linalg.py: the primitives of fgrad.scipy.linalg (expm, triangular_solve, lu, sqrtm, ...).
 - signal.py: the N-D convolution primitive of fgrad.scipy.signal.
-- conv.py: windows (im2col) and unwindows (col2im), behind fgrad.nn's convolutions and pools.
+- conv.py: windows (im2col) and unwindows (col2im), behind fgrad.nn's convolutions and pools; window_max for max pools.
 - fft.py: the FFT primitives of fgrad.numpy.fft (complex to complex, rfft, irfft).
 - devices.py: the transfer primitive between devices, and device_put.
 - batching.py: what the batching rules share (the elementwise rule, moving a batch axis).
