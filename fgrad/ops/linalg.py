@@ -475,6 +475,25 @@ for _prim in (cholesky, eigh, eig, qr, svd, pinv):
     vjp_from_jvp(_prim)
 
 
+def _cholesky_vjp(transposed):
+    """Murray (2016), eq. 10: A's cotangent is L^-T Phi(L^T g) L^-1, symmetrized (Note [symmetric
+    gradients]): two triangular solves and a product, where the transposed jvp makes four solves
+    and four products (it runs the tangent map once forward); complex L: `transposed`."""
+    def vjp_all(g, L, primals, needs):
+        from .scipy_linalg import triangular_solve  # (scipy_linalg builds on this module)
+        if L.dtype.kind == "c":
+            return transposed(g, L, primals, needs)
+        n = L.shape[-1]
+        phi = _xp(L).tri(n, dtype=L.dtype) - 0.5 * _eye(L, n)
+        z = triangular_solve(L, phi * matmul(_mT(L), g), lower=True, trans=1, unit_diagonal=False)  # L^-T P
+        ga = _mT(triangular_solve(L, _mT(z), lower=True, trans=1, unit_diagonal=False))  # L^-T P L^-1
+        return (0.5 * (ga + _mT(ga)),)
+    return vjp_all
+
+
+cholesky.defvjp_all(_cholesky_vjp(cholesky.vjp_all))
+
+
 # Note [phase-invariant losses]: a complex eigenvector (eigh, eig) or pair of singular vectors
 # (svd) is fixed only up to a phase e^(i phi), which the kernel picks; the jvp rules pick the
 # tangent that leaves it (F's zero diagonal). A loss that depends on the phase has no
