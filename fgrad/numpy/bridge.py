@@ -5,6 +5,7 @@ so does code that converts a traced value to an ndarray (`__array__`): the messa
 who converted it and what to call instead.
 """
 import importlib
+import inspect
 import linecache
 import os
 import sys
@@ -22,10 +23,39 @@ _SOURCES = []  # (fgrad module, the library module it mirrors, prefix, ufuncs on
 def cover(ours, theirs, prefix, ufuncs_only=False):
     """Dispatch `theirs`'s functions (NumPy's, or a library's) on traced values to `ours`'s of the
     same name. fgrad.numpy covers NumPy here; fgrad.scipy.special covers scipy.special when it
-    loads (this module sits below it and never imports it)."""
+    loads (this module sits below it and never imports it). The one home of fgrad.numpy's and
+    fgrad.scipy.special's docstrings too: each function of `ours` gets the library's (_document)."""
     global _TABLE
     _SOURCES.append((ours, theirs, prefix, ufuncs_only))
     _TABLE = None
+    _document(ours, theirs, prefix)
+
+
+def _document(ours, theirs, prefix):
+    """Each fgrad function of `ours` gets the docstring of `theirs`'s function of the same name, under
+    fgrad's note: its own docstring where it has one, else what fgrad differentiates. Functions
+    already documented from another library module keep theirs (fgrad.numpy's i0 in scipy.special)."""
+    for name, fn in vars(ours).items():
+        if name.startswith("_") or getattr(fn, "_documented", False) or not callable(fn) or isinstance(fn, type) \
+                or not (getattr(fn, "__module__", None) or "").startswith("fgrad"):
+            continue
+        their_doc = getattr(getattr(theirs, name, None), "__doc__", None)
+        if not their_doc:
+            continue
+        note = inspect.cleandoc(fn.__doc__) if fn.__doc__ else (
+            f"The differentiable version of `{prefix}{name}`: on arrays it returns what {prefix}{name} returns; on "
+            f"traced values (under grad, vjp, jvp, vmap, compile, or a Tensor's backward) it is traced, and "
+            f"differentiated in its floating-point and complex arguments (integer, boolean and index results "
+            f"carry no gradient).")
+        body = their_doc.lstrip("\n")
+        indent = body[:len(body) - len(body.lstrip(" "))]  # (theirs as it is, cheaply: our lines take its margin)
+        try:
+            fn.__doc__ = (f"{indent}{note.replace(chr(10), chr(10) + indent)}\n\n{indent}fgrad takes the arguments of "
+                          f"its own signature; an option of {prefix}{name} it does not take raises a TypeError. "
+                          f"{prefix}{name}'s docstring:\n\n{body}")
+            fn._documented = True
+        except (AttributeError, TypeError):  # (a builtin or a ufunc: NumPy's own object, documented there)
+            pass
 
 
 def _table():

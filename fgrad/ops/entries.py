@@ -26,7 +26,7 @@ from ..ir.value import JVPTracer, Tracer, VJPTracer
 from .broadcasting import fit_tangent
 from .primitive import NEG, NO_PARAMS, ONE, OTHER, _state, two_devices_check
 
-__all__ = ["UNREAD", "binary", "entry_for", "unary"]
+__all__ = ["UNREAD", "binary", "entry_doc", "entry_for", "unary"]
 
 _NO_PARAMS = NO_PARAMS
 UNREAD = (None,)  # the residuals of a unary elementwise op that reads only its output
@@ -189,8 +189,18 @@ def binary(prim, aliases=()):
 def _named(entry, prim, aliases):
     """`entry`, named after `prim`; `numpy_names` are the names fgrad.numpy exports it under."""
     entry.__name__ = entry.__qualname__ = prim.name
-    kind = "no derivative" if prim.nondiff else "differentiable"
-    entry.__doc__ = f"{prim.name}, elementwise ({kind}): the entry function of primitive `.prim`."
+    entry.__doc__ = entry_doc(prim)
     entry.prim = prim
     entry.numpy_names = (prim.name, *aliases)
     return entry
+
+
+def entry_doc(prim):
+    """An entry's docstring: fgrad's note, which fgrad.numpy and fgrad.scipy.special put above the
+    library's docstring of the same name (numpy/bridge.py's cover)."""
+    if prim.nondiff:
+        return (f"Elementwise `{prim.name}` with no derivative: on traced values its result is a constant (its "
+                f"gradient is zero). Returns an array of the broadcast shape of its arguments.")
+    return (f"Elementwise `{prim.name}`, differentiable in each floating-point or complex argument (grad, vjp, "
+            f"jvp, vmap, compile, Tensor.backward). Returns an array of the broadcast shape of its arguments, "
+            f"traced where an argument is.")

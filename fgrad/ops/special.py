@@ -37,7 +37,7 @@ from .elementwise import (
     times,
     where,
 )
-from .entries import entry_for
+from .entries import entry_doc, entry_for
 from .primitive import Primitive
 
 __all__ = [
@@ -87,7 +87,7 @@ def _entry_many(prim):
     def entry(*args):
         return prim(*args)
     entry.__name__ = entry.__qualname__ = prim.name
-    entry.__doc__ = f"{prim.name}, elementwise: the entry function of primitive `.prim`."
+    entry.__doc__ = entry_doc(prim)
     entry.prim = prim
     return entry
 
