@@ -59,6 +59,9 @@ def stack(tensors, dim=0):
 
 
 def movedim(input, source, destination):
+    """The tensor with its axes `source` moved to positions `destination` (ints or sequences), the
+    others in their order (torch.movedim). Differentiable; returns a Tensor.
+    """
     return _tensor(fnp.moveaxis(input, source, destination))
 
 
@@ -102,18 +105,30 @@ def unbind(input, dim=0):
 
 
 def flip(input, dims):
+    """The tensor with the order of its entries reversed along each axis of `dims` (an int or a
+    sequence), as torch.flip. Differentiable; returns a Tensor.
+    """
     return _tensor(fnp.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims))
 
 
 def roll(input, shifts, dims=None):
+    """The tensor with its entries shifted by `shifts` along `dims`, wrapping around (torch.roll);
+    `dims=None` rolls the flattened tensor and restores its shape. Differentiable.
+    """
     return _tensor(fnp.roll(input, shifts, axis=dims))
 
 
 def tile(input, dims):
+    """The tensor repeated `dims[i]` times along axis i (torch.tile; a shorter `dims` is padded with
+    ones on the left). Differentiable; returns a Tensor.
+    """
     return _tensor(fnp.tile(input, tuple(dims)))
 
 
 def repeat_interleave(input, repeats, dim=None):
+    """Each entry repeated `repeats` times (an int, or one count per entry along `dim`) along `dim`;
+    `dim=None` flattens first (torch.repeat_interleave). Differentiable in `input`.
+    """
     repeats = repeats.numpy() if isinstance(repeats, Tensor) else repeats
     return _tensor(fnp.repeat(input, repeats, axis=dim))
 
@@ -173,6 +188,11 @@ def scatter_add(input, dim, index, src):
 
 
 def index_select(input, dim, index):
+    """The entries of `input` at the integer positions `index` (1-D) along `dim` (torch.index_select).
+
+    Differentiable in `input` (the gradient is scattered back, repeats adding up). Raises
+    RuntimeError for a non-integer index or one out of [0, size).
+    """
     dim = _dim(dim, input.ndim)
     return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
@@ -211,6 +231,9 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort `input` along `dim` (ascending, or `descending`): `sort(...).indices`.
+    Ties keep their order and NaN sorts as the largest value. Returns an integer Tensor (no gradient).
+    """
     return sort(input, dim, descending, stable).indices
 
 
@@ -227,7 +250,9 @@ def _unary(fn, name=None):
     def op(input):
         return _tensor(fn(input))
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"torch.{name}: fgrad's {fn.__name__}, on a Tensor."
+    op.__doc__ = (f"Elementwise {name} of `input`, as torch.{name}: fgrad.numpy's {fn.__name__}, returned as a "
+                  f"Tensor; Tensor.backward differentiates it wherever fgrad.numpy's {fn.__name__} is differentiable "
+                  f"(isnan, isinf, isfinite, sign, floor, ceil and trunc carry no gradient).")
     return op
 
 
@@ -240,10 +265,15 @@ sigmoid = _unary(ops_special.expit, "sigmoid")
 
 
 def relu(input):
+    """max(input, 0), elementwise (torch.relu). Differentiable: the gradient is 1 where input > 0, else 0."""
     return _tensor(fnp.where(input > 0, input, fnp.zeros_like(input)))
 
 
 def clamp(input, min=None, max=None):
+    """`input` limited to [min, max] elementwise (either bound may be None; torch.clamp, also `clip`).
+
+    Differentiable in `input` (the gradient is 0 where a bound is active) and in Tensor bounds.
+    """
     return _tensor(fnp.clip(input, min, max))
 
 
@@ -251,36 +281,59 @@ clip = clamp
 
 
 def pow(input, exponent):
+    """`input` ** `exponent`, elementwise with broadcasting (torch.pow); either may be a Tensor or a number.
+    Differentiable in both.
+    """
     return _tensor(fnp.power(input, exponent))
 
 
 def maximum(input, other):
+    """The elementwise maximum of `input` and `other`, broadcasting (torch.maximum; NaN propagates).
+    Differentiable in both; returns a Tensor.
+    """
     return _tensor(fnp.maximum(input, other))
 
 
 def minimum(input, other):
+    """The elementwise minimum of `input` and `other`, broadcasting (torch.minimum; NaN propagates).
+    Differentiable in both; returns a Tensor.
+    """
     return _tensor(fnp.minimum(input, other))
 
 
 def lerp(input, end, weight):
-    """input + weight * (end - input)."""
+    """The linear interpolation input + weight * (end - input), broadcasting (torch.lerp; weight a
+    number or a Tensor). Differentiable in all three.
+    """
     return _tensor(input + weight * (end - input))
 
 
 def cumsum(input, dim):
+    """The cumulative sums of `input` along `dim` (torch.cumsum). Differentiable; returns a Tensor
+    of input's shape.
+    """
     return _tensor(fnp.cumsum(input, axis=dim))
 
 
 def cumprod(input, dim):
+    """The cumulative products of `input` along `dim` (torch.cumprod). Differentiable; returns a
+    Tensor of input's shape."""
     return _tensor(fnp.cumprod(input, axis=dim))
 
 
 def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) along `dim` (an int or a tuple), computed stably by shifting by the
+    maximum; `keepdim` keeps the reduced axes with size 1 (torch.logsumexp). Differentiable:
+    the gradient is the softmax of input.
+    """
     return _tensor(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
 
 
 # ---- products and linear algebra -------------------------------------------------------------
 def matmul(input, other):
+    """The matrix product of `input` and `other` with NumPy's/torch's rules: 1-D operands are vectors,
+    leading axes broadcast as stacks of matrices (torch.matmul, the @ operator). Differentiable in both.
+    """
     return _tensor(fnp.matmul(input, other))
 
 
@@ -308,11 +361,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 def dot(input, other):
+    """The inner product of two 1-D tensors (torch.dot). Differentiable in both; raises RuntimeError
+    when either is not 1-D.
+    """
     _check_ndim("dot", 1, input, other)
     return _tensor(fnp.dot(input, other))
 
 
 def outer(input, vec2):
+    """The outer product of the 1-D tensors `input` and `vec2`: a matrix of input[i] * vec2[j]
+    (torch.outer). Differentiable in both.
+    """
     return _tensor(fnp.outer(input, vec2))
 
 
@@ -324,10 +383,16 @@ def einsum(equation, *operands):
 
 
 def tensordot(a, b, dims=2):
+    """The sum of products of `a` and `b` over `dims` axes: an int (the last `dims` of a with the first of
+    b) or a pair of axis lists (torch.tensordot). Differentiable in both.
+    """
     return _tensor(fnp.tensordot(a, b, axes=dims))
 
 
 def kron(input, other):
+    """The Kronecker product of `input` and `other` (torch.kron): blocks input[i, j] * other.
+    Differentiable in both.
+    """
     return _tensor(fnp.kron(input, other))
 
 
@@ -339,6 +404,9 @@ def cross(input, other, dim=None):
 
 
 def trace(input):
+    """The sum of the main diagonal of a 2-D tensor (torch.trace), a 0-D Tensor. Differentiable;
+    raises RuntimeError for an input that is not 2-D.
+    """
     _check_ndim("trace", 2, input)
     return _tensor(fnp.trace(input))
 
@@ -349,18 +417,29 @@ def diag(input, diagonal=0):
 
 
 def tril(input, diagonal=0):
+    """The lower triangle of a matrix (or of each in a stack): entries above diagonal `diagonal` set to
+    zero (torch.tril). Differentiable.
+    """
     return _tensor(fnp.tril(input, diagonal))
 
 
 def triu(input, diagonal=0):
+    """The upper triangle of a matrix (or of each in a stack): entries below diagonal `diagonal` set to
+    zero (torch.triu). Differentiable.
+    """
     return _tensor(fnp.triu(input, diagonal))
 
 
 def det(input):
+    """The determinant of a square matrix, or of each in a stack (torch.det). Differentiable; returns
+    a Tensor."""
     return _tensor(fla.det(input))
 
 
 def inverse(input):
+    """The inverse of a square matrix, or of each in a stack (torch.inverse). Differentiable
+    (d inv = -inv dA inv); a singular matrix raises numpy.linalg.LinAlgError.
+    """
     return _tensor(fla.inv(input))
 
 
@@ -374,16 +453,23 @@ _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
 
 
 def slogdet(input):
+    """(sign, logabsdet) of a square matrix or a stack: det = sign * exp(logabsdet), stable where det
+    under- or overflows (torch.slogdet, a named tuple). logabsdet is differentiable.
+    """
     sign, value = fla.slogdet(input)
     return _slogdet_result(_tensor(sign), _tensor(value))
 
 
 # ---- tests of tensors ------------------------------------------------------------------------
 def is_tensor(obj):
+    """True when `obj` is an fgrad.Tensor (a Parameter too), as torch.is_tensor; False for arrays and
+    numbers.
+    """
     return isinstance(obj, Tensor)
 
 
 def numel(input):
+    """The number of entries of `input`: the product of its shape, 1 for a 0-D tensor (torch.numel)."""
     return int(np.prod(input.shape, dtype=np.int64))
 
 
@@ -393,6 +479,9 @@ def equal(input, other):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True when |input - other| <= atol + rtol * |other| everywhere, broadcasting (torch.allclose);
+    `equal_nan` counts NaNs in the same places as equal. Not differentiable: returns a bool.
+    """
     return bool(np.allclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -426,6 +515,8 @@ def _with_alpha(fn, name):
     def method(self, other, *, alpha=None):
         return _tensor(fn(self, other if alpha is None else other * alpha))
     method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"self {'+' if name == 'add' else '-'} alpha * other, elementwise with broadcasting "
+                      f"(torch.Tensor.{name}; alpha=None: 1). Differentiable in both; returns a Tensor.")
     return method
 
 
@@ -433,6 +524,8 @@ def _elementwise(fn, name):
     def method(self, other):
         return _tensor(fn(self, other))
     method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"torch.Tensor.{name}(other): {name} of self and `other`, elementwise with broadcasting, as a "
+                      f"Tensor (comparisons give bool Tensors with no gradient; arithmetic is differentiable).")
     return method
 
 
@@ -506,12 +599,45 @@ _EXTRA_METHODS = {
 }
 
 
+_EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the methods _new makes
+    "frac": "The fractional part self - trunc(self), elementwise (torch.Tensor.frac). Differentiable (gradient 1).",
+    "dist": "The p-norm of self - other, broadcasting (torch.Tensor.dist; p=2: Euclidean). Differentiable.",
+    "expand_as": "self broadcast to other's shape (torch.Tensor.expand_as). Differentiable: the gradient sums back.",
+    "reshape_as": "self reshaped to other's shape (torch.Tensor.reshape_as). Differentiable.",
+    "type_as": "self converted to other's dtype (torch.Tensor.type_as); differentiable between floating dtypes.",
+    "half": "self converted to float16 (torch.Tensor.half); differentiable, the gradient cast back.",
+    "contiguous": "self: fgrad's tensors are always contiguous (torch.Tensor.contiguous; memory_format is ignored).",
+    "is_contiguous": "True: fgrad's tensors are always laid out contiguously (torch.Tensor.is_contiguous).",
+    "element_size": "The size of one entry in bytes, from the dtype (torch.Tensor.element_size).",
+    "is_floating_point": "True when self's dtype is a real floating-point type (torch.Tensor.is_floating_point).",
+    "is_complex": "True when self's dtype is a complex type (torch.Tensor.is_complex).",
+    "new_zeros": "A new tensor of zeros of `size` (ints or one sequence), of self's dtype (or dtype=) and device,\n"
+                 "with `requires_grad` (torch.Tensor.new_zeros).",
+    "new_ones": "A new tensor of ones of `size` (ints or one sequence), of self's dtype (or dtype=) and device,\n"
+                "with `requires_grad` (torch.Tensor.new_ones).",
+    "new_empty": "A new tensor of `size` (ints or one sequence), of self's dtype (or dtype=) and device; fgrad fills\n"
+                 "it with zeros (torch.Tensor.new_empty leaves it uninitialized).",
+    "new_full": "A new tensor of `size` filled with `fill_value`, of self's dtype (or dtype=) and device, with\n"
+                "`requires_grad` (torch.Tensor.new_full).",
+    "new_tensor": "A new leaf tensor holding a copy of `data` (an array, a list or a Tensor, detached), of self's\n"
+                  "dtype (or dtype=) and device, with `requires_grad` (torch.Tensor.new_tensor).",
+    "uniform_": "Fill self, in place, with draws from U[a, b) from `generator` or fgrad's default one\n"
+                "(torch.Tensor.uniform_); not recorded for autograd. Returns self.",
+    "normal_": "Fill self, in place, with draws from N(mean, std**2) from `generator` or fgrad's default one\n"
+               "(torch.Tensor.normal_); not recorded for autograd. Returns self.",
+    "masked_fill_": "Write `value` where `mask` (broadcast) is True, in place (torch.Tensor.masked_fill_); recorded\n"
+                    "for autograd as masked_fill: the gradient is zero at the filled entries. Returns self.",
+}
+
+
 def _bind():
     """Attach the functions above (and _EXTRA_METHODS) to Tensor, leaving Tensor's own methods."""
     for name in METHODS:
         if name not in Tensor.__dict__:
             setattr(Tensor, name, globals()[name])
     for name, fn in _EXTRA_METHODS.items():
+        if name in _EXTRA_DOCS:
+            fn.__doc__ = _EXTRA_DOCS[name]
         if name not in Tensor.__dict__:
             setattr(Tensor, name, fn)
 
