@@ -90,6 +90,7 @@ class Tensor(Tracer):
     # ---- autograd state ------------------------------------------------------------------
     @property
     def requires_grad(self) -> _bool:
+        """Whether operations on this tensor are recorded for backward (settable on a leaf, as torch's)."""
         return self._requires_grad
 
     @requires_grad.setter
@@ -134,6 +135,7 @@ class Tensor(Tracer):
 
     @property
     def is_leaf(self) -> _bool:
+        """True for a tensor no recorded operation made (created by the user, or with requires_grad False)."""
         return self._grad_fn is None
 
     @property
@@ -173,6 +175,9 @@ class Tensor(Tracer):
         return t
 
     def detach_(self) -> "Tensor":
+        """Cut this tensor from the graph in place: it becomes a leaf that does not require grad.
+        Returns self; raises RuntimeError for a view (call detach() instead).
+        """
         if self._view is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self.index, self._requires_grad = None, 0, False
@@ -196,6 +201,7 @@ class Tensor(Tracer):
 
     @property
     def retains_grad(self) -> _bool:
+        """True when retain_grad() was called on this non-leaf tensor, so backward fills its .grad."""
         return self._retains_grad
 
     def register_hook(self, hook: "Callable[[Tensor], Tensor | None]") -> RemovableHandle:
@@ -228,6 +234,10 @@ class Tensor(Tracer):
 
     # ---- conversion ------------------------------------------------------------------------
     def numpy(self, force: _bool = False) -> np.ndarray:
+        """The tensor's values as a NumPy array, sharing memory on the CPU (a copy from a GPU).
+
+        Raises RuntimeError when the tensor requires grad, unless `force` (detach() first, as torch).
+        """
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         array = _readable(self).primal
@@ -248,6 +258,9 @@ class Tensor(Tracer):
         return _numpy_on_arrays(self, func, types, args, kwargs)
 
     def item(self) -> _int | _float | complex:
+        """The value of a one-entry tensor as a Python number (int, float, complex or bool); raises
+        RuntimeError for any other size. Not differentiable.
+        """
         array = _readable(self).primal
         if array.size != 1:
             raise RuntimeError(f"a Tensor with {array.size} elements cannot be converted to Scalar")
@@ -262,6 +275,9 @@ class Tensor(Tracer):
         return complex(self.item())
 
     def tolist(self) -> list[Any] | _int | _float | complex:
+        """The tensor's values as nested Python lists of numbers (a number for a 0-D tensor). Not
+        differentiable.
+        """
         return _readable(self).primal.tolist()
 
     def clone(self) -> "Tensor":
@@ -292,96 +308,152 @@ class Tensor(Tracer):
         return out.clone() if copy and out is self else out
 
     def cpu(self) -> "Tensor":
+        """This tensor on the CPU (self when already there); the transfer is recorded, so the gradient
+        goes back to the original device.
+        """
         return self.to("cpu")
 
     def cuda(self, device: _int = 0) -> "Tensor":
+        """This tensor on GPU `device` (an index; needs CuPy); the transfer is recorded, so the gradient
+        goes back to the original device.
+        """
         return self.to(f"cuda:{device}")
 
     def float(self) -> "Tensor":
+        """This tensor converted to float32 (self when already float32). Differentiable between floating
+        dtypes.
+        """
         return self.to(np.float32)
 
     def double(self) -> "Tensor":
+        """This tensor converted to float64 (self when already float64). Differentiable between floating
+        dtypes.
+        """
         return self.to(np.float64)
 
     def long(self) -> "Tensor":
+        """This tensor converted to int64 (floats truncated toward zero); no gradient flows through it."""
         return fnp.astype(self, np.int64)
 
     def int(self) -> "Tensor":
+        """This tensor converted to int32 (floats truncated toward zero); no gradient flows through it."""
         return fnp.astype(self, np.int32)
 
     def bool(self) -> "Tensor":
+        """This tensor converted to bool (nonzero entries True); no gradient flows through it."""
         return fnp.astype(self, bool)
 
     # ---- shape ---------------------------------------------------------------------------
     def size(self, dim: _int | None = None) -> tuple[_int, ...] | _int:
+        """The shape as an fgrad.Size (a tuple), or the length of axis `dim` (negative counts from the end)."""
         return Size(self.shape) if dim is None else self.shape[dim]
 
     def dim(self) -> _int:
+        """The number of axes (0 for a scalar tensor); `ndimension` is the same method."""
         return self.ndim
 
     ndimension = dim
 
     def numel(self) -> _int:
+        """The number of entries: the product of the shape (1 for a 0-D tensor)."""
         return int(self.primal.size)
 
     def view(self, *shape: _int | Sequence[_int]) -> "Tensor":
+        """This tensor's values with a new shape, given as ints or one sequence; one entry may be -1 (inferred).
+
+        `reshape` is the same method. Differentiable; raises ValueError when the sizes do not match.
+        """
         return fnp.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 
     reshape = view
 
     def view_as(self, other: "Tensor") -> "Tensor":
+        """This tensor's values with other's shape (view(other.shape)). Differentiable."""
         return self.view(other.shape)
 
     def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> "Tensor":
+        """The axes start_dim..end_dim (inclusive, negative from the end) merged into one. Differentiable."""
         return self.view(flattened_shape(self.shape, start_dim, end_dim))
 
     def unsqueeze(self, dim: _int) -> "Tensor":
+        """This tensor with a new axis of size 1 at position `dim` (negative counts from the end of the
+        result). Differentiable.
+        """
         return fnp.expand_dims(self, dim)
 
     def squeeze(self, dim: _int | None = None) -> "Tensor":
+        """This tensor with its axes of size 1 removed; with `dim`, only that axis, and only if its size is 1
+        (else self, as torch). Differentiable.
+        """
         if dim is not None and self.shape[dim] != 1:
             return self
         return fnp.squeeze(self, dim)
 
     def permute(self, *dims: _int | Sequence[_int]) -> "Tensor":
+        """This tensor with its axes reordered: axis i of the result is axis dims[i] (ints or one sequence).
+        Differentiable.
+        """
         return fnp.transpose(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
     def transpose(self, dim0: _int, dim1: _int) -> "Tensor":
+        """This tensor with axes dim0 and dim1 swapped. Differentiable."""
         return fnp.swapaxes(self, dim0, dim1)
 
     def t(self) -> "Tensor":
+        """The transpose of a 2-D tensor (a 0-D or 1-D tensor as it is). Differentiable; raises RuntimeError
+        for more than 2 axes.
+        """
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
         return fnp.transpose(self)
 
     def expand(self, *sizes: _int | Sequence[_int]) -> "Tensor":
+        """This tensor broadcast to `sizes` (ints or one sequence; -1 keeps an axis's size; new axes go in
+        front). Differentiable: the gradient is summed over the broadcast axes.
+        """
         sizes = sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
         lead = len(sizes) - self.ndim
         shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
         return fnp.broadcast_to(self, shape)
 
     def repeat(self, *sizes: _int | Sequence[_int]) -> "Tensor":
+        """This tensor tiled sizes[i] times along axis i (torch.Tensor.repeat, numpy.tile). Differentiable."""
         return fnp.tile(self, sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes)
 
     # ---- math with PyTorch's names ---------------------------------------------------------
     def sum(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
             keepdims: _bool | None = None) -> "Tensor":
+        """The sum over `dim` (an int, a tuple, or None: all entries); `keepdim` keeps reduced axes with size
+        1, `dtype` the accumulator's type (NumPy's axis=/keepdims= are accepted too). Differentiable.
+        """
         return fnp.sum(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def mean(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
              keepdims: _bool | None = None) -> "Tensor":
+        """The mean over `dim` (an int, a tuple, or None: all entries); `keepdim` and `dtype` as in sum.
+        Differentiable.
+        """
         return fnp.mean(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def var(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
+        """The variance over `dim`, with Bessel's correction when `unbiased` (or `correction` as the
+        degrees-of-freedom subtracted); `keepdim` keeps reduced axes. Differentiable.
+        """
         ddof = (1 if unbiased else 0) if correction is None else correction
         return fnp.var(self, axis=dim, ddof=ddof, keepdims=keepdim)
 
     def std(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
+        """The standard deviation: the square root of var(dim, unbiased, keepdim, correction).
+        Differentiable.
+        """
         return fnp.sqrt(self.var(dim, unbiased, keepdim, correction))
 
     def prod(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
+        """The product over `dim` (an int, a tuple, or None: all entries); `keepdim` keeps reduced axes.
+        Differentiable.
+        """
         return fnp.prod(self, axis=dim, keepdims=keepdim)
 
     def _extremum(self, fn, arg, dim, keepdim, other):
@@ -400,17 +472,29 @@ class Tensor(Tracer):
 
     def min(self, dim: "_int | Tensor | None" = None, keepdim: _bool = False,
             other: "Tensor | None" = None) -> "Tensor | MinMax":
+        """min() over all entries, (values, indices) along `dim` (a MinMax named tuple), or with a Tensor
+        (as `dim` or `other`) the elementwise minimum, as PyTorch. Differentiable in the values.
+        """
         if isinstance(dim, Tensor):
             dim, other = None, dim
         return self._extremum(fnp.min, fnp.argmin, dim, keepdim, other)
 
     def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
+        """The index of the largest entry (of the flattened tensor when dim is None) along `dim`; `keepdim`
+        keeps the axis. An integer tensor: no gradient.
+        """
         return fnp.argmax(self, axis=dim, keepdims=keepdim)
 
     def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
+        """The index of the smallest entry (of the flattened tensor when dim is None) along `dim`; `keepdim`
+        keeps the axis. An integer tensor: no gradient.
+        """
         return fnp.argmin(self, axis=dim, keepdims=keepdim)
 
     def norm(self, p: _float | str | None = "fro", dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
+        """The p-norm over `dim` (None: all entries): p='fro', 2 or None the Euclidean norm, 1 the sum of
+        absolute values, inf the largest one, else (sum |x|**p)**(1/p). Differentiable.
+        """
         if p in ("fro", 2, None):
             return fnp.sqrt(fnp.sum(self * self, axis=dim, keepdims=keepdim))
         if p == 1:
@@ -420,40 +504,53 @@ class Tensor(Tracer):
         return fnp.sum(fnp.abs(self) ** p, axis=dim, keepdims=keepdim) ** (1.0 / p)
 
     def clamp(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
+        """This tensor limited to [min, max] elementwise (either may be None; `clip` is the same method).
+        Differentiable: the gradient is 0 where a bound is active.
+        """
         return fnp.clip(self, min, max)
 
     clip = clamp
 
     def pow(self, exponent: "Tensor | ArrayLike") -> "Tensor":
+        """self ** exponent, elementwise with broadcasting. Differentiable in both."""
         return self ** exponent
 
     def matmul(self, other: "Tensor | ArrayLike") -> "Tensor":
+        """self @ other, the matrix product with NumPy's rules (`mm` is the same method). Differentiable."""
         return self @ other
 
     mm = matmul
 
     def dot(self, other: "Tensor | ArrayLike") -> "Tensor":
+        """The inner product with `other` (numpy.dot's rules). Differentiable in both."""
         return fnp.dot(self, other)
 
     def neg(self) -> "Tensor":
+        """-self, elementwise, as a new tensor (neg_ is the in-place one). Differentiable."""
         return -self
 
     def sigmoid(self) -> "Tensor":
+        """1 / (1 + exp(-self)), elementwise and stable for large |self|. Differentiable."""
         return expit(self)
 
     def relu(self) -> "Tensor":
+        """max(self, 0), elementwise. Differentiable: the gradient is 1 where self > 0, else 0."""
         return fnp.where(self > 0, self, 0.0)
 
     def softmax(self, dim: _int) -> "Tensor":
+        """exp(self) normalized to sum 1 along `dim`, computed stably. Differentiable."""
         return _softmax.softmax(self, axis=dim)
 
     def log_softmax(self, dim: _int) -> "Tensor":
+        """log(softmax(self, dim)), computed stably (self minus its logsumexp along `dim`). Differentiable."""
         return _softmax.log_softmax(self, axis=dim)
 
     def all(self) -> _bool:
+        """True when every entry is nonzero, as a Python bool (fgrad; torch returns a tensor)."""
         return bool(np.all(self.primal))
 
     def any(self) -> _bool:
+        """True when some entry is nonzero, as a Python bool (fgrad; torch returns a tensor)."""
         return bool(np.any(self.primal))
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
@@ -500,36 +597,54 @@ class Tensor(Tracer):
             _refresh_views(tensor, rebased)
 
     def add_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
+        """self += alpha * other in place, broadcasting other; recorded for autograd. Returns self.
+
+        Raises RuntimeError on a leaf that requires grad (in grad mode) and on a tensor of a traced value.
+        """
         return self._inplace(self + (other * alpha if alpha != 1 else other), "add_")
 
     def sub_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
+        """self -= alpha * other in place (see add_). Returns self."""
         return self._inplace(self - (other * alpha if alpha != 1 else other), "sub_")
 
     def mul_(self, other: "Tensor | ArrayLike") -> "Tensor":
+        """self *= other in place (see add_). Returns self."""
         return self._inplace(self * other, "mul_")
 
     def div_(self, other: "Tensor | ArrayLike") -> "Tensor":
+        """self /= other in place (see add_). Returns self."""
         return self._inplace(self / other, "div_")
 
     def pow_(self, exponent: "Tensor | ArrayLike") -> "Tensor":
+        """self = self ** exponent in place (see add_). Returns self."""
         return self._inplace(self ** exponent, "pow_")
 
     def clamp_(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
+        """self limited to [min, max] in place (see add_ and clamp). Returns self."""
         return self._inplace(fnp.clip(self, min, max), "clamp_")
 
     def neg_(self) -> "Tensor":
+        """self = -self in place (see add_). Returns self."""
         return self._inplace(-self, "neg_")
 
     def exp_(self) -> "Tensor":
+        """self = exp(self) in place (see add_). Returns self."""
         return self._inplace(fnp.exp(self), "exp_")
 
     def zero_(self) -> "Tensor":
+        """Overwrite every entry with zero, in place; its old history gets a zero gradient. Returns self."""
         return self._overwrite(np.zeros((), self.primal.dtype), "zero_")
 
     def fill_(self, value: "Tensor | ArrayLike") -> "Tensor":
+        """Overwrite every entry with `value` (a number or a 0-D tensor), in place; the old history gets a
+        zero gradient, a Tensor value the summed gradient. Returns self.
+        """
         return self._overwrite(value, "fill_")
 
     def copy_(self, src: "Tensor | ArrayLike") -> "Tensor":
+        """Overwrite this tensor with `src` (broadcast to its shape and cast to its dtype), in place; the
+        old history gets a zero gradient, `src` the gradient. Returns self.
+        """
         return self._overwrite(src, "copy_")
 
     def _overwrite(self, value, op):
@@ -745,6 +860,8 @@ faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tenso
 
 for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
     setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))
+    getattr(Tensor, _name).__doc__ = (f"Elementwise {_name} of this tensor (fgrad.numpy.{_name}), as a Tensor. "
+                                      f"Differentiable (abs: its gradient at 0 is 0).")
 
 
 def _dim(dim, axis):

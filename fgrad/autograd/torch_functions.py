@@ -356,7 +356,8 @@ def bmm(input, mat2):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """beta * input + alpha * (mat1 @ mat2)."""
+    """beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape (torch.addmm).
+    Differentiable in all three; mat1 and mat2 must be 2-D (else RuntimeError)."""
     return _tensor(beta * input + alpha * mm(mat1, mat2))
 
 
