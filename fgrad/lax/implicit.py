@@ -11,7 +11,6 @@ vmap batches it; a hessian differentiates the rule again).
 import copy
 
 import numpy as np
-import optree
 
 from ..ir.value import JVPTracer, Tracer, VJPTracer
 from ..ops.primitive import Trace, pop_trace, push_trace
@@ -20,6 +19,7 @@ from ..transforms import checks, trees
 from ..transforms.custom import custom_jvp, custom_vjp
 from ..transforms.forward import jvp
 from ..transforms.reverse import vjp
+from ..tree_util import tree_map
 from ..typing import Any, Callable, PyTree
 
 __all__ = ["custom_linear_solve", "custom_root"]
@@ -148,10 +148,10 @@ def custom_root(f: Callable[[PyTree], PyTree], initial_guess: PyTree, solve: Cal
         x = out[0] if has_aux else out
         f_at = converted(f, floats + others, list(fs) + list(os))
         _, f_dot = jvp(lambda fs: converted(f, floats + others, list(fs) + list(os))(x), (fs,), (ts,))
-        linear = lambda v: jvp(f_at, (x,), (optree.tree_map(_tangent_like, v, x),))[1]  # noqa: E731
-        x_dot = tangent_solve(linear, optree.tree_map(lambda t: -t, f_dot))
+        linear = lambda v: jvp(f_at, (x,), (tree_map(_tangent_like, v, x),))[1]  # noqa: E731
+        x_dot = tangent_solve(linear, tree_map(lambda t: -t, f_dot))
         if has_aux:
-            return out, (x_dot, optree.tree_map(_zero_tangent, out[1]))
+            return out, (x_dot, tree_map(_zero_tangent, out[1]))
         return out, x_dot
     root = custom_jvp(fun, nondiff_argnums=(1,))
     root.defjvp(rule)
@@ -218,9 +218,9 @@ def custom_linear_solve(matvec: Callable[[PyTree], PyTree], b: PyTree, solve: Ca
         (b, fs), (b_dot, fs_dot) = primals, tangents
         out = lin(b, fs, os)
         _, mv_dot = jvp(lambda fs: system(fs, os)(first(out)), (fs,), (fs_dot,))
-        x_dot = applied(optree.tree_map(lambda db, dm: db - dm, b_dot, mv_dot), fs, os)
+        x_dot = applied(tree_map(lambda db, dm: db - dm, b_dot, mv_dot), fs, os)
         if has_aux:
-            return out, (x_dot, optree.tree_map(_zero_tangent, out[1]))
+            return out, (x_dot, tree_map(_zero_tangent, out[1]))
         return out, x_dot
     lin = custom_jvp(fun, nondiff_argnums=(2,))
     lin.defjvp(rule)

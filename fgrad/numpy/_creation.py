@@ -48,18 +48,23 @@ def full(shape, fill_value, dtype=None, order="C"):
 
 
 def zeros_like(a, dtype=None, shape=None):
-    c = peek(a)
-    return array_module(c).zeros(_shape(a) if shape is None else shape, dtype=c.dtype if dtype is None else dtype) \
-        if hasattr(c, "dtype") else np.zeros_like(c, dtype=dtype, shape=shape)
+    return full_like(a, 0, dtype, shape)
 
 
 def ones_like(a, dtype=None, shape=None):
-    return zeros_like(a, dtype, shape) + 1
+    return full_like(a, 1, dtype, shape)
 
 
 def full_like(a, fill_value, dtype=None, shape=None):
-    return zeros_like(a, dtype, shape) + fill_value if not isinstance(fill_value, Tracer) else \
-        broadcast_to(ew.astype(fill_value, dtype or a.dtype), _shape(a) if shape is None else shape)
+    """np.full_like: the fill value in `a`'s dtype (2.5 into an int32 array is 2, as NumPy's), on
+    `a`'s device; a traced fill value is cast and broadcast (the result is traced)."""
+    c = peek(a)
+    if isinstance(fill_value, Tracer):
+        return broadcast_to(ew.astype(fill_value, dtype or c.dtype), _shape(a) if shape is None else shape)
+    if not hasattr(c, "dtype"):  # (a Python number or a list)
+        return np.full_like(c, fill_value, dtype=dtype, shape=shape)
+    return array_module(c).full(_shape(a) if shape is None else shape, fill_value,
+                                dtype=c.dtype if dtype is None else dtype)
 
 
 def empty_like(a, dtype=None, shape=None):

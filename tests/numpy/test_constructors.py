@@ -33,3 +33,18 @@ def test_plain_lists_stay_plain_numpy():
     out = fnp.array([[1, 2], [3, 4]], dtype=np.float32)
     assert type(out) is np.ndarray and out.dtype == np.float32
     assert type(fnp.asarray([1.0, 2.0])) is np.ndarray
+
+
+def test_the_like_constructors_keep_the_arrays_dtype_as_numpys():
+    """fnp.full_like(int32 array, 2.5) gave 2.5 as float64 (zeros + 2.5), where NumPy fills 2 as
+    int32; ones_like of a bool array gave int64 ones."""
+    import pytest
+    for a in (np.arange(3, dtype=np.int32), np.array([True, False]), np.ones((2, 2), np.float32), 3.0, [1, 2]):
+        for name, args in (("full_like", (2.5,)), ("ones_like", ()), ("zeros_like", ()), ("empty_like", ())):
+            got, want = getattr(fnp, name)(a, *args), getattr(np, name)(a, *args)
+            if name != "empty_like":
+                np.testing.assert_array_equal(got, want)
+            assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want), (name, a)
+    with pytest.warns(np.exceptions.ComplexWarning):  # (as NumPy: the imaginary part is dropped, with its warning)
+        np.testing.assert_array_equal(fnp.full_like(np.ones(2), 1 + 2j), np.ones(2))
+    assert fgrad.grad(lambda x: fnp.full_like(np.ones(3), x).sum())(2.0) == 3.0  # (a traced fill: traced result)
