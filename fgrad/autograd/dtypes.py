@@ -73,6 +73,7 @@ class Size(tuple):
     """torch.Size: a tuple of dimensions, with numel()."""
 
     def numel(self):
+        """The number of entries a tensor of this shape has: the product of the sizes (1 for ())."""
         return builtins.int(np.prod(self, dtype=np.int64))
 
     def __repr__(self):

@@ -79,6 +79,9 @@ def tensor(data: ArrayLike, requires_grad: bool = False, dtype: DTypeLike | None
 
 
 def as_tensor(data: ArrayLike, dtype: DTypeLike | None = None, device: str | Device | None = None) -> Tensor:
+    """`data` as a tensor, without a copy where NumPy can avoid one (an ndarray of the dtype asked for
+    shares memory); a Tensor of the same dtype and device comes back as it is. Never requires grad.
+    """
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     return _make(np.asarray(data, dtype=dtype), False, device)
@@ -93,16 +96,26 @@ def from_numpy(array: np.ndarray) -> Tensor:
 
 def zeros(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
           device: str | Device | None = None) -> Tensor:
+    """A tensor of zeros of shape `size` (ints or one sequence), of `dtype` (default
+    fgrad.get_default_dtype()), on `device` (default set_default_device's), a leaf with `requires_grad`.
+    """
     return _make(np.zeros(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
 def ones(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
          device: str | Device | None = None) -> Tensor:
+    """A tensor of ones of shape `size` (ints or one sequence), of `dtype` (default
+    fgrad.get_default_dtype()), on `device` (default set_default_device's), a leaf with `requires_grad`.
+    """
     return _make(np.ones(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
 def full(size: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = None, requires_grad: bool = False,
          device: str | Device | None = None) -> Tensor:
+    """A tensor of shape `size` filled with `fill_value`; the dtype is `dtype`, else inferred from the
+    value as torch does (a float: the default dtype, an int: int64, a bool: bool). A leaf with
+    `requires_grad`, on `device`.
+    """
     array = np.full(tuple(size), fill_value, dtype)
     return _make(inferred(array) if dtype is None and not hasattr(fill_value, "dtype") else array, requires_grad,
                  device)
@@ -110,22 +123,34 @@ def full(size: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = N
 
 def empty(*size: int | Sequence[int], dtype: DTypeLike | None = None, requires_grad: bool = False,
           device: str | Device | None = None) -> Tensor:
+    """An uninitialized tensor of shape `size` (ints or one sequence), of `dtype` (default
+    fgrad.get_default_dtype()), on `device`: its entries are whatever memory held (numpy.empty).
+    """
     return _make(np.empty(_shape(size), dtype or get_default_dtype()), requires_grad, device)
 
 
 def eye(n: int, m: int | None = None, dtype: DTypeLike | None = None, requires_grad: bool = False,
         device: str | Device | None = None) -> Tensor:
+    """The n x m identity matrix (m defaults to n), of `dtype` (default fgrad.get_default_dtype()), on
+    `device`, a leaf with `requires_grad`.
+    """
     return _make(np.eye(n, m, dtype=dtype or get_default_dtype()), requires_grad, device)
 
 
 def arange(start: float, end: float | None = None, step: float = 1, dtype: DTypeLike | None = None,
            requires_grad: bool = False, device: str | Device | None = None) -> Tensor:
+    """The values start, start + step, ... below `end` (arange(end): from 0), as torch.arange; the dtype
+    is `dtype`, else int64 for integer arguments and the default dtype for floats.
+    """
     array = np.arange(start, end, step, dtype=dtype) if end is not None else np.arange(start, dtype=dtype)
     return _make(inferred(array) if dtype is None else array, requires_grad, device)
 
 
 def linspace(start: float, end: float, steps: int, dtype: DTypeLike | None = None, requires_grad: bool = False,
              device: str | Device | None = None) -> Tensor:
+    """`steps` evenly spaced values from `start` to `end`, both included (torch.linspace), of `dtype`
+    (default fgrad.get_default_dtype()), on `device`.
+    """
     return _make(np.linspace(start, end, steps, dtype=dtype or get_default_dtype()), requires_grad, device)
 
 
@@ -160,14 +185,19 @@ def randint(low: int = 0, high: int | None = None, size: Sequence[int] | None = 
 
 
 def zeros_like(t: Tensor, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros of t's shape and dtype (or `dtype`), on the CPU, a leaf with `requires_grad`."""
     return _make(np.zeros(tuple(t.shape), dtype or t.dtype), requires_grad, None)
 
 
 def ones_like(t: Tensor, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones of t's shape and dtype (or `dtype`), on the CPU, a leaf with `requires_grad`."""
     return _make(np.ones(tuple(t.shape), dtype or t.dtype), requires_grad, None)
 
 
 def full_like(t: Tensor, fill_value: ArrayLike, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of t's shape and dtype (or `dtype`) filled with `fill_value`, on the CPU, a leaf with
+    `requires_grad`.
+    """
     return _make(np.full(tuple(t.shape), fill_value, dtype or t.dtype), requires_grad, None)
 
 
@@ -182,15 +212,19 @@ def _values(x):
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DTypeLike = np.int64, requires_grad: bool = False,
              device: str | Device | None = None) -> Tensor:
-    """A random permutation of 0 .. n - 1."""
+    """A random permutation of 0 .. n - 1 (int64 unless `dtype`), from `generator` (default
+    fgrad.default_generator), on `device`.
+    """
     return _make(_stream(generator).permutation(n).astype(dtype), requires_grad, device)
 
 
 def rand_like(t: Tensor, *, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    """Draws of U[0, 1) of t's shape and dtype (or `dtype`), from fgrad.default_generator."""
     return _make(_rng[0].random(tuple(t.shape)).astype(dtype or t.dtype), requires_grad, None)
 
 
 def randn_like(t: Tensor, *, dtype: DTypeLike | None = None, requires_grad: bool = False) -> Tensor:
+    """Draws of N(0, 1) of t's shape and dtype (or `dtype`), from fgrad.default_generator."""
     return _make(_rng[0].standard_normal(tuple(t.shape)).astype(dtype or t.dtype), requires_grad, None)
 
 

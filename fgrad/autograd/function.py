@@ -61,6 +61,10 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple[Any, ...]:
+        """The tensors given to save_for_backward, in order (unpacked by saved-tensor hooks where set).
+
+        Raises RuntimeError when one was changed in place after it was saved.
+        """
         out = []
         for i, (t, version) in enumerate(self._saved):
             if version is not None and t._version_counter.value != version:
@@ -71,12 +75,21 @@ class FunctionCtx:
         return tuple(out)
 
     def mark_non_differentiable(self, *outputs: Any) -> None:
+        """Declare outputs of forward that have no gradient (indices, masks): they do not require grad,
+        and backward gets no gradient of theirs to pass on (zeros, or None without materialize_grads).
+        """
         self._non_differentiable.update(id(o) for o in outputs)
 
     def set_materialize_grads(self, value: bool) -> None:
+        """With False, backward receives None (not zeros) for the gradient of an output that got none;
+        the default is True, as torch's.
+        """
         self.materialize_grads = bool(value)
 
     def mark_dirty(self, *tensors: Any) -> None:
+        """Declare inputs forward modified in place. Accepted for torch's API; fgrad's version counters
+        already record the change, so it does nothing.
+        """
         pass  # in-place outputs: version counters already record the change
 
 
@@ -89,10 +102,18 @@ class Function:
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any) -> Any:
+        """Override (a staticmethod): forward(ctx, *args) computes the outputs from the inputs, with
+        Tensors' values, not recorded; save what backward needs with ctx.save_for_backward. In torch 2's
+        style (setup_context defined) it is forward(*args). Raises NotImplementedError when not overridden.
+        """
         raise NotImplementedError("Function subclasses must implement the static method forward(ctx, *args)")
 
     @staticmethod
     def backward(ctx: FunctionCtx, *grad_outputs: Any) -> Any:
+        """Override (a staticmethod): backward(ctx, *grad_outputs), one gradient per output of forward,
+        returns one gradient per input of forward (None for inputs without one). Raises
+        NotImplementedError when not overridden.
+        """
         raise NotImplementedError("Function subclasses must implement the static method backward(ctx, *grads)")
 
     @classmethod
@@ -113,6 +134,10 @@ class Function:
 
     @classmethod
     def apply(cls, *args: Any) -> Any:
+        """Run the Function on `args`: forward, recorded as one node whose backward is the subclass's
+        backward. Works on Tensors, and inside fgrad's transforms (grad, vjp, vmap with a `vmap`
+        staticmethod, forward_ad with a `jvp` one). Returns forward's outputs as Tensors.
+        """
         trace = current_trace()
         if trace.__class__ is DualLevel:  # (forward_ad: the primals are Tensors; Note [dual tensors])
             return _apply_dual(cls, trace, args)

@@ -32,7 +32,7 @@ class Generator:
         return self._seed
 
     def initial_seed(self):
-        """The seed the stream last started from."""
+        """The seed the stream last started from (manual_seed's, or the one drawn at creation)."""
         return self._seed
 
     def get_state(self):
@@ -40,6 +40,9 @@ class Generator:
         return {"seed": self._seed, "bit_generator": self.numpy.bit_generator.state}
 
     def set_state(self, state):
+        """Restore the stream to `state`, a dict from get_state(): the draws that follow repeat those
+        that followed get_state(). Returns this generator.
+        """
         self._seed = state["seed"]
         self.numpy.bit_generator.state = state["bit_generator"]
         return self

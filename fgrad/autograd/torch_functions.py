@@ -46,7 +46,8 @@ def _dim(dim, ndim):
 
 # ---- joining, splitting and moving axes -------------------------------------------------------
 def cat(tensors, dim=0):
-    """Tensors joined along an existing axis `dim`."""
+    """Tensors joined along their existing axis `dim` (torch.cat, also concat and concatenate); the
+    other axes must match. Differentiable in each."""
     return _tensor(fnp.concatenate(list(tensors), axis=dim))
 
 
@@ -54,7 +55,8 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim=0):
-    """Tensors joined along a new axis `dim`."""
+    """Tensors of one shape joined along a new axis `dim` (torch.stack). Differentiable in each; raises
+    ValueError when the shapes differ."""
     return _tensor(fnp.stack(list(tensors), axis=dim))
 
 

@@ -71,6 +71,9 @@ def set_num_threads(n: int) -> None:
 
 
 def get_num_threads() -> int:
+    """How many threads run a backward pass on the CPU (set_num_threads; FGRAD_NUM_THREADS sets the
+    default): the caller and n - 1 workers.
+    """
     return _settings.threads
 
 

@@ -123,7 +123,9 @@ class Graph:
         return g
 
     def to_dot(self) -> str:
-        """Graphviz DOT text of the graph."""
+        """The graph as Graphviz DOT text: inputs as ellipses labelled with name and aval, one box per
+        node, outputs as plain text, edges in data-flow order. Render it with Graphviz's `dot`.
+        """
         g = self.to_networkx()
         lines = ["digraph fgrad {", "  rankdir=TB;", '  node [fontname="monospace"];']
         for name, data in g.nodes(data=True):

@@ -356,6 +356,10 @@ class custom_vjp(_CustomBase):
 
     def defvjp(self, fwd: Callable[..., tuple[PyTree, PyTree]],
                bwd: Callable[..., tuple[PyTree, ...]]) -> "custom_vjp":
+        """Define the rule: `fwd(*args) -> (out, residuals)` (out must be fun(*args)) and
+        `bwd(*nondiff_args, residuals, cotangent_out)` -> one cotangent per differentiable argument
+        (None for a zero). Returns this function, so it can be used as a decorator's result.
+        """
         self.fwd, self.bwd = fwd, bwd
         return self
 
@@ -426,10 +430,17 @@ class custom_vjp(_CustomBase):
         return batched
 
     def vjp_rule(self, g, ans, primals, needs, **params):
+        """The engine's reverse-mode rule: bwd's cotangents for the cotangent `g` of the outputs, None
+        where an argument's gradient is not needed (`needs`). Raises TypeError when bwd's cotangents do
+        not match the arguments' structure, shapes or dtypes.
+        """
         leaves = self._bwd_leaves(params, list(materialize(g, ans)), primals)
         return tuple(c if need else None for c, need in zip(leaves, needs))
 
     def jvp_rule(self, primals, tangents, ans, **params):
+        """The engine's forward-mode rule, where forward mode goes through a custom_vjp: the tangent out
+        obtained by transposing bwd (bwd is linear in the cotangent), for the given input tangents.
+        """
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
         zeros_out = [zeros_like_value(a) for a in ans]
 
@@ -440,6 +451,9 @@ class custom_vjp(_CustomBase):
         return tuple(pull(tuple(ts)))
 
     def process_vjp(self, trace, args):
+        """How a reverse-mode trace runs this function: fwd under the parent trace, its residuals held,
+        and one node recorded whose rule is bwd (fun itself when no argument is traced here).
+        """
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_vjp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -448,6 +462,9 @@ class custom_vjp(_CustomBase):
         return self._record(trace, leaves, mine, primals, out, params)
 
     def process_jvp(self, trace, args):
+        """How a forward-mode trace runs this function: fwd for the output, and the tangent from bwd
+        transposed (or from `jvp_from_residuals`, or by tracing fun for checkpoint).
+        """
         if self.jvp_through_fun:
             return self.fun(*args)
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_vjp")
@@ -477,6 +494,9 @@ class custom_jvp(_CustomBase):
         self.jvp = None
 
     def defjvp(self, jvp: Callable[..., tuple[PyTree, PyTree]]) -> Callable[..., tuple[PyTree, PyTree]]:
+        """Define the rule `jvp(*nondiff_args, primals, tangents) -> (primal_out, tangent_out)`, where
+        primal_out must be fun(*primals) (checked). Returns `jvp`, so it works as a decorator.
+        """
         self.jvp = jvp
         return jvp
 
@@ -550,6 +570,9 @@ class custom_jvp(_CustomBase):
         return batched
 
     def jvp_rule(self, primals, tangents, ans, static, in_tree, pull):
+        """The engine's forward-mode rule: the tangent outputs of the user's rule at `primals` for
+        `tangents` (None tangents as zeros), checked against the outputs' structure, shapes and dtypes.
+        """
         ts = [zeros_like_value(p) if t is None else t for p, t in zip(primals, tangents)]
         return tuple(trees.flatten(self._rule(static, in_tree, primals, ts)[1])[0])
 
@@ -560,6 +583,9 @@ class custom_jvp(_CustomBase):
         return vjp(tangent_map, *zeros)[1]
 
     def vjp_rule(self, g, ans, primals, needs, pull, **params):
+        """The engine's reverse-mode rule: the user's jvp rule transposed (its pullback `pull`, traced when
+        the call was recorded) applied to the cotangent `g`; None where a gradient is not needed.
+        """
         return tuple(c if need else None for c, need in zip(pull(materialize(g, ans)), needs))
 
     def _check_defined(self):
@@ -567,6 +593,9 @@ class custom_jvp(_CustomBase):
             raise TypeError(f"custom_jvp function {self.__name__}: no rule defined; call .defjvp(rule) first")
 
     def process_vjp(self, trace, args):
+        """How a reverse-mode trace runs this function: fun under the parent trace for the output, and the
+        rule's linear map traced and transposed now, recorded as one node.
+        """
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, VJPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
@@ -581,6 +610,9 @@ class custom_jvp(_CustomBase):
                             {"custom": self, "static": static, "in_tree": in_tree, "pull": pull})
 
     def process_jvp(self, trace, args):
+        """How a forward-mode trace runs this function: the user's rule under the parent trace, giving
+        the output and its tangent as dual numbers (fun itself when no argument is traced here).
+        """
         static, leaves, in_tree, mine, primals = self._unpack(trace, args, JVPTracer, "custom_jvp")
         if not any(mine):
             return self._call_parent(trace, args)
