@@ -6,6 +6,7 @@ b is a vector only when 1-D, the decompositions return NumPy's named tuples. The
 primitives live in fgrad/ops/linalg.py and fgrad/ops/einsum.py; norm, matrix_power and
 the like are composites here.
 """
+import operator as _operator
 from collections import namedtuple as _namedtuple
 
 import numpy as np
@@ -374,9 +375,13 @@ def svdvals(x, /):
 
 def matrix_power(a, n):
     """np.linalg.matrix_power by repeated squaring; negative n inverts first."""
-    a = _matrix("matrix_power", a)
-    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
-        raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n!r}")
+    a, n_given = _matrix("matrix_power", a), n
+    try:  # (operator.index: a Python int that fgrad.compile traces becomes a guard on its value)
+        n = None if isinstance(n, bool) else _operator.index(n)
+    except TypeError:
+        n = None
+    if n is None:
+        raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n_given!r}")
     if n == 0:  # a constant, on a's device
         xp = _array_module(_peek(a))
         return xp.broadcast_to(xp.eye(_shape(a)[-1], dtype=a.dtype), _shape(a)).copy()

@@ -102,8 +102,11 @@ def test_every_registered_primitive_has_a_row():
     rng = np.random.default_rng(0)
     for op in OPS:
         for args in op.samples(rng):
-            # every array argument traced (integers too): fgrad.compile's program
-            used.update(fgrad.compile(lambda *a, op=op: op.fn(*a, **op.kwargs)).lower(*args).program.primitives())
+            # every array argument traced (integers too): fgrad.compile's program (a row's Python
+            # numbers, exponents and orders, static: as traced numbers some ops refuse them, as jit's)
+            static = tuple(i for i, a in enumerate(args) if not hasattr(a, "shape"))
+            used.update(fgrad.compile(lambda *a, op=op: op.fn(*a, **op.kwargs), static_argnums=static)
+                        .lower(*args).program.primitives())
             pos = _split(args)
             if not pos:
                 continue
