@@ -54,12 +54,16 @@ def tree_unflatten(treedef, leaves):
 
 
 def tree_leaves(tree, is_leaf=None):
-    """The leaves of `tree`, left to right."""
+    """The leaves of `tree`, left to right, as a list (None is an empty subtree, not a leaf, as JAX's);
+    `is_leaf(x)` True stops the descent at x.
+    """
     return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
 def tree_structure(tree, is_leaf=None):
-    """The structure (treedef) of `tree`."""
+    """The structure (a treedef) of `tree`, its leaves left out: compare structures with ==, and
+    rebuild a tree with tree_unflatten(treedef, leaves). `is_leaf` as in tree_leaves.
+    """
     return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
@@ -77,7 +81,9 @@ def tree_flatten_with_path(tree, is_leaf=None):
 
 
 def tree_leaves_with_path(tree, is_leaf=None):
-    """[(path, leaf), ...] of `tree`."""
+    """[(path, leaf), ...] for the leaves of `tree`, left to right: each path a tuple of keys that
+    keystr prints as Python indexes it; `is_leaf` as in tree_leaves.
+    """
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
@@ -96,7 +102,9 @@ def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
 
 
 def tree_all(tree, is_leaf=None):
-    """Are all leaves of `tree` true?"""
+    """True when every leaf of `tree` is true (bool of each; True for a tree with no leaves); `is_leaf`
+    as in tree_leaves.
+    """
     return all(tree_leaves(tree, is_leaf))
 
 

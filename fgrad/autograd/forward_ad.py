@@ -29,6 +29,7 @@ __all__ = ["DualLevel", "UnpackedDualTensor", "dual_level", "enter_dual_level", 
            "unpack_dual"]
 
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+UnpackedDualTensor.__doc__ = "unpack_dual's result (primal, tangent): the tangent None where the tensor has none."
 _state = threading.local()
 
 
@@ -45,6 +46,9 @@ class DualLevel(JVPTrace):
         self.duals = []      # weak references to the dual Tensors made here
 
     def process(self, prim, args, params):
+        """How this level runs a primitive `prim` on `args` with `params`: forward mode's general rule
+        (primal and tangent), its dual values given back as dual Tensors.
+        """
         return self._faced(JVPTrace.process_general(self, prim, self._values(args), params))
 
     def process_custom(self, custom, args):

@@ -80,7 +80,9 @@ def relu(input, inplace=False):
 
 
 def relu6(input, inplace=False):
-    """min(max(x, 0), 6)."""
+    """min(max(x, 0), 6), elementwise (hardtanh on [0, 6]; `inplace` writes into input).
+    Differentiable: the gradient is 1 inside (0, 6), else 0.
+    """
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
@@ -126,12 +128,12 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    """x * sigmoid(x)."""
+    """x * sigmoid(x), elementwise (SiLU, swish; `inplace` writes into input). Differentiable."""
     return _maybe_inplace(input, input * expit(input), inplace, "silu")
 
 
 def mish(input, inplace=False):
-    """x * tanh(softplus(x))."""
+    """x * tanh(softplus(x)), elementwise (Mish; `inplace` writes into input). Differentiable."""
     return _maybe_inplace(input, input * fnp.tanh(fnp.logaddexp(input, 0.0)), inplace, "mish")
 
 
@@ -152,7 +154,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def sigmoid(input):
-    """1 / (1 + exp(-x))."""
+    """1 / (1 + exp(-x)), elementwise and stable for large |x| (scipy.special.expit). Differentiable."""
     return expit(input)
 
 
@@ -162,6 +164,7 @@ def logsigmoid(input):
 
 
 def tanh(input):
+    """The hyperbolic tangent, elementwise (fgrad.numpy.tanh). Differentiable: 1 - tanh(x)**2."""
     return fnp.tanh(input)
 
 
@@ -183,13 +186,18 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
-    """softmax(-x) along dim."""
+    """softmax(-input) along `dim`: weights summing to 1 that favor the smallest entries (`dtype` casts
+    input first; dim=None picks torch's legacy default). Differentiable.
+    """
     dim = _softmax_dim("softmin", input.ndim) if dim is None else dim
     return _softmax.softmax(-_cast(input, dtype), axis=dim)
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """x - logsumexp(x) along dim."""
+    """log(softmax(input)) along `dim`: input minus its logsumexp, computed stably (torch's
+    F.log_softmax; `dtype` casts input first; dim=None picks torch's legacy default with a
+    warning). Differentiable.
+    """
     dim = _softmax_dim("log_softmax", input.ndim) if dim is None else dim
     return _softmax.log_softmax(_cast(input, dtype), axis=dim)
 

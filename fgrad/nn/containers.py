@@ -105,6 +105,9 @@ class ModuleList(_Indexed):
         self.add_module(name, value)
 
     def insert(self, index, module):
+        """Insert `module` before position `index` (list.insert's rules); the modules after it are
+        renumbered.
+        """
         modules = list(self._modules.values())
         modules.insert(index, module)
         for k in list(self._modules):

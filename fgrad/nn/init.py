@@ -59,12 +59,16 @@ def _shape(tensor):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """Fill with draws from U(a, b)."""
+    """Fill `tensor`, in place and not recorded for autograd, with draws from U(a, b), from
+    `generator` or fgrad.default_generator. Returns the tensor.
+    """
     return _write(tensor, _rng_of(generator).uniform(a, b, _shape(tensor)))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    """Fill with draws from N(mean, std**2)."""
+    """Fill `tensor`, in place and not recorded for autograd, with draws from N(mean, std**2), from
+    `generator` or fgrad.default_generator. Returns the tensor.
+    """
     return _write(tensor, _rng_of(generator).normal(mean, std, _shape(tensor)))
 
 
@@ -79,15 +83,19 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 
 
 def constant_(tensor, val):
-    """Fill with val."""
+    """Fill `tensor` with `val`, in place and not recorded for autograd (torch.nn.init.constant_).
+    Returns the tensor.
+    """
     return _write(tensor, np.full(_shape(tensor), val))
 
 
 def ones_(tensor):
+    """Fill `tensor` with ones, in place and not recorded for autograd. Returns the tensor."""
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    """Fill `tensor` with zeros, in place and not recorded for autograd. Returns the tensor."""
     return constant_(tensor, 0.0)
 
 
@@ -146,7 +154,11 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """N(0, std**2), std = gain / sqrt(fan)."""
+    """Fill `tensor`, in place, with draws from N(0, std**2), std = gain / sqrt(fan) (He et al.):
+    fan is the fan_in or fan_out (`mode`), gain calculate_gain(nonlinearity, a), `a` the leaky ReLU
+    slope. Draws come from `generator` or the default one; a tensor with no entries is left as it
+    is, with a warning. Returns the tensor.
+    """
     if _empty(tensor):
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)

@@ -87,13 +87,23 @@ def _traced(x):
 
 # ---- pointwise regression losses --------------------------------------------------------------
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """|input - target|."""
+    """The mean absolute error |input - target|, reduced by `reduction` ('mean', 'sum' or 'none';
+    size_average/reduce are torch's legacy spellings); with `weight` (input's shape) a weighted mean.
+
+    Differentiable in input and target. Raises ValueError when their shapes differ (torch broadcasts
+    with a warning).
+    """
     _same_shape(input, target, "l1_loss")
     return _weighted(fnp.abs(input - target), weight, _legacy_reduction(size_average, reduce, reduction), "l1_loss")
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """(input - target) ** 2."""
+    """The mean squared error (input - target) ** 2, reduced by `reduction` ('mean', 'sum' or 'none';
+    size_average/reduce are torch's legacy spellings); with `weight` (input's shape) a weighted mean.
+
+    Differentiable in input and target. Raises ValueError when their shapes differ (torch broadcasts
+    with a warning).
+    """
     _same_shape(input, target, "mse_loss")
     d = input - target
     return _weighted(d * d, weight, _legacy_reduction(size_average, reduce, reduction), "mse_loss")

@@ -180,9 +180,15 @@ class Module:
         return module
 
     def get_parameter(self, target):
+        """The parameter at dotted path `target` ('encoder.0.weight'). Raises AttributeError naming the
+        missing part when a module on the path or the parameter does not exist.
+        """
         return self._registered(target, "_parameters", "parameter")
 
     def get_buffer(self, target):
+        """The buffer at dotted path `target` ('bn.running_mean'). Raises AttributeError naming the missing
+        part when a module on the path or the buffer does not exist.
+        """
         return self._registered(target, "_buffers", "buffer")
 
     def _registered(self, target, registry, kind):
@@ -208,9 +214,11 @@ class Module:
                                    if m is not None]))
 
     def modules(self):
+        """An iterator over self and every descendant module, each once, depth first in registration order."""
         return (m for _, m in self.named_modules())
 
     def named_children(self):
+        """An iterator of (name, module) over the direct submodules, each once, in registration order."""
         seen = set()
         for name, m in self._modules.items():
             if m is not None and id(m) not in seen:
@@ -218,6 +226,7 @@ class Module:
                 yield name, m
 
     def children(self):
+        """An iterator over the direct submodules, each once, in registration order."""
         return (m for _, m in self.named_children())
 
     def _named_members(self, registry, prefix, recurse, remove_duplicate):
@@ -233,15 +242,26 @@ class Module:
                 yield (f"{module_prefix}.{name}" if module_prefix else name), value
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """An iterator of (dotted name, Parameter) over this module's parameters and, with `recurse`, its
+        descendants'; `prefix` goes in front of every name; a shared (tied) parameter comes once unless
+        `remove_duplicate` is False.
+        """
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
+        """An iterator over the parameters of this module and, with `recurse`, of its descendants, each
+        once (what an optimizer takes).
+        """
         return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """An iterator of (dotted name, buffer) over this module's buffers and, with `recurse`, its
+        descendants' (running statistics and other non-trainable state); `prefix` as in named_parameters.
+        """
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
+        """An iterator over the buffers of this module and, with `recurse`, of its descendants, each once."""
         return (b for _, b in self.named_buffers(recurse=recurse))
 
     def apply(self, fn):
@@ -253,6 +273,9 @@ class Module:
 
     # ---- modes and gradients ---------------------------------------------------------------------
     def train(self, mode=True):
+        """Set training mode (`mode` True) or evaluation mode on this module and every descendant: it changes
+        what Dropout and BatchNorm do. Returns self; raises ValueError when mode is not a bool.
+        """
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         object.__setattr__(self, "training", mode)
@@ -261,14 +284,19 @@ class Module:
         return self
 
     def eval(self):
+        """Set evaluation mode on this module and every descendant (train(False)). Returns self."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Set requires_grad on every parameter (False freezes them). Returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none=True):
+        """Reset the gradients of every parameter: to None (`set_to_none`, the default, as torch's), or to
+        zeros in place where one exists.
+        """
         for p in self.parameters():
             if set_to_none:
                 p.grad = None
@@ -356,18 +384,27 @@ class Module:
         return self
 
     def cpu(self):
+        """Move every parameter and buffer to the CPU, in place (parameters stay the same objects).
+        Returns self.
+        """
         return self.to("cpu")
 
     def cuda(self, device=None):
+        """Move every parameter and buffer to GPU `device` (an index; default the current one), in place.
+        Returns self; needs CuPy.
+        """
         return self.to("cuda" if device is None else f"cuda:{device}")
 
     def float(self):
+        """Convert every floating-point parameter and buffer to float32, in place. Returns self."""
         return self.to(np.float32)
 
     def double(self):
+        """Convert every floating-point parameter and buffer to float64, in place. Returns self."""
         return self.to(np.float64)
 
     def half(self):
+        """Convert every floating-point parameter and buffer to float16, in place. Returns self."""
         return self.to(np.float16)
 
     # ---- state dicts -----------------------------------------------------------------------------
@@ -432,6 +469,9 @@ class Module:
 
     # ---- calls and hooks (Note [backward hooks]) --------------------------------------------------
     def forward(self, *args, **kwargs):
+        """The module's computation: override it in a subclass, and call the module (`m(x)`), not forward,
+        so that hooks run. The base class's raises NotImplementedError.
+        """
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def _hook(self, registry, hook, prepend, **flags):
@@ -496,6 +536,9 @@ class Module:
         return f"{type(self).__name__}({self.extra_repr()}{inner}{chr(10) if inner else ''})"
 
     def extra_repr(self):
+        """The extra text inside this module's repr, after its name (the layer's sizes and options);
+        override it to show a module's settings. The base class's is empty.
+        """
         return ""
 
 

@@ -175,7 +175,17 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    """h' from input and hx (zeros when None)."""
+    """One step of a gated recurrent unit: h' from `input` (batch, input_size) or (input_size,) and
+    `hx` (zeros when None), as torch.nn.GRUCell:
+
+        r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
+        z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+        n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+        h' = (1 - z) * n + z * h
+
+    Parameters weight_ih (3*hidden_size, input_size), weight_hh (3*hidden_size, hidden_size) and,
+    with `bias`, bias_ih and bias_hh, initialized from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+    """
 
     mode = "GRU"
 

@@ -48,15 +48,25 @@ class at:
         return at(self.x, ix.normalize_index(index))
 
     def get(self):
+        """x[index], as a new array: the elements the index selects (traced where x is; differentiable
+        in x).
+        """
         return ix.getitem(self.x, index=self._index())
 
     def add(self, values):
+        """A copy of x with `values` (broadcast to the selection) added at `index`; a repeated index adds
+        each value (np.add.at). Differentiable in x and values.
+        """
         x, index = self.x, self._index()
         selected = np.empty(_shape(x), bool)[index].shape  # (only the selection's shape is read)
         return x + ix.scatter_add(broadcast_to(astype(_as_operand(values), x.dtype), selected), index=index,
                                   shape=_shape(x))
 
     def set(self, values):
+        """A copy of x with `values` (broadcast to the selection) at `index`; of a repeated index the last
+        value is kept (NumPy's b[index] = v). Differentiable in x and values (zero gradient to x where
+        overwritten).
+        """
         x, index = self.x, self._index()
         ids = np.arange(_count(x, None)).reshape(_shape(x))[index]  # the flat position each selected element has
         source = np.full(_count(x, None), -1)

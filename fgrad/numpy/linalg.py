@@ -55,6 +55,13 @@ EigResult = _namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 LstsqResult = _namedtuple("LstsqResult", ["solution", "residuals", "rank", "singular_values"])
 QRResult = _namedtuple("QRResult", ["Q", "R"])
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
+# (numpy.linalg's result types, by the names NumPy gives them, documented as NumPy documents them)
+SlogdetResult.__doc__ = "slogdet's result (sign, logabsdet): det = sign * exp(logabsdet), as numpy.linalg's."
+EighResult.__doc__ = "eigh's result (eigenvalues ascending, eigenvectors as columns), as numpy.linalg's."
+EigResult.__doc__ = "eig's result (eigenvalues, eigenvectors as columns), as numpy.linalg's."
+LstsqResult.__doc__ = "lstsq's result (solution, residuals, rank, singular_values), as numpy.linalg's."
+QRResult.__doc__ = "qr's result (Q with orthonormal columns, R upper triangular), as numpy.linalg's."
+SVDResult.__doc__ = "svd's result (U, S the singular values descending, Vh): a = U @ diag(S) @ Vh, as numpy.linalg's."
 
 
 def matmul(x1, x2):

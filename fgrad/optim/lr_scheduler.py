@@ -109,6 +109,7 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
+        """Restore this scheduler's state from `state_dict` (a dict from state_dict())."""
         self.__dict__.update(state_dict)
 
 
@@ -132,6 +133,9 @@ class LambdaLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        """Restore this scheduler's state from `state_dict` (from state_dict()); the lambdas stay the
+        functions given to the constructor, with the saved attributes of those that are callable objects.
+        """
         state = dict(state_dict)
         lambdas = state.pop("lr_lambdas")
         self.__dict__.update(state)
@@ -145,7 +149,9 @@ class LambdaLR(LRScheduler):
 
 
 class StepLR(LRScheduler):
-    """lr *= gamma every step_size epochs."""
+    """Multiply each group's learning rate by `gamma` every `step_size` steps: lr = base_lr * gamma **
+    (epoch // step_size) (torch.optim.lr_scheduler.StepLR).
+    """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size
@@ -210,7 +216,9 @@ class LinearLR(LRScheduler):
 
 
 class ExponentialLR(LRScheduler):
-    """lr *= gamma every epoch."""
+    """Multiply each group's learning rate by `gamma` at every step(): lr = base_lr * gamma ** epoch
+    (torch.optim.lr_scheduler.ExponentialLR).
+    """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
         self.gamma = gamma
@@ -387,6 +395,9 @@ class SequentialLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        """Restore this scheduler's state from `state_dict` (from state_dict()), and each of its
+        schedulers' from the state saved with it.
+        """
         state = dict(state_dict)
         schedulers = state.pop("_schedulers")
         self.__dict__.update(state)
@@ -453,6 +464,7 @@ class ReduceLROnPlateau(LRScheduler):
 
     @property
     def in_cooldown(self):
+        """True while the cooldown after a reduction runs (no new reduction until it ends)."""
         return self.cooldown_counter > 0
 
     def _is_better(self, value):

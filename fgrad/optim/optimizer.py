@@ -73,6 +73,9 @@ class Optimizer:
         self.param_groups.append({**self.defaults, **param_group, "params": params})
 
     def zero_grad(self, set_to_none=True):
+        """Reset the gradients of every parameter of every group: to None (`set_to_none`, the default, as
+        torch's), or to zeros in place where one exists.
+        """
         for group in self.param_groups:
             for p in group["params"]:
                 if set_to_none:

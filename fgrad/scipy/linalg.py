@@ -271,6 +271,9 @@ def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
 
 
 def det(a, overwrite_a=False, check_finite=True):
+    """The determinant of a square matrix (or of each in a stack), as scipy.linalg.det; overwrite_a
+    and check_finite are accepted and ignored. Differentiable (fgrad.numpy.linalg.det's rule).
+    """
     return _la.det(a)
 
 

@@ -123,6 +123,7 @@ class RandomSampler:
 
     @property
     def num_samples(self):
+        """How many indices one pass draws: `num_samples` as given, else the length of the data source."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):

@@ -94,6 +94,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
 
 
 class ModeResult(NamedTuple):
+    """mode's result (mode, count): the most frequent value and how often it occurs, as scipy.stats's."""
+
     mode: object
     count: object
 
