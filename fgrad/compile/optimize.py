@@ -4,16 +4,20 @@ In one pass over the steps: scalar literals become 0-d arrays of their operand's
 (NumPy's weak-scalar path costs more per call); steps of constants alone are computed once,
 now; x * 1, x / 1 and x - 0 fold away; equal
 steps are computed once (common subexpressions); then what neither an output nor a guard
-reads is dropped (dead code). A step of an effectful primitive (a collective:
+reads is dropped (dead code), and a sum of scatter_adds (the cotangent of an array read in n
+slices, x[t] in a loop) becomes one scatter_sum: n zeros arrays of x's size and n - 1 adds
+were n^2 work, as eagerly before Note [scattered cotangents]. A step of an effectful primitive (a collective:
 Primitive.effectful) is never folded, shared or dropped. Each keeps the program's results bit for bit: a fold happens
 only where the kernel would return its operand's values unchanged, and steps are the same
 only when their scalars are (0.0 and -0.0 differ).
 """
+import collections
 import math
 
 import numpy as np
 
 from ..backend import CPU
+from ..ops.indexing import _is_advanced, scatter_add, scatter_sum
 from .program import Eqn, Guard, Literal, Program, value_key
 
 __all__ = ["optimize"]
@@ -56,6 +60,7 @@ def optimize(program: Program) -> Program:
     p.body = body
     p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
     _drop_dead(p)
+    _sum_scatters(p)
     return p
 
 
@@ -137,6 +142,49 @@ def _key(step):
     except TypeError:  # (a parameter that is an array, a list: such steps are not shared)
         return None
     return key
+
+
+def _sum_scatters(p):
+    """Each tree of adds over scatter_adds (basic indices, one aval, each piece read only by its
+    add) becomes one scatter_sum where the pieces do not overlap (so the sum is the same bit for
+    bit), placed where the sum is first read. (In place: p.body.)"""
+    uses = collections.Counter(v for step in p.body for v in step.vars_read())
+    uses.update(v for v in p.outvars if v.__class__ is int)
+    groups, body = {}, []  # var -> the steps of a sum of scatter_adds not yet written, in order
+    for step in p.body:
+        if step.__class__ is Eqn:
+            if step.prim is scatter_add and step.ins[0].__class__ is int and not _is_advanced(step.params["index"]):
+                groups[step.outs[0]] = [step]
+                continue
+            a, b = step.ins if step.prim.name == "add" and len(step.ins) == 2 else (None, None)
+            if a in groups and b in groups and uses[a] == uses[b] == 1 and \
+                    p.avals[a] == p.avals[b] == p.avals[step.outs[0]]:
+                groups[step.outs[0]] = groups.pop(a) + groups.pop(b) + [step]
+                continue
+        for v in step.vars_read():
+            if v in groups:
+                body.extend(_summed(p, v, groups.pop(v)))
+        body.append(step)
+    for v, steps in groups.items():  # (sums only outputs read)
+        body.extend(_summed(p, v, steps))
+    p.body = body
+
+
+def _summed(p, var, steps):
+    """One scatter_sum for `steps` (scatter_adds and the adds of their sum), or the steps
+    themselves: one piece, or pieces that overlap (a sum in another order could round apart)."""
+    pieces = [s for s in steps if s.prim is scatter_add]
+    if len(pieces) == 1:
+        return steps
+    shape = p.avals[var][0]
+    covered = np.zeros(shape, dtype=bool)
+    for s in pieces:
+        index = s.params["index"]
+        if covered[index].any():
+            return steps
+        covered[index] = True
+    return [Eqn(scatter_sum, {"indices": tuple(s.params["index"] for s in pieces), "shape": shape},
+                tuple(s.ins[0] for s in pieces), (var,))]
 
 
 def _drop_dead(p):

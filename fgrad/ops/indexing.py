@@ -94,6 +94,19 @@ def _scatter_add(g, index, shape):
     return out
 
 
+def _scatter_sum(*gs, indices, shape):
+    """zeros(shape) with each gs[i] added at indices[i] (basic indices): the sum of the pieces'
+    scatter_adds, one buffer for all (compile/optimize.py makes it: Note [scattered cotangents])."""
+    out = array_module(*gs).zeros(shape, dtype=gs[0].dtype)
+    for g, index in zip(gs, indices):
+        out[index] += g
+    return out
+
+
+# (made only by compile's optimizer from a sum of scatter_adds, after differentiation: no rules)
+scatter_sum = Primitive("scatter_sum", _scatter_sum, register=False)
+
+
 class Scattered:
     """Note [scattered cotangents]: the cotangent of x from `x[index]` is zeros with g at
     index. Made dense by each getitem, n slices of one array would cost n arrays of x's size
