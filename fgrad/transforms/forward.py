@@ -178,7 +178,37 @@ def _split_duals(out, trace):
 
 def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
         has_aux: bool = False) -> tuple[PyTree, PyTree] | tuple[PyTree, PyTree, PyTree]:
-    """`(fun(*primals), J @ tangents)` by dual numbers."""
+    """Evaluate `fun` at `primals` and its Jacobian-vector product with `tangents` (forward mode).
+
+    Parameters
+    ----------
+    fun : callable
+        A function of len(primals) arguments returning an array or a pytree of arrays (with
+        `has_aux`, a pair (output, aux)).
+    primals : tuple
+        The point: one entry per argument of fun (arrays, floats or pytrees of them).
+    tangents : tuple
+        One tangent per primal, of its structure, shape and dtype.
+    has_aux : bool
+        fun returns (output, aux); aux is returned as it is.
+
+    Returns
+    -------
+    (out, tangent_out) or (out, tangent_out, aux)
+        out is fun(*primals); tangent_out is J @ tangents, of out's structure, computed by dual
+        numbers in the same pass (no Jacobian is formed).
+
+    Raises
+    ------
+    TypeError
+        primals or tangents not tuples, of different lengths, or a tangent whose structure,
+        shape or dtype does not match its primal.
+
+    Examples
+    --------
+    >>> fgrad.jvp(lambda x: x ** 2, (np.array([1.0, 2.0]),), (np.ones(2),))
+    (array([1., 4.]), array([2., 4.]))
+    """
     return jvp_named(fun, primals, tangents, has_aux, "jvp")
 
 

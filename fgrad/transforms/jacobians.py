@@ -225,7 +225,36 @@ def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
 
 
 def hvp(fun, primals, tangents):
-    """`(fun(*primals), H @ tangents)` by one jvp of the gradient; no Hessian is formed."""
+    """The Hessian-vector product of a scalar-valued `fun`: `(fun(*primals), H @ tangents)`.
+
+    Computed as one jvp (forward mode) of the gradient (reverse mode); no Hessian is formed, so it
+    costs a few evaluations of fun whatever the size.
+
+    Parameters
+    ----------
+    fun : callable
+        A function returning a real scalar.
+    primals : tuple
+        The point: one entry per argument.
+    tangents : tuple
+        The vector: one entry per primal, of its shape and dtype.
+
+    Returns
+    -------
+    (value, hv)
+        value is fun(*primals); hv is H @ tangents, of the first primal's shape for one argument, a
+        tuple of one per argument otherwise.
+
+    Raises
+    ------
+    TypeError
+        As grad (a non-scalar output) and as jvp (tangents that do not match the primals).
+
+    Examples
+    --------
+    >>> fgrad.hvp(lambda x: fnp.sum(x ** 3), (np.array([1.0, 2.0]),), (np.ones(2),))
+    (np.float64(9.0), array([ 6., 12.]))
+    """
     primals, tangents = tuple(primals), tuple(tangents)
     nums = tuple(range(len(primals)))
     argnums = 0 if len(primals) == 1 else nums

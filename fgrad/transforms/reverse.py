@@ -195,7 +195,37 @@ def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
 
 def vjp(fun: Callable[..., PyTree], *primals: PyTree,
         has_aux: bool = False) -> tuple[PyTree, Pullback] | tuple[PyTree, Pullback, PyTree]:
-    """`(fun(*primals), vjp_fun)`; `vjp_fun(cotangent)` returns one cotangent per primal."""
+    """Evaluate `fun` at `primals` and return its vector-Jacobian product function (reverse mode).
+
+    Parameters
+    ----------
+    fun : callable
+        A function of the primals returning an array or a pytree of arrays (with `has_aux`, a
+        pair (output, aux)).
+    *primals : pytree
+        The point to differentiate at: arrays, Python floats or pytrees of them (floating-point
+        or complex leaves).
+    has_aux : bool
+        fun returns (output, aux); aux is returned as it is, not differentiated.
+
+    Returns
+    -------
+    (out, vjp_fun) or (out, vjp_fun, aux)
+        out is fun(*primals); vjp_fun(cotangent), with a cotangent of out's structure, shapes and
+        dtypes, returns a tuple of one cotangent per primal (ct @ J). vjp_fun may be called many
+        times.
+
+    Raises
+    ------
+    TypeError
+        An integer or non-array primal, or a cotangent not matching out (vjp_fun).
+
+    Examples
+    --------
+    >>> out, vjp_fun = fgrad.vjp(lambda x: fnp.sin(x) * 2, np.array([0.0, 1.0]))
+    >>> vjp_fun(np.ones(2))
+    (array([2.        , 1.08060461]),)
+    """
     return vjp_named(fun, primals, has_aux, "vjp")
 
 
@@ -225,8 +255,16 @@ def vjp_named(fun, primals, has_aux, transform):
 
 def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
                    holomorphic: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
-    """A function returning `(fun(*args), gradient of fun w.r.t. args[argnums])`; `holomorphic`
-    as grad's."""
+    """Like grad, but the function returned gives `(fun(*args), gradient)` from one evaluation.
+
+    Parameters are grad's (`argnums`, `has_aux`, `holomorphic`); with has_aux the value is the pair
+    (scalar, aux). Raises as grad.
+
+    Examples
+    --------
+    >>> fgrad.value_and_grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0]))
+    (np.float64(5.0), array([2., 4.]))
+    """
     return value_and_grad_named(fun, argnums, has_aux, "value_and_grad", holomorphic)
 
 
@@ -272,10 +310,45 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform, ho
 
 def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
          holomorphic: bool = False) -> Callable[..., PyTree]:
-    """The gradient of a scalar-valued `fun` w.r.t. the argument(s) `argnums`: as jax.grad's, a
-    real output's cotangent pulled back (for complex input, df/dx - i df/dy: Note [complex
-    derivatives] in ops/conversion.py), or with `holomorphic=True` f'(z) of a complex output of
-    complex inputs."""
+    """The gradient of a scalar-valued `fun` with respect to its argument(s) `argnums` (reverse mode).
+
+    As jax.grad: a real output's cotangent 1 pulled back; for complex inputs the conjugate
+    convention df/dx - i df/dy (Note [complex derivatives] in ops/conversion.py), or with
+    `holomorphic=True` f'(z) of a complex output of complex inputs.
+
+    Parameters
+    ----------
+    fun : callable
+        A function returning a real scalar (with `has_aux`, a pair (scalar, aux)).
+    argnums : int or sequence of int
+        The positional argument(s) to differentiate with respect to (default 0); a tuple gives a
+        tuple of gradients.
+    has_aux : bool
+        fun returns (scalar, aux); the gradient function then returns (gradient, aux).
+    holomorphic : bool
+        Differentiate a complex-valued holomorphic fun of complex inputs.
+
+    Returns
+    -------
+    callable
+        A function of fun's arguments returning the gradient, of the structure, shape and dtype of
+        args[argnums] (a tuple of them for a tuple argnums).
+
+    Raises
+    ------
+    TypeError
+        fun's output is not a scalar (use jacrev, jacfwd or vjp), or a differentiated argument is
+        an integer or not an array.
+    ValueError
+        argnums names an argument the call does not have.
+
+    Examples
+    --------
+    >>> fgrad.grad(lambda x: fnp.sum(fnp.sin(x)))(np.array([0.0, 1.0]))
+    array([1.        , 0.54030231])
+    >>> fgrad.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, 3.0)
+    (np.float64(3.0), np.float64(2.0))
+    """
     checked = checks.ArgnumsCache(argnums, "grad")
 
     def grad_fun(*args, **kwargs):
