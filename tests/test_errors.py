@@ -17,13 +17,15 @@ from fgrad.errors import (
                           DeviceMismatchError,
                           EscapedTracerError,
                           FreedGraphError,
+                          RetraceWarning,
                           SideEffectWarning,
 )
 
 X = np.array([0.5, -1.0, 2.0])
 
 BASES = {ConversionError: TypeError, BatchedValueError: TypeError, EscapedTracerError: TypeError,
-         DeviceMismatchError: ValueError, FreedGraphError: RuntimeError, SideEffectWarning: UserWarning}
+         DeviceMismatchError: ValueError, FreedGraphError: RuntimeError, SideEffectWarning: UserWarning,
+         RetraceWarning: UserWarning}
 
 
 def _raises(cls, fn):

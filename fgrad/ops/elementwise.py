@@ -374,6 +374,7 @@ safe_multiply = binary(broadcasts(Primitive("safe_multiply", _safe_multiply, sav
 safe_divide = binary(broadcasts(Primitive("safe_divide", _safe_divide, torch_name="Div").defvjp(
     lambda g, ans, a, b: safe_divide(g, b), lambda g, ans, a, b: -safe_divide(safe_multiply(g, ans), b)).defjvp(
     lambda t, ans, a, b: safe_divide(t, b), lambda t, ans, a, b: -safe_divide(safe_multiply(t, ans), b))))
+safe_multiply.numpy_names = safe_divide.numpy_names = ()  # (the rules' products, not NumPy's functions)
 
 
 def times(p, v):
