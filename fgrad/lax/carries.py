@@ -13,7 +13,7 @@ from ..ir.value import BatchTracer, StageTracer, Tracer
 from ..ops.primitive import run_under
 from ..transforms import trees
 
-__all__ = ["any_true", "as_carry", "batched", "check_same", "leaf_type", "path", "same_types"]
+__all__ = ["any_true", "as_carry", "check_same", "leaf_type", "path", "same_types"]
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -90,15 +90,6 @@ def check_same(name, got, got_what, expected, expected_what):
 def same_types(a, b):
     """Do the leaf lists `a` and `b` hold leaves of the same shapes and dtypes?"""
     return all(leaf_type(x) == leaf_type(y) for x, y in zip(a, b))
-
-
-def batched(x):
-    """Is `x` batched by some vmap (at any level of its tracing)?"""
-    while isinstance(x, Tracer):
-        if x.__class__ is BatchTracer:
-            return True
-        x = x.primal
-    return False
 
 
 def any_true(p):

@@ -18,11 +18,12 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..ir.value import Tracer
+from ..ir.value import is_batched as batched
 from ..transforms import trees
 from ..transforms.batching import vmap
 from ..typing import Any, Callable, PyTree, Sequence
 from . import staged, staged_vjp
-from .carries import any_true, as_carry, batched, check_same, leaf_type, path
+from .carries import any_true, as_carry, check_same, leaf_type, path
 
 __all__ = ["cond", "fori_loop", "map", "scan", "switch", "while_loop"]
 
