@@ -16,7 +16,7 @@ except Exception:  # ImportError, or a CuPy without a usable CUDA runtime
     cupy = None     # (devices.py reads these two; CUPY_ARRAY is () without CuPy, so isinstance says no)
     CUPY_ARRAY = ()
 
-__all__ = ["array_module", "cupy_available", "scipy_function", "to_host"]
+__all__ = ["array_module", "cupy_available", "over_stacks", "scipy_function", "scipy_over_stacks", "to_host"]
 
 
 def cupy_available():
@@ -62,6 +62,30 @@ def scipy_function(xp, module, name, on_device=True):
         return getattr(xp.over(scipy_module), name)
     fn = getattr(importlib.import_module(f"cupyx.scipy.{module}"), name, None) if on_device else None
     return fn if fn is not None else _on_host(xp, getattr(scipy_module, name))
+
+
+def scipy_over_stacks(name, *arrays, **params):
+    """scipy.linalg.<name>(*arrays, **params) on the arrays' device, one matrix at a time over
+    their (broadcast) stacks: SciPy before 1.14 and cupyx take single matrices only."""
+    xp = array_module(*arrays)
+    fn = scipy_function(xp, "linalg", name)
+    return over_stacks(xp, lambda *one: fn(*one, **params), arrays)
+
+
+def over_stacks(xp, fn, arrays):
+    """fn of single matrices, over the broadcast leading (stack) axes of `arrays`."""
+    batch = np.broadcast_shapes(*[a.shape[:-2] for a in arrays])
+    if not batch:
+        return fn(*arrays)
+    arrays = [xp.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
+    if not all(batch):  # an empty stack: the shapes and dtypes of one result, from identities
+        one = fn(*[xp.eye(*a.shape[-2:], dtype=a.dtype) for a in arrays])
+        return tuple(xp.empty(batch + o.shape, o.dtype) for o in one) if isinstance(one, tuple) else \
+            xp.empty(batch + one.shape, one.dtype)
+    results = [fn(*[a[i] for a in arrays]) for i in np.ndindex(batch)]
+    if isinstance(results[0], tuple):
+        return tuple(xp.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
+    return xp.stack(results).reshape(batch + results[0].shape)
 
 
 def to_host(x):

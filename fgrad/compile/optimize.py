@@ -61,7 +61,24 @@ def optimize(program: Program) -> Program:
     p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
     _drop_dead(p)
     _sum_scatters(p)
+    _check_order(p)
     return p
+
+
+def _check_order(p):
+    """Every step reads only inputs, constants and earlier steps' results. A pass that moves a
+    step above its operands makes a program that raises on every replay (and traces again on
+    every call, silently slow): it is fgrad's bug, said at once."""
+    written = {v for v in p.invars if v.__class__ is int}
+    written.update(p.consts)
+    for step in p.body:
+        for v in step.vars_read():
+            if v not in written:
+                raise RuntimeError(f"fgrad's compile optimizer placed a step that reads %{v} before %{v} is written "
+                                   f"(in {step.prim.name if step.__class__ is Eqn else 'a guard'}); "
+                                   "please report this with the program (Compiled.lower(...))")
+        if step.__class__ is Eqn:
+            written.update(step.outs)
 
 
 def _fold_constant(p, step, ins):
@@ -154,6 +171,8 @@ def _sum_scatters(p):
     for step in p.body:
         if step.__class__ is Eqn:
             if step.prim is scatter_add and step.ins[0].__class__ is int and not _is_advanced(step.params["index"]):
+                if step.ins[0] in groups:  # (a scatter of a pending sum: that sum is written first)
+                    body.extend(_summed(p, step.ins[0], groups.pop(step.ins[0])))
                 groups[step.outs[0]] = [step]
                 continue
             a, b = step.ins if step.prim.name == "add" and len(step.ins) == 2 else (None, None)

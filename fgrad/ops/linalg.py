@@ -1,7 +1,9 @@
-"""Linear-algebra primitives: matmul, solve, inv, det, slogdet and the decompositions.
+"""Linear-algebra primitives: matmul, solve, triangular_solve, inv, det, slogdet and the decompositions.
 
 Each primitive is one LAPACK-backed kernel of the array module (NumPy or CuPy), on
-(..., M, N) stacks. solve/inv/det/slogdet have explicit vjp and jvp rules; the
+(..., M, N) stacks; triangular_solve is SciPy's (cupyx's) solve_triangular, declared here
+because cholesky's rules solve with it. solve/triangular_solve/inv/det/slogdet have explicit
+vjp and jvp rules (implicit differentiation for the solves); the
 decompositions (cholesky, eigh, eig, qr, svd, pinv) have the published jvp rules, and
 their vjps are those rules transposed (ops/transpose.py), so each derivative is written once.
 The rules take complex matrices too (Note [complex derivatives] in ops/conversion.py): a
@@ -12,7 +14,7 @@ matrix_power) live in fgrad.numpy.linalg.
 """
 import numpy as np
 
-from ..backend import array_module, to_host
+from ..backend import array_module, scipy_over_stacks, to_host
 from ..config import config
 from ..ir.value import Tracer, peek
 from .batching import front, leading, stacked
@@ -161,6 +163,13 @@ def _tril(x, k=0):
     return where(_xp(x).tri(n, m, k, dtype=bool), x, 0.0)
 
 
+def _triangle(x, lower, k=0):
+    """The lower (upper) triangle of each matrix of x from diagonal k up (down); zeros elsewhere."""
+    n, m = x.shape[-2:]
+    tri = _xp(x).tri(n, m, k if lower else k - 1, dtype=bool)
+    return where(tri if lower else ~tri, x, 0.0)
+
+
 def _symmetric_part(t):
     """(t + t^H) / 2: the tangent cholesky and eigh see.
 
@@ -282,11 +291,40 @@ slogdet = Primitive("slogdet", lambda a: tuple(array_module(a).linalg.slogdet(a)
     _slogdet_vjp).defjvp_full(_slogdet_jvp)
 
 
+# ---- triangular solve ------------------------------------------------------------------------
+def _read(t, lower, unit_diagonal):
+    """The part of a (tangent or cotangent of a) triangular matrix a solve reads."""
+    return _triangle(t, lower, -1 if lower else 1) if unit_diagonal else _triangle(t, lower)
+
+
+def _op(m, trans):
+    return _mT(m) if trans else m
+
+
+def _triangular_solve_vjp(g, x, primals, needs, lower, trans, unit_diagonal):
+    a, _ = primals
+    gb = triangular_solve(a, g, lower=lower, trans=1 - trans, unit_diagonal=unit_diagonal)  # shared by both
+    ga = None
+    if needs[0]:
+        ga = _read(-matmul(x, _mT(gb)) if trans else -matmul(gb, _mT(x)), lower, unit_diagonal)
+    return ga, gb
+
+
+# op(A) x = b for a triangular A (only its triangle read; its diagonal taken as 1 when
+# unit_diagonal); trans 0: A x = b, 1: A^T x = b; b is a (..., n, k) stack, broadcasting with a's.
+triangular_solve = Primitive("triangular_solve", lambda a, b, lower, trans, unit_diagonal: scipy_over_stacks(
+    "solve_triangular", a, b, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
+triangular_solve.defbatch(stacked(triangular_solve, (2, 2))).defvjp_all(_triangular_solve_vjp).defjvp(
+    lambda t, x, a, b, lower, trans, unit_diagonal: -triangular_solve(
+        a, matmul(_op(_read(t, lower, unit_diagonal), trans), x), lower=lower, trans=trans,
+        unit_diagonal=unit_diagonal),
+    lambda t, x, a, b, lower, trans, unit_diagonal: triangular_solve(
+        a, t, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
+
+
 # ---- decompositions: JAX's published jvp rules; vjps by transposition (ops/transpose.py) --
 def _cholesky_jvp(primals, tangents, L):
     # Murray (2016), arXiv:1602.07527: dL = L phi(L^-1 dA L^-H), phi = lower triangle, diagonal halved.
-    from .scipy_linalg import triangular_solve  # (scipy_linalg builds on this module)
-
     def below(b):  # L^-1 b by substitution: L is triangular (an LU solve costs three times as much)
         return triangular_solve(L, b, lower=True, trans=0, unit_diagonal=False)
     s = _symmetric_part(tangents[0])  # (Note [symmetric gradients])
@@ -480,7 +518,6 @@ def _cholesky_vjp(transposed):
     gradients]): two triangular solves and a product, where the transposed jvp makes four solves
     and four products (it runs the tangent map once forward); complex L: `transposed`."""
     def vjp_all(g, L, primals, needs):
-        from .scipy_linalg import triangular_solve  # (scipy_linalg builds on this module)
         if L.dtype.kind == "c":
             return transposed(g, L, primals, needs)
         n = L.shape[-1]

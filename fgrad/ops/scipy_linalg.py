@@ -1,29 +1,29 @@
-"""Primitives of fgrad.scipy.linalg: expm, triangular_solve, banded_solve, lu, sqrtm, sylvester and the
-permutation of LU pivots. Composites (cho_solve, lu_solve, block_diag, ...) live in
-fgrad.scipy.linalg.
+"""Primitives of fgrad.scipy.linalg: expm, banded_solve, lu, sqrtm, sylvester and the permutation
+of LU pivots; triangular_solve is declared in ops/linalg.py, whose cholesky rules solve with it,
+and re-exported here. Composites (cho_solve, lu_solve, block_diag, ...) live in fgrad.scipy.linalg.
 
 Each kernel is scipy.linalg's on NumPy arrays, cupyx.scipy.linalg's on CuPy arrays, or
-SciPy's on the host where cupyx has none, called once per matrix of a stack. The rules are
-written in fgrad ops, so they differentiate again:
+SciPy's on the host where cupyx has none, called once per matrix of a stack
+(backend.scipy_over_stacks). The rules are written in fgrad ops, so they differentiate again:
   - expm: the jvp is the Frechet derivative L(A, T) and the vjp its adjoint L(A^T, G), both
     read off expm([[A, E], [0, A]]) = [[expm A, L(A, E)], [0, expm A]];
   - sqrtm: the jvp solves the Sylvester equation S X + X S = T (S = sqrtm A), the vjp its
     adjoint S^T X + X S^T = G;
-  - triangular_solve, banded_solve and sylvester: implicit differentiation, as solve's (the
+  - banded_solve and sylvester: implicit differentiation, as solve's (the
     band's cotangent is y x^T read in the band's own layout, y solving the transposed system);
   - lu: JAX's jvp rule (L^-1 P^T dA U^-1 split into its strictly lower and upper parts),
     transposed for the vjp.
 """
 import numpy as np
 
-from ..backend import array_module, scipy_function, to_host
+from ..backend import array_module, over_stacks, scipy_function, scipy_over_stacks, to_host
 from ..ir.value import peek
 from . import indexing
 from .batching import leading, stacked
 from .broadcasting import reduce_sum
 from .conversion import convert
-from .elementwise import equal, where
-from .linalg import _mT, matmul
+from .elementwise import equal
+from .linalg import _mT, _triangle, matmul, triangular_solve
 from .primitive import Primitive
 from .shape import concatenate, expand_dims, pad_constant
 from .transpose import vjp_from_jvp
@@ -33,41 +33,9 @@ __all__ = ["banded_solve", "expm", "expm_frechet", "lu", "lu_pivots_to_permutati
            "sylvester", "triangular_solve"]
 
 
-# ---- kernels: scipy.linalg on the arrays' device ---------------------------------------------
-def _scipy(name, *arrays, **params):
-    """scipy.linalg.<name>(*arrays, **params) on the arrays' device, one matrix at a time over
-    their (broadcast) stacks: SciPy before 1.14 and cupyx take single matrices only."""
-    xp = array_module(*arrays)
-    fn = scipy_function(xp, "linalg", name)
-    return _over_stacks(xp, lambda *one: fn(*one, **params), arrays)
-
-
-def _over_stacks(xp, fn, arrays):
-    """fn of single matrices, over the broadcast leading (stack) axes of `arrays`."""
-    batch = np.broadcast_shapes(*[a.shape[:-2] for a in arrays])
-    if not batch:
-        return fn(*arrays)
-    arrays = [xp.broadcast_to(a, batch + a.shape[-2:]) for a in arrays]
-    if not all(batch):  # an empty stack: the shapes and dtypes of one result, from identities
-        one = fn(*[xp.eye(*a.shape[-2:], dtype=a.dtype) for a in arrays])
-        return tuple(xp.empty(batch + o.shape, o.dtype) for o in one) if isinstance(one, tuple) else \
-            xp.empty(batch + one.shape, one.dtype)
-    results = [fn(*[a[i] for a in arrays]) for i in np.ndindex(batch)]
-    if isinstance(results[0], tuple):
-        return tuple(xp.stack(r).reshape(batch + r[0].shape) for r in zip(*results))
-    return xp.stack(results).reshape(batch + results[0].shape)
-
-
 # ---- helpers for the rules (fgrad ops) -----------------------------------------------------
 def _xp(x):
     return array_module(peek(x))
-
-
-def _triangle(x, lower, k=0):
-    """The lower (upper) triangle of each matrix of x from diagonal k up (down); zeros elsewhere."""
-    n, m = x.shape[-2:]
-    tri = _xp(x).tri(n, m, k if lower else k - 1, dtype=bool)
-    return where(tri if lower else ~tri, x, 0.0)
 
 
 def _blocks(a, b, c, d):
@@ -93,40 +61,9 @@ def expm_frechet(a, e):
     return _block(x, n, 0, 0), _block(x, n, 0, 1)
 
 
-expm = Primitive("expm", lambda a: _scipy("expm", a), saves="inputs")
+expm = Primitive("expm", lambda a: scipy_over_stacks("expm", a), saves="inputs")
 expm.defbatch(leading(expm)).defjvp(lambda t, ans, a: expm_frechet(a, t)[1]).defvjp(
     lambda g, ans, a: expm_frechet(_mT(a), g)[1])  # L(A, .)^T = L(A^T, .)
-
-
-# ---- triangular solve ------------------------------------------------------------------------
-def _read(t, lower, unit_diagonal):
-    """The part of a (tangent or cotangent of a) triangular matrix a solve reads."""
-    return _triangle(t, lower, -1 if lower else 1) if unit_diagonal else _triangle(t, lower)
-
-
-def _op(m, trans):
-    return _mT(m) if trans else m
-
-
-def _triangular_solve_vjp(g, x, primals, needs, lower, trans, unit_diagonal):
-    a, _ = primals
-    gb = triangular_solve(a, g, lower=lower, trans=1 - trans, unit_diagonal=unit_diagonal)  # shared by both
-    ga = None
-    if needs[0]:
-        ga = _read(-matmul(x, _mT(gb)) if trans else -matmul(gb, _mT(x)), lower, unit_diagonal)
-    return ga, gb
-
-
-# op(A) x = b for a triangular A (only its triangle read; its diagonal taken as 1 when
-# unit_diagonal); trans 0: A x = b, 1: A^T x = b; b is a (..., n, k) stack, broadcasting with a's.
-triangular_solve = Primitive("triangular_solve", lambda a, b, lower, trans, unit_diagonal: _scipy(
-    "solve_triangular", a, b, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
-triangular_solve.defbatch(stacked(triangular_solve, (2, 2))).defvjp_all(_triangular_solve_vjp).defjvp(
-    lambda t, x, a, b, lower, trans, unit_diagonal: -triangular_solve(
-        a, matmul(_op(_read(t, lower, unit_diagonal), trans), x), lower=lower, trans=trans,
-        unit_diagonal=unit_diagonal),
-    lambda t, x, a, b, lower, trans, unit_diagonal: triangular_solve(
-        a, t, lower=lower, trans=trans, unit_diagonal=unit_diagonal))
 
 
 # ---- Sylvester equations and sqrtm -----------------------------------------------------------
@@ -137,7 +74,7 @@ def _sylvester_vjp(g, x, primals, needs):
 
 
 # x with a x + x b = q (scipy.linalg.solve_sylvester); dx solves a dx + dx b = dq - da x - x db.
-sylvester = Primitive("sylvester", lambda a, b, q: _scipy("solve_sylvester", a, b, q))
+sylvester = Primitive("sylvester", lambda a, b, q: scipy_over_stacks("solve_sylvester", a, b, q))
 sylvester.defbatch(stacked(sylvester, (2, 2, 2))).defvjp_all(_sylvester_vjp).defjvp(
     lambda t, x, a, b, q: -sylvester(a, b, matmul(t, x)),
     lambda t, x, a, b, q: -sylvester(a, b, matmul(x, t)),
@@ -195,7 +132,7 @@ def _banded_solve_vjp(g, x, primals, needs, lower, upper):
 
 def _banded_kernel(ab, b, lower, upper):
     solve = scipy_function(array_module(ab, b), "linalg", "solve_banded")
-    return _over_stacks(array_module(ab, b), lambda a, c: solve((lower, upper), a, c), (ab, b))
+    return over_stacks(array_module(ab, b), lambda a, c: solve((lower, upper), a, c), (ab, b))
 
 
 # x with A x = b, A given by its band ab (..., lower + upper + 1, n), b (..., n, k) (scipy.linalg.solve_banded);
@@ -206,7 +143,7 @@ banded_solve.defbatch(stacked(banded_solve, (2, 2))).defvjp_all(_banded_solve_vj
                                                     upper=upper),
     lambda t, x, ab, b, lower, upper: banded_solve(ab, t, lower=lower, upper=upper))
 
-sqrtm = Primitive("sqrtm", lambda a: _scipy("sqrtm", a), saves="output")
+sqrtm = Primitive("sqrtm", lambda a: scipy_over_stacks("sqrtm", a), saves="output")
 sqrtm.defbatch(leading(sqrtm)).defjvp(lambda t, s, a: sylvester(s, s, t)).defvjp(
     lambda g, s, a: sylvester(_mT(s), _mT(s), g))
 
@@ -225,7 +162,7 @@ def _permutation(piv, m):
 
 
 def _lu(a):
-    lu_, piv = _scipy("lu_factor", a)
+    lu_, piv = scipy_over_stacks("lu_factor", a)
     return lu_, piv, _permutation(piv, a.shape[-2])
 
 
