@@ -7,7 +7,7 @@ NumPy-facing wrappers in fgrad.numpy normalize it.
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import StageTracer, Tracer, peek
+from ..ir.value import BatchTracer, StageTracer, Tracer, peek
 from .batching import front, logical_axis
 from .broadcasting import keep_axes as _keep
 from .broadcasting import reduce_sum, reducer, reduction_batch
@@ -49,7 +49,10 @@ def decision(test, x):
     while isinstance(v, Tracer):
         if v.__class__ is StageTracer:  # (the bottom value: the test is a step, its answer a guard)
             return bool(v._trace.process(test, (v,), NO_PARAMS))
-        v = v.primal
+        if v.__class__ is BatchTracer:  # (the batch axis in front: the test reads each example's
+            v = front(v.primal, v.bdim)  # trailing axes, a matrix for eig's, where it expects them)
+        else:
+            v = v.primal
     return bool(test.impl(v))
 
 

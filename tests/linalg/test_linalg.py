@@ -237,3 +237,18 @@ def test_eigh_gradient_matches_jax():
     ours = fgrad.grad(lambda a: fnp.sum(fnp.linalg.eigh(a)[0] * w))(a)
     theirs = jax.grad(lambda a: jax.numpy.sum(jax.numpy.linalg.eigh(a)[0] * w))(a)
     np.testing.assert_allclose(ours, theirs, atol=1e-12)
+
+
+def test_eig_under_vmap_reads_each_example_as_its_matrix():
+    """eig of a real matrix decides real or complex results from the spectrum (a guarded
+    decision); under vmap with the batch axis among the matrix axes, the decision read the
+    stacked array's trailing axes as matrices: other matrices, so a real spectrum came out
+    complex (or a complex one raised). Each example's spectrum is its own."""
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((3, 3))
+    a = q @ np.diag([1.0, 2.0, 3.0]) @ np.linalg.inv(q)  # (real eigenvalues)
+    for axis in (0, 1, 2):
+        stacked = np.stack([a * (1 + 0.03 * b) for b in range(4)], axis=axis)
+        w = fgrad.vmap(lambda m: fnp.linalg.eig(m)[0], in_axes=axis)(stacked)
+        assert w.dtype == np.float64, axis
+        np.testing.assert_allclose(np.sort(w, axis=1), [np.array([1.0, 2.0, 3.0]) * (1 + 0.03 * b) for b in range(4)])
