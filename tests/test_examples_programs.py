@@ -57,3 +57,37 @@ def test_gaussian_process_likelihood_and_its_gradient_match_scikit_learn_and_the
     assert np.abs(ref_grad).max() < 1e-4
     assert result.fun <= -reference.log_marginal_likelihood_value_ + 1e-6
     np.testing.assert_allclose(np.sqrt(np.exp(result.x[2])), 0.1, rtol=0.3)  # the noise it was made with
+
+
+def test_dp_sgd_per_example_gradients_match_a_loop_and_torch_func_and_training_learns():
+    pytest.importorskip("sklearn")
+    ex = _load("dp_sgd")
+    x, y, _, _ = ex.load_data()
+    params, xb, yb = ex.init_params(), x[:8], y[:8]
+    grads = ex.per_example_grads(params, xb, yb)
+    for i in range(8):
+        one = fgrad.grad(ex.example_loss)(params, xb[i], yb[i])
+        for k in params:
+            np.testing.assert_allclose(grads[k][i], one[k], rtol=1e-12, atol=1e-14)
+    check_grads(lambda p: ex.example_loss(p, xb[0], yb[0]), (params,), order=1, modes=("rev",))
+    torch = pytest.importorskip("torch")
+
+    def torch_loss(p, xi, one_hot):  # (torch's vmap cannot index by a batched label: a one-hot instead)
+        logits = torch.tanh(xi @ p["W1"] + p["b1"]) @ p["W2"] + p["b2"]
+        return torch.logsumexp(logits, 0) - (logits * one_hot).sum()
+
+    tparams = {k: torch.tensor(v) for k, v in params.items()}
+    tgrads = torch.func.vmap(torch.func.grad(torch_loss), in_dims=(None, 0, 0))(tparams, torch.tensor(xb),
+                                                                               torch.tensor(np.eye(10)[yb]))
+    for k in params:
+        np.testing.assert_allclose(grads[k], tgrads[k].numpy(), rtol=1e-10, atol=1e-13)
+    # without noise, the private gradient is the mean of gradients each clipped to norm <= clip
+    clip = 0.05
+    private = ex.clip_and_noise(grads, clip, 0.0, np.random.default_rng(0))
+    norms = [np.sqrt(sum(np.sum(grads[k][i] ** 2) for k in params)) for i in range(8)]
+    assert max(norms) > clip  # (so clipping acts)
+    for k in params:
+        expected = sum(grads[k][i] * min(1.0, clip / norms[i]) for i in range(8)) / 8
+        np.testing.assert_allclose(private[k], expected, rtol=1e-12, atol=1e-15)
+    _, losses, test_accuracy = ex.train(steps=150)
+    assert np.mean(losses[-10:]) < 0.3 * np.mean(losses[:10]) and test_accuracy > 0.8
