@@ -91,3 +91,17 @@ def test_dp_sgd_per_example_gradients_match_a_loop_and_torch_func_and_training_l
         np.testing.assert_allclose(private[k], expected, rtol=1e-12, atol=1e-15)
     _, losses, test_accuracy = ex.train(steps=150)
     assert np.mean(losses[-10:]) < 0.3 * np.mean(losses[:10]) and test_accuracy > 0.8
+
+
+def test_hessian_free_newton_products_are_the_closed_form_hessians_and_it_reaches_the_minimum():
+    import scipy.optimize
+    ex = _load("hessian_free_newton")
+    rng = np.random.default_rng(0)
+    x, v = rng.standard_normal(7), rng.standard_normal(7)
+    value, hv = fgrad.hvp(ex.rosenbrock, (x,), (v,))
+    np.testing.assert_allclose(value, scipy.optimize.rosen(x), rtol=1e-14)
+    np.testing.assert_allclose(hv, scipy.optimize.rosen_hess(x) @ v, rtol=1e-12, atol=1e-10)  # its closed form
+    x, history, products = ex.newton_cg(ex.rosenbrock, np.zeros(20))
+    np.testing.assert_allclose(x, np.ones(20), atol=1e-8)
+    assert history[-1] < 1e-16 and len(history) < 120 and products < 600
+    assert history[-2] < 1e-6 * history[-4]  # the last steps converge fast (Newton's, not gradient descent's)
