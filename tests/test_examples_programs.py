@@ -118,3 +118,41 @@ def test_neural_ode_adjoint_gradient_matches_finite_differences_and_training_fit
     check_grads(tight, (params,), order=1, modes=("rev",), eps=1e-5, rtol=1e-5, atol=1e-7)
     _, losses = ex.train(steps=40, n_times=10, progress=False)
     assert losses[-1] < 0.4 * losses[0]  # measured: 1.75 -> 0.56
+
+
+def test_lstm_forecaster_trains_as_torch_does_step_for_step_and_learns():
+    ex = _load("lstm_forecast")
+    result = ex.train(epochs=1, n_train=1024, progress=False)
+    assert result["test_mse"][1] < 0.2 * result["test_mse"][0]  # measured: 0.51 -> 0.052
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+
+    class TorchForecaster(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = torch.nn.LSTM(1, 32, batch_first=True)
+            self.head = torch.nn.Linear(32, 1)
+
+        def forward(self, x):
+            return self.head(self.lstm(x)[0][:, -1])
+
+    fgrad.manual_seed(0)
+    model, tmodel = ex.Forecaster(), TorchForecaster().double()
+    with torch.no_grad():
+        for name, p in tmodel.named_parameters():
+            p.copy_(torch.tensor(model.state_dict()[name].numpy()))
+    x, y = ex.make_data(6 * 32)
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    optimizer = fgrad.optim.Adam(model.parameters(), lr=1e-2)
+    toptimizer = torch.optim.Adam(tmodel.parameters(), lr=1e-2)
+    for i in range(6):
+        xb, yb = x[32 * i:32 * (i + 1)], y[32 * i:32 * (i + 1)]
+        loss = ex.train_step(model, optimizer, fgrad.tensor(xb), fgrad.tensor(yb), max_norm=0.1)
+        toptimizer.zero_grad()
+        tloss = torch.nn.functional.mse_loss(tmodel(torch.tensor(xb)), torch.tensor(yb))
+        tloss.backward()
+        torch.nn.utils.clip_grad_norm_(tmodel.parameters(), 0.1)  # (small: so that clipping acts)
+        toptimizer.step()
+        assert abs(loss - tloss.item()) <= 1e-10 * abs(tloss.item()), (i, loss, tloss.item())
+    for name, p in tmodel.named_parameters():
+        np.testing.assert_allclose(model.state_dict()[name].numpy(), p.detach().numpy(), rtol=1e-9, atol=1e-12)
