@@ -156,3 +156,24 @@ def test_lstm_forecaster_trains_as_torch_does_step_for_step_and_learns():
         assert abs(loss - tloss.item()) <= 1e-10 * abs(tloss.item()), (i, loss, tloss.item())
     for name, p in tmodel.named_parameters():
         np.testing.assert_allclose(model.state_dict()[name].numpy(), p.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_implicit_fixed_point_gradient_equals_unrolling_and_finite_differences_and_training_fits():
+    ex = _load("implicit_fixed_point")
+    params, (x, y) = ex.init_params(), ex.make_data(n=16)
+    inner = {k: params[k] for k in ("W", "U", "b")}
+    z = ex.fixed_point(ex.layer, inner, x)
+    np.testing.assert_allclose(ex.layer(inner, x, z), z, atol=1e-11)  # a fixed point
+    implicit = fgrad.grad(ex.loss)(params, x, y)
+
+    def unrolled_loss(p):  # differentiated through 200 iterations (contraction 0.5: converged far below 1e-12)
+        return np.mean((ex.unrolled(ex.layer, {k: p[k] for k in ("W", "U", "b")}, x) @ p["V"] - y) ** 2)
+
+    for k, g in fgrad.grad(unrolled_loss)(params).items():
+        np.testing.assert_allclose(implicit[k], g, rtol=1e-9, atol=1e-12)
+    check_grads(lambda p: ex.loss(p, x, y), (params,), order=1, modes=("rev",))
+    d_x = fgrad.grad(lambda x: fgrad.numpy.sum(ex.fixed_point(ex.layer, inner, x) ** 2))(x)  # the input's cotangent
+    check_grads(lambda x: fgrad.numpy.sum(ex.fixed_point(ex.layer, inner, x) ** 2), (x,), order=1, modes=("rev",))
+    assert np.abs(d_x).max() > 0.1
+    _, losses = ex.train(steps=100)
+    assert losses[-1] < 0.15 * losses[0]  # measured: 0.34 -> 0.020
