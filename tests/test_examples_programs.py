@@ -224,3 +224,45 @@ def test_complex_deconvolution_gradient_is_jaxs_and_the_conjugate_of_torchs_and_
     z, losses = ex.deconvolve(y, K, lam)
     np.testing.assert_allclose(z, ex.closed_form(y, K, lam), atol=1e-6)  # measured: 1.2e-7
     assert losses[-1] < losses[0]
+
+
+def _adam_reference(ex, steps, batch_size=64, lr=1e-2, seed=0):
+    """examples/data_parallel.py's training, by hand on one process: torch's Adam on the whole batch."""
+    X, Y = ex.make_data()
+    params, order, losses = ex.init_params(seed), np.random.default_rng(seed).permutation(len(X)), []
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(v) for k, v in params.items()}
+    for i in range(steps):
+        batch = order[(i * batch_size) % len(X):][:batch_size]
+        value, grads = fgrad.value_and_grad(ex.loss)(params, X[batch], Y[batch])
+        losses.append(float(value))
+        for k in params:
+            m[k] = 0.9 * m[k] + 0.1 * grads[k]
+            v[k] = 0.999 * v[k] + 0.001 * grads[k] ** 2
+            params[k] = params[k] - lr * (m[k] / (1 - 0.9 ** (i + 1))) / (np.sqrt(v[k] / (1 - 0.999 ** (i + 1))) + 1e-8)
+    return params, losses
+
+
+def test_data_parallel_alone_trains_as_adam_on_the_whole_batch():
+    ex = _load("data_parallel")
+    params, losses = ex.train(steps=30)
+    ref_params, ref_losses = _adam_reference(ex, 30)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-12)
+    for k in params:
+        np.testing.assert_allclose(params[k], ref_params[k], rtol=1e-10, atol=1e-13)
+    assert np.mean(losses[-5:]) < 0.8 * np.mean(losses[:5])
+
+
+def test_data_parallel_on_2_ranks_gives_the_single_process_numbers():  # (0.7 s where mpiexec runs)
+    import re
+
+    from .distributed.harness import mpirun, needs_mpi
+    needs_mpi()
+    rc, output, _ = mpirun(2, str(EXAMPLES / "data_parallel.py"))
+    assert rc == 0, output
+    found = re.findall(r"rank (\d) of 2: .*final loss ([-\d.e]+), sum of W2 ([-\d.e]+)", output)
+    assert sorted(r for r, _, _ in found) == ["0", "1"], output
+    ref_params, ref_losses = _adam_reference(_load("data_parallel"), 100)
+    for _, final, w2 in found:  # the mean of two half-batch means: the whole batch's, up to rounding
+        np.testing.assert_allclose(float(final), ref_losses[-1], rtol=1e-9)
+        np.testing.assert_allclose(float(w2), np.sum(ref_params["W2"]), rtol=1e-9)
