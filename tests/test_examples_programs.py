@@ -266,3 +266,28 @@ def test_data_parallel_on_2_ranks_gives_the_single_process_numbers():  # (0.7 s 
     for _, final, w2 in found:  # the mean of two half-batch means: the whole batch's, up to rounding
         np.testing.assert_allclose(float(final), ref_losses[-1], rtol=1e-9)
         np.testing.assert_allclose(float(w2), np.sum(ref_params["W2"]), rtol=1e-9)
+
+
+SCRIPTS = [
+    ("logistic_regression_scipy", r"train accuracy 0\.98"),
+    ("gaussian_process", r"noise std 0\.1"),
+    ("dp_sgd", r"test accuracy 0\.9"),
+    ("hessian_free_newton", r"max \|x - 1\| = \d\.\d\de-1[45]"),
+    ("implicit_fixed_point", r"loss 0\.3423 -> 0\.0142"),
+    ("projectile_compile", r"by \d\.\de-1\d m"),
+    ("complex_deconvolution", r"\|z - closed form\| \d\.\de-0[7-9]"),
+    ("data_parallel", r"rank 0 of 1: loss 1\.0572 -> 0\.4014"),
+]
+
+
+@pytest.mark.parametrize("name, printed", SCRIPTS, ids=[name for name, _ in SCRIPTS])
+def test_the_quick_programs_run_as_scripts_and_print_what_their_docstrings_say(name, printed):
+    import re
+    import subprocess
+    import sys
+    if name in ("logistic_regression_scipy", "dp_sgd"):
+        pytest.importorskip("sklearn")
+    out = subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py")], capture_output=True, text=True, timeout=120,
+                         cwd=EXAMPLES.parent)
+    assert out.returncode == 0, out.stderr
+    assert re.search(printed, out.stdout), out.stdout
