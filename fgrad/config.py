@@ -11,6 +11,10 @@ sets it at import (FGRAD_<NAME in capitals>, as JAX_DEBUG_NANS). The switches:
 - nan_safe_zeros (bool, True): a derivative contribution whose cotangent or tangent is
   exactly zero is zero, even where the partial is infinite or NaN (docs/sharp-bits.md).
 - debug_nans (False, "cheap" or "full"): where a NaN or inf in a derivative comes from.
+  "cheap" checks each transform's results (one dot per array) and, on a hit, runs the call
+  again with every op checked, raising NonFiniteError naming the op and the line; "full"
+  runs every call checked and raises at the first NaN made (Note [NaN provenance] in
+  transforms/debug_nans.py).
 - retrace_warning_after (int, 8): fgrad.compile warns, once per function, after this many
   traces of it; 0 never warns.
 

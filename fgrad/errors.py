@@ -11,6 +11,7 @@ before it had a name, so `except TypeError` (ValueError, RuntimeError) keeps cat
 - FreedGraphError (RuntimeError): a second backward through values the first one released.
 - SideEffectWarning (UserWarning): a compiled function did something replay will not redo.
 - RetraceWarning (UserWarning): a compiled function has been traced many times (what changed).
+- NonFiniteError (FloatingPointError): under debug_nans, the op that made a NaN or inf.
 
 ```python
 import numpy as np
@@ -28,7 +29,7 @@ classes import them from here.
 """
 
 __all__ = ["BatchedValueError", "ConversionError", "DeviceMismatchError", "EscapedTracerError", "FreedGraphError",
-           "RetraceWarning", "SideEffectWarning"]
+           "NonFiniteError", "RetraceWarning", "SideEffectWarning"]
 
 
 class ConversionError(TypeError):
@@ -118,3 +119,21 @@ class RetraceWarning(UserWarning):
     What to do: keep shapes and dtypes steady; let a number that changes be traced (an
     argument, not read by Python); mark an argument static only when it takes few values.
     """
+
+
+class NonFiniteError(FloatingPointError):
+    """With `fgrad.config.update("debug_nans", "cheap")` (or "full"), a transform's result
+    holds a NaN or inf that its inputs did not: the message names the op that made it (the
+    primitive, its operands' shapes and dtypes) and the user's source line: the op's own in
+    the forward pass, the forward op's in the backward pass (its derivative rule made it).
+    `origin` holds the same (`.prim`, `.operands`, `.where`, `.node`, `.node_where`, `.kind`),
+    or None for a constant result. Under "full", the first NaN made anywhere raises at once.
+
+    What to do: at a point where the function is not differentiable (sqrt, log, a norm at 0),
+    guard the input (`fnp.where(x > 0, x, 1.0)` before the op, the "double where"), or keep
+    the default `nan_safe_zeros` policy on; in a custom rule, check the rule at that point.
+    """
+
+    def __init__(self, message, origin=None):
+        super().__init__(message)
+        self.origin = origin

@@ -17,6 +17,7 @@ from fgrad.errors import (
                           DeviceMismatchError,
                           EscapedTracerError,
                           FreedGraphError,
+                          NonFiniteError,
                           RetraceWarning,
                           SideEffectWarning,
 )
@@ -25,7 +26,7 @@ X = np.array([0.5, -1.0, 2.0])
 
 BASES = {ConversionError: TypeError, BatchedValueError: TypeError, EscapedTracerError: TypeError,
          DeviceMismatchError: ValueError, FreedGraphError: RuntimeError, SideEffectWarning: UserWarning,
-         RetraceWarning: UserWarning}
+         RetraceWarning: UserWarning, NonFiniteError: FloatingPointError}
 
 
 def _raises(cls, fn):

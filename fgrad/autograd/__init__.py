@@ -16,6 +16,7 @@ same engine as fgrad.grad.
 - generator.py: `Generator`, a seedable random stream (numpy's), and the default one.
 - grad_mode.py: no_grad, enable_grad, set_grad_enabled: whether ops record, per thread.
 - anomaly_mode.py: detect_anomaly: where each node was made, and a loud failure on NaN.
+- nan_check.py: debug_nans on backward(): the node whose rule made a NaN a leaf's gradient holds.
 - saved_hooks.py: saved_tensors_hooks(pack, unpack) around the values saved for backward.
 - forward_ad.py: forward-mode AD on tensors: dual_level, make_dual, unpack_dual.
 - graph.py: fgrad.autograd.graph's names: the node type and saved_tensors_hooks.

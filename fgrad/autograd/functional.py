@@ -12,10 +12,12 @@ import threading
 import numpy as np
 
 from ..backend import array_module
+from ..config import config
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
 from ..ops.indexing import dense
 from ..typing import ArrayLike, Sequence
+from . import nan_check
 from . import tensor as _tensor
 from .callbacks import final_callbacks
 from .grad_mode import enable_grad, no_grad
@@ -126,11 +128,25 @@ def backward(tensors: Tensor | Sequence[Tensor],
         wanted = {id(t) for t in inputs}
         capture = {t.grad_fn: None for t in inputs if t.grad_fn is not None} or None
     taken = {id(g.primal if isinstance(g, Tensor) else g) for _, _, g in roots}
+    checked = config.debug_nans and not create_graph  # (the graph keeps its values: Note [NaN provenance])
+    bad = []
 
     def finish(acc, g):  # a leaf whose cotangent is complete, during the walk (Note [leaves as they complete])
-        _finish_leaf(acc, dense(g), wanted, create_graph, taken)
+        g = dense(g)
+        if checked:
+            _check_leaf(acc, g, bad)
+        _finish_leaf(acc, g, wanted, create_graph, taken)
     with final_callbacks():  # (what hooks queued runs once every .grad is in: callbacks.py)
-        leaves = _run(roots, retain_graph, create_graph, capture, finish)
+        leaves = _run(roots, True if checked else retain_graph, create_graph, capture, finish)
+        if checked:
+            for acc, g in leaves.items():
+                _check_leaf(acc, g, bad)
+            try:
+                if bad:
+                    nan_check.raise_for(roots, *bad[0])
+            finally:
+                if not retain_graph:
+                    nan_check.release(roots)
         for t in inputs if capture is not None else ():
             if t.grad_fn is not None:
                 g = capture.get(t.grad_fn)
@@ -140,6 +156,14 @@ def backward(tensors: Tensor | Sequence[Tensor],
                         _accumulate_grad(t, flipped(g), create_graph, taken)
         for acc, g in leaves.items():
             _finish_leaf(acc, g, wanted, create_graph, taken)
+
+
+def _check_leaf(acc, g, bad):
+    """Note `acc`'s leaf in `bad` when its gradient g holds a NaN or inf its value does not."""
+    tensor = acc.variable() if hasattr(acc, "variable") else None
+    kind = None if g is None or tensor is None else nan_check.non_finite(g)
+    if kind and not nan_check.non_finite(tensor.primal):
+        bad.append((tensor, kind))
 
 
 def _finish_leaf(acc, g, wanted, create_graph, taken):

@@ -176,12 +176,18 @@ class NodeMeta:
         if self.post_hooks:
             outs = _flipped_all(g) if isinstance(g, (tuple, list)) else flipped(g)
             grads = _flipped_all(self._run_post_hooks(_flipped_all(grads), outs))
-        if not retain_graph and self.saved is not None:  # (Note [what a backward releases] in engine/backward.py)
+        if not retain_graph:
+            self.release(node)
+        return grads
+
+    def release(self, node):
+        """Let node's saved values go, as a backward without retain_graph does (Note [what a
+        backward releases] in engine/backward.py): a node that saved nothing keeps what it has."""
+        if self.saved is not None:
             node.primals = node.out = None
             self.packed = None
             if self.held is not None:
                 self.held.release()
-        return grads
 
     def _run_pre_hooks(self, g, multi):
         outs = list(g) if multi else [g]

@@ -25,7 +25,7 @@ from ..engine.gc_pause import paused
 from ..errors import EscapedTracerError
 from ..ir.value import WEAK_TYPES, StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
-from ..transforms import checks, trees
+from ..transforms import checks, debug_nans, trees
 from ..typing import Callable, PyTree, Sequence
 from . import explain
 from .codegen import Retrace, generate
@@ -137,6 +137,8 @@ class Compiled:
 
     # ---- the call ----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if config.debug_nans and not debug_nans.state.busy:  # (a hit re-runs fun eagerly: Note [NaN provenance])
+            return debug_nans.checked_call("compile", lambda t: self(*t[0], **t[1]), [args, kwargs])
         if _state.trace is not EVAL:  # under another transform: run eagerly, in its trace
             return self.fun(*args, **kwargs)
         key, dynamic, leaves, treedef = self._key(args, kwargs)

@@ -10,4 +10,5 @@
 - checks.py: the checks on what users pass (inputs, argnums, has_aux, cotangents, the seed).
 - owned.py: what a transform hands back is the caller's own (Note [returned derivatives are owned]).
 - faces.py: the Tensor face among a transform's arguments: every decision about a Tensor.
+- debug_nans.py: NaN provenance: a checked call's op that made a NaN or inf (`CheckTrace`).
 """

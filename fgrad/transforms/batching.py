@@ -11,6 +11,7 @@ import numpy as np
 import optree
 from numpy import ndarray
 
+from ..config import config
 from ..ir.value import BatchTracer, Tracer
 from ..ops.axes import expand_dims, moveaxis
 from ..ops.broadcasting import broadcast_to
@@ -18,7 +19,7 @@ from ..ops.indexing import getitem
 from ..ops.primitive import Trace, _state, pop_trace, push_trace
 from ..ops.shape import concatenate
 from ..tree_util import NAMESPACE, tree_leaves, tree_structure
-from . import checks, faces, trees
+from . import checks, debug_nans, faces, trees
 
 __all__ = ["BatchTrace", "BatchTracer", "keeping", "leaf_axes", "vmap"]
 
@@ -258,6 +259,8 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None, *, in_dims
         raise ValueError(f"vmap: chunk_size must be a positive int or None, got {chunk_size!r}")
 
     def vmapped(*args, **kwargs):
+        if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+            return debug_nans.checked_call("vmap", lambda t: vmapped(*t[0], **t[1]), [args, kwargs])
         leaves, axes, treedef, size = _inputs(in_axes, axis_size, args, kwargs)
         if chunk_size is None or chunk_size >= size:
             outs, _, out_tree = _run(fun, leaves, axes, treedef, size, out_axes)

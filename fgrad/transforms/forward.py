@@ -8,13 +8,14 @@ trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 """
 import numpy as np
 
+from ..config import config
 from ..engine.gc_pause import paused
 from ..ir.value import JVPTracer, Tracer
 from ..ops.broadcasting import fit_tangent
 from ..ops.primitive import Trace, apply_partial, pop_trace, push_trace, set_current, split_owned
 from ..ops.zeros import zeros_like_value
 from ..typing import Callable, PyTree, Sequence
-from . import checks, faces, owned, trees
+from . import checks, debug_nans, faces, owned, trees
 from .reverse import VJPTracer, held_values, trace_call
 
 __all__ = ["JVPTrace", "JVPTracer", "dual", "jvp", "linearize", "tangent_of"]
@@ -215,6 +216,9 @@ def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequenc
 @paused
 def jvp_named(fun, primals, tangents, has_aux, transform):
     """jvp, reporting errors and escaped values under the name `transform` (hvp, ...)."""
+    if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+        return debug_nans.checked_call(transform, lambda t: jvp_named.__wrapped__(  # (paused already)
+            fun, t[0], t[1], has_aux, transform), [primals, tangents])
     p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, transform)
     trace = push_trace(JVPTrace, transform)
     try:

@@ -13,11 +13,12 @@ import math
 import numpy as np
 
 from ..backend import device_of
+from ..config import config
 from ..ir.value import peek
 from ..ops import shape as sh
 from ..ops.indexing import getitem
 from ..typing import Callable, PyTree, Sequence
-from . import checks, faces, trees
+from . import checks, debug_nans, faces, trees
 from .batching import vmap
 from .forward import jvp_named
 from .reverse import value_and_grad_call, vjp_named
@@ -130,8 +131,17 @@ def _pull_basis(res, diff, argnums, has_aux, transform, chunk_size, holomorphic)
     return (jac, res[2]) if has_aux else jac
 
 
+def _checked(jac_fun, argnums, transform, args, kwargs):
+    """jac_fun(*args, **kwargs) under debug_nans, the differentiated arguments traced."""
+    nums = checks.check_argnums(argnums, len(args), transform)
+    return debug_nans.checked_call(transform, lambda t: jac_fun(*debug_nans.replaced(args, nums, t), **kwargs),
+                                   [args[i] for i in nums])
+
+
 def _jacrev(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False):
     def jacrev_fun(*args, **kwargs):
+        if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+            return _checked(jacrev_fun, argnums, transform, args, kwargs)
         res, diff = _traced(fun, argnums, has_aux, transform, args, kwargs, holomorphic)
         return _pull_basis(res, diff, argnums, has_aux, transform, chunk_size, holomorphic)
     return trees.wraps(jacrev_fun, fun, transform)
@@ -139,6 +149,8 @@ def _jacrev(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False
 
 def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False):
     def jacfwd_fun(*args, **kwargs):
+        if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+            return _checked(jacfwd_fun, argnums, transform, args, kwargs)
         nums = checks.check_argnums(argnums, len(args), transform)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_tree = trees.flatten(diff)
@@ -203,6 +215,8 @@ def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_a
     fwd = _jacfwd(fun, argnums, has_aux, "jacobian", chunk_size, holomorphic)
 
     def jacobian_fun(*args, **kwargs):
+        if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+            return _checked(jacobian_fun, argnums, "jacobian", args, kwargs)
         res, diff = _traced(fun, argnums, has_aux, "jacobian", args, kwargs, holomorphic)
         out_leaves, in_leaves = trees.flatten(res[0])[0], trees.flatten(diff)[0]
         reverse = sum(_size(o) for o in out_leaves) < sum(_size(x) for x in in_leaves)

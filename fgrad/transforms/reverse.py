@@ -6,6 +6,7 @@ anything else pass through to the parent trace. The backward engine then walks t
 recorded nodes in reverse (fgrad/engine).
 """
 
+from ..config import config
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
 from ..ir.held import Held
@@ -14,7 +15,7 @@ from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from ..typing import Callable, PyTree, Sequence
-from . import checks, faces, owned, trees
+from . import checks, debug_nans, faces, owned, trees
 
 __all__ = ["VJPTrace", "VJPTracer", "grad", "value_and_grad", "vjp", "vjp_tracer"]
 
@@ -161,7 +162,7 @@ def trace_call(fun, leaves, labels, args_of, transform, lean=True):
     Returns (trace, input tracers, fun's result, tape). If anything raises, the arrays the tape
     held are let go; else the caller releases `trace.held` when it is done with the tape."""
     trace = push_trace(VJPTrace, transform)
-    trace.lean = lean
+    trace.lean = lean and not debug_nans.rerunning()  # (a checked call's tapes keep the lines: Note [NaN provenance])
     try:
         in_tracers = trace_inputs(trace, leaves, labels, transform)
         args, kwargs = args_of(in_tracers if trace.direct else faces.faced(in_tracers, leaves))
@@ -243,6 +244,9 @@ def vjp_named(fun, primals, has_aux, transform):
 
     @paused
     def vjp_fun(cotangent):
+        if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+            return debug_nans.checked_call(transform, lambda t: vjp_named(fun, t[0], has_aux, transform)[1](t[1]),
+                                           [primals, cotangent])
         ct_leaves = checks.check_cotangent(cotangent, out_tree, out_primals, transform)
         grads = run_vjp(trace, tape, in_tracers, out_leaves, ct_leaves, retain_graph=True)
         grads = owned.own_arrays(owned.fill_zeros(grads, in_tracers), leaves + ct_leaves)
@@ -280,6 +284,10 @@ def value_and_grad_named(fun, argnums, has_aux, transform, holomorphic=False):
 @paused
 def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform, holomorphic=False):
     """One call of value_and_grad: `nums`, the normalized `argnums`, as check_argnums gives."""
+    if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
+        return debug_nans.checked_call(transform, lambda t: value_and_grad_call.__wrapped__(  # (paused already)
+            fun, nums, argnums, has_aux, debug_nans.replaced(args, nums, t), kwargs, transform, holomorphic),
+            [args[i] for i in nums])
     leaves, treedef = trees.flatten_args(args, nums)
     if holomorphic:
         checks.check_complex_inputs(leaves, transform)
