@@ -214,7 +214,8 @@ class Compiled:
                 _hashable(x, f"the non-array argument {label} ({type(x).__name__})")
             keys.append(k)
         dynamic = [x for x, k in zip(leaves, keys) if k.__class__ is not tuple or k[0] != "static"]
-        return (treedef, tuple(keys), static, static_kw), dynamic, leaves, treedef
+        # (the policy is traced into the program: safe_multiply steps or plain ones)
+        return (treedef, tuple(keys), static, static_kw, config.nan_safe_zeros), dynamic, leaves, treedef
 
     def _labels(self, treedef, nargs):
         """The leaves' paths as the caller wrote them (explain.arg_labels), for a call of `nargs`

@@ -57,9 +57,11 @@ def _leaf_change(label, old, new):
 
 def new_key_reason(old, new, labels, static_labels):
     """Why key `new` found no program, against `old`, the cached key most like it.
-    A key is (structure, leaf keys, static values, static keyword values)."""
+    A key is (structure, leaf keys, static values, static keyword values, nan_safe_zeros)."""
     if old[0] != new[0]:
         return f"the arguments' structure changed: {old[0]} -> {new[0]}"
+    if old[4] != new[4]:
+        return f"fgrad.config's nan_safe_zeros changed: {old[4]} -> {new[4]}"
     static_old, static_new = old[2] + old[3], new[2] + new[3]
     for label, a, b in zip(static_labels, static_old, static_new):
         if a != b:

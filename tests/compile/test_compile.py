@@ -494,3 +494,18 @@ def test_a_scatter_of_a_summed_cotangent_comes_after_its_sum():
     step(x * 1.001)
     np.testing.assert_array_equal(step(x), fgrad.grad(loss)(x))
     assert step.cache_info().hits == 1 and step.cache_info().retraces == 0
+
+
+def test_the_nan_safe_policy_is_part_of_the_cache_key():
+    """A program traced under one zero-cotangent policy replayed under the other returned the
+    first policy's numbers: the switch is in the key, so the other policy traces anew."""
+    def masked_sqrt(x):
+        return fnp.sum(fnp.where(x > 0, fnp.sqrt(x), 0.0))
+    step = fgrad.compile(fgrad.grad(masked_sqrt))
+    x = np.array([0.0, 4.0])
+    np.testing.assert_array_equal(step(x), [0.0, 0.25])
+    with fgrad.config.overriding(nan_safe_zeros=False), np.errstate(all="ignore"):
+        assert np.isnan(step(x)[0])  # (JAX's number, as eagerly)
+    np.testing.assert_array_equal(step(x), [0.0, 0.25])
+    info = step.cache_info()
+    assert info.traces == 2 and info.hits == 1 and "nan_safe_zeros changed: True -> False" in info.reasons[0]
