@@ -1,6 +1,6 @@
 """Instructions per call of a workload's fgrad callable, counted by callgrind.
 
-    python -m benchmarks.instructions W1 [--mode eager|compile|tensor] [--calls 40] [--size full]
+    python -m benchmarks.instructions W1 [--mode eager|compile|tensor|numpy] [--calls 40] [--size full]
 
 Runs the workload's own callable (benchmarks/workloads.py) twice under
 `valgrind --tool=callgrind`: after two warm-up calls, 0 more calls and K more; the difference
@@ -25,7 +25,7 @@ import tempfile
 
 __all__ = ["collected", "per_call", "run_calls"]
 
-MODES = {"eager": "fgrad", "compile": "fgrad.compile", "tensor": "fgrad.Tensor"}
+MODES = {"eager": "fgrad", "compile": "fgrad.compile", "tensor": "fgrad.Tensor", "numpy": "numpy"}
 PINNED = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
           "FGRAD_NUM_THREADS": "1"}
 
@@ -34,7 +34,7 @@ def run_calls(key, mode, size, calls):
     """Make the workload's callable, call it twice, then `calls` times more (what is counted)."""
     from . import workloads
     case = workloads.make_cases(key, size)[0]
-    setup = next(i for i in workloads.fgrad_impls() if i.name == MODES[mode]).setup
+    setup = next(i for i in workloads.fgrad_impls() + workloads.numpy_impls() if i.name == MODES[mode]).setup
     fn = setup(case)
     fn()
     fn()
