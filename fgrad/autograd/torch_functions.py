@@ -158,7 +158,7 @@ def _coordinates(index, dim):
 
 
 def gather(input, dim, index):
-    """out[i][j] = input[index[i][j]][j] (dim 0), ...: index may be smaller than input off `dim`."""
+    """`out[i][j] = input[index[i][j]][j]` (dim 0), ...: index may be smaller than input off `dim`."""
     dim = _dim(dim, input.ndim)
     index = _in_range(_index(index), input.shape[dim], dim, "gather")
     if index.ndim != input.ndim:
@@ -176,7 +176,7 @@ def _scattered(input, dim, index, src, how):
 
 
 def scatter(input, dim, index, src=None, value=None, reduce=None):
-    """A copy of input with input[..., index[i][j], ...] = src[i][j] (positions of index)."""
+    """A copy of input with `input[..., index[i][j], ...] = src[i][j]` (positions of index)."""
     if reduce is not None:
         if reduce != "add":
             raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported (use scatter_add)")
@@ -185,7 +185,7 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
 
 
 def scatter_add(input, dim, index, src):
-    """A copy of input with src[i][j] added at input[..., index[i][j], ...] (repeats add up)."""
+    """A copy of input with `src[i][j]` added at `input[..., index[i][j], ...]` (repeats add up)."""
     return _scattered(input, dim, index, src, "add")
 
 

@@ -27,14 +27,14 @@ __all__ = ["data_parallel"]
 def data_parallel(fun: Callable, argnums: int | tuple = 0, has_aux: bool = False) -> Callable:
     """`fun` (a value_and_grad function) with its loss and gradients averaged over the ranks.
 
+    Each rank passes its own shard of the batch; with shards of equal size the results are
+    those of the whole batch (a mean of means otherwise).
+
     Parameters
     ----------
     fun : callable returning (loss, grads), or ((loss, aux), grads) with has_aux=True (aux
         stays this rank's own), as `fgrad.value_and_grad(loss, argnums, has_aux)` does.
     argnums : which arguments are the parameters, broadcast from rank 0 at the first call.
-
-    Each rank passes its own shard of the batch; with shards of equal size the results are
-    those of the whole batch (a mean of means otherwise).
 
     Examples
     --------

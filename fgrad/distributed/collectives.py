@@ -242,14 +242,14 @@ def _axes(fn, leaves, labels, axis, extra):
 def all_reduce(x: PyTree, op: str = "sum", *, name: str = "x") -> PyTree:
     """Every rank's `x` combined elementwise, leaf by leaf, on every rank.
 
+    Differentiable: its vjp is the all_reduce (sum or mean) of the cotangents.
+
     Parameters
     ----------
     x : pytree of arrays (or Python numbers, traced values, Tensors), the same structure,
         shapes and dtypes on every rank.
     op : "sum", "mean", "max" or "min".
     name : what messages call `x` (`x['W1']`).
-
-    Differentiable: its vjp is the all_reduce (sum or mean) of the cotangents.
 
     Examples
     --------

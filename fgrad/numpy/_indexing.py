@@ -308,7 +308,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
 
 def choose(a, choices, out=None, mode="raise"):
-    """choices[a[i]][i] for each i (the index array decides; the chosen values carry derivatives)."""
+    """`choices[a[i]][i]` for each i (the index array decides; the chosen values carry derivatives)."""
     _check_out("choose", out)
     idx = np.asarray(decided(a, "fgrad.numpy.choose's index"))
     if mode == "raise" and (idx.min(initial=0) < 0 or idx.max(initial=0) >= len(choices)):
