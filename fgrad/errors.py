@@ -127,13 +127,15 @@ class NonFiniteError(FloatingPointError):
     primitive, its operands' shapes and dtypes) and the user's source line: the op's own in
     the forward pass, the forward op's in the backward pass (its derivative rule made it).
     `origin` holds the same (`.prim`, `.operands`, `.where`, `.node`, `.node_where`, `.kind`),
-    or None for a constant result. Under "full", the first NaN made anywhere raises at once.
+    or None for a constant result; on the Tensor face `node` is the graph's node that made it
+    (`fgrad.autograd.viz.make_dot(loss, highlight=[e.node])` draws it red). Under "full",
+    the first NaN made anywhere raises at once.
 
     What to do: at a point where the function is not differentiable (sqrt, log, a norm at 0),
     guard the input (`fnp.where(x > 0, x, 1.0)` before the op, the "double where"), or keep
     the default `nan_safe_zeros` policy on; in a custom rule, check the rule at that point.
     """
 
-    def __init__(self, message, origin=None):
+    def __init__(self, message, origin=None, node=None):
         super().__init__(message)
-        self.origin = origin
+        self.origin, self.node = origin, node

@@ -21,8 +21,9 @@ same engine as fgrad.grad.
 - forward_ad.py: forward-mode AD on tensors: dual_level, make_dual, unpack_dual.
 - graph.py: fgrad.autograd.graph's names: the node type and saved_tensors_hooks.
 - profiler.py: a small profiler: per-op forward and backward counts and times.
+- viz.py: make_dot: a picture of a Tensor's grad_fn graph (torchviz's), drawn by Graphviz.
 """
-from . import forward_ad, graph, profiler
+from . import forward_ad, graph, profiler, viz
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .functional import backward, grad
@@ -45,4 +46,5 @@ __all__ = [
            "profiler",
            "set_detect_anomaly",
            "set_grad_enabled",
+           "viz",
 ]

@@ -79,4 +79,4 @@ def raise_for(roots, leaf, kind):
     where = f"; the forward call:\n{stack}" if stack else \
         " (run the forward pass under fgrad.autograd.detect_anomaly() to see the line that made the node)"
     raise NonFiniteError(f"fgrad debug_nans: {what}: {node.name()} (of {operands or 'no saved values'}) made "
-                         f"{made} from finite values in the gradient of its input {i}{where}")
+                         f"{made} from finite values in the gradient of its input {i}{where}", node=node)

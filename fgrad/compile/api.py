@@ -23,6 +23,7 @@ import threading
 from ..config import config
 from ..engine.gc_pause import paused
 from ..errors import EscapedTracerError
+from ..ir.pictures import Pictured
 from ..ir.value import WEAK_TYPES, StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..transforms import checks, debug_nans, trees
@@ -45,9 +46,10 @@ kinds of input held), last_retrace (the latest reason), traces (every trace, the
 included), reasons (the latest REASONS_KEPT reasons, oldest first)."""
 
 REASONS_KEPT = 32
-class Lowered:
+class Lowered(Pictured):
     """One traced program of a compiled function: `print(lowered)` shows its steps,
-    `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it."""
+    `as_text()` the Python source that replays it, `to_networkx()`/`to_dot()` export it,
+    `render()` draws it."""
 
     def __init__(self, program, source, run, out_tree, held):
         self.program = program    # the optimized Program (the traced one is not kept: long ones are large)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..ir.graph import aval_text, param_text
+from ..ir.pictures import Pictured
 from ..ir.value import WEAK_TYPES
 from ..typing import Iterator, Sequence
 
@@ -92,7 +93,7 @@ class PythonOp:
         return f"PythonOp({self.name})"
 
 
-class Program:
+class Program(Pictured):
     """Inputs, constants, steps (Eqns and Guards, in order) and outputs of one traced call."""
 
     def __init__(self, invars: Sequence[int], consts: dict, body: Sequence[Eqn | Guard],

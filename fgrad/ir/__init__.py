@@ -8,6 +8,7 @@ The compiled program is not here: it is fgrad.compile's own (fgrad/compile/progr
   recorded primitive application, pointing only to the nodes that produced its inputs.
 - graph.py: `Graph`, one traced call's tape for printing and networkx/DOT export.
 - held.py: the arrays a tape, a pullback or a program keeps, read-only while it keeps them.
+- pictures.py: `Pictured`: render() and the notebook picture of any graph with to_dot() (Graphviz).
 
 It imports nothing of fgrad but fgrad.backend.
 """

@@ -2,7 +2,8 @@
 
 `fgrad.make_graph(f)(*args)` (fgrad/transforms/graph.py) records every primitive applied
 to traced values, in execution order. Printing gives one line per node; `to_networkx()`
-and `to_dot()` export it (networkx is imported only there, never on the hot path).
+and `to_dot()` export it (networkx is imported only there, never on the hot path), and
+`render()` draws it (pictures.py; a notebook shows the picture).
 """
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ..typing import Any, Iterator, Sequence
 from .node import Leaf, Node
+from .pictures import Pictured
 from .value import peek
 
 if TYPE_CHECKING:
@@ -40,8 +42,8 @@ def param_text(value):
     return repr(value)
 
 
-class Graph:
-    """Inputs, nodes in execution order, and outputs of one traced call."""
+class Graph(Pictured):
+    """Inputs, nodes in execution order, and outputs of one traced call; `render()` draws it."""
 
     def __init__(self, inputs: Sequence[Leaf], nodes: Sequence[Node], outputs: Sequence[tuple[Node, int] | None],
                  input_labels: Sequence[object]) -> None:
