@@ -28,6 +28,8 @@ tests/test_layers.py checks it), and the top-level modules:
 - typing.py: the type aliases of fgrad's public signatures.
 - __main__.py: `python -m fgrad`, a one-minute tour.
 """
+import sys as _sys
+
 from . import (
                                  accelerator,
                                  autograd,
@@ -45,6 +47,7 @@ from . import (
                                  utils,
 )
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import torch_linalg as linalg  # (torch.linalg's namespace; fgrad.numpy.linalg is NumPy's)
 from .autograd.dtypes import *  # noqa: F403  (torch's dtype names: fgrad.float32, fgrad.long, ...; Size)
 from .autograd.factories import (
                                  arange,
@@ -168,4 +171,6 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "zeros_like",
                                  "tree",
                                  "tree_util",
+                                 "linalg",
 ]
+_sys.modules[__name__ + ".linalg"] = linalg  # (`import fgrad.linalg`, `from fgrad.linalg import norm`, as torch's)

@@ -1,0 +1,323 @@
+"""fgrad.linalg: torch.linalg's functions on Tensors, by torch's names, signatures and defaults.
+
+Each is written on fgrad.numpy.linalg's functions (or the ops they bind: triangular_solve,
+expm), so each is differentiable by the rules those already have; nothing here adds a
+derivative. Where torch differs from NumPy it follows torch: `dim`/`keepdim`, eig and eigvals
+always complex, solve's batched-vector rule and `left=`, matrix_norm's `dim`, diagonal's
+dim1=-2, dim2=-1, pinv's `atol`/`rtol`, and torch's named tuples (eigh's (eigenvalues,
+eigenvectors), svd's (U, S, Vh), qr's (Q, R), slogdet's (sign, logabsdet), ...).
+"""
+import collections
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy import linalg as fla
+from ..ops.linalg import triangular_solve as _triangular_solve
+from ..ops.scipy_linalg import expm as _expm
+from .tensor import Tensor
+
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
+]
+
+LinAlgError = np.linalg.LinAlgError
+
+_eigh = collections.namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
+_eig = collections.namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
+_svd = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
+_qr = collections.namedtuple("linalg_qr", ["Q", "R"])
+_slogdet = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
+_lstsq = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
+_cholesky_ex = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+_inv_ex = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
+_solve_ex = collections.namedtuple("linalg_solve_ex", ["result", "info"])
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _cast(x, dtype):
+    return x if dtype is None else fnp.astype(x, dtype)
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+
+
+def _info(A):
+    return Tensor(np.zeros(tuple(A.shape[:-2]), dtype=np.int32))
+
+
+def _complex(x):
+    """x as complex (torch's eig and eigvals are complex even where NumPy's come out real)."""
+    if x.dtype.kind == "c":
+        return x
+    return fnp.astype(x, np.complex64 if x.dtype == np.float32 else np.complex128)
+
+
+# ---- norms ------------------------------------------------------------------------------------
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """The `ord`-norm of x's entries along `dim` (an int or a tuple; None: all entries, any ndim), as
+    torch.linalg.vector_norm: ord a real number, inf, -inf or 0 (the count of nonzeros); `keepdim`
+    keeps the reduced axes with size 1. Differentiable; returns a real Tensor."""
+    return _t(fla.vector_norm(_cast(x, dtype), axis=_dims(dim), keepdims=keepdim, ord=ord))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """The matrix norm of A over the two axes `dim` (torch.linalg.matrix_norm): ord 'fro', 'nuc', inf,
+    -inf, 1, -1, 2 or -2 (the largest or smallest singular value). Differentiable; returns a Tensor."""
+    return _t(fla.norm(_cast(A, dtype), ord, tuple(dim), keepdim))
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """torch.linalg.norm: a vector norm when `dim` is an int (or A is 1-D), a matrix norm when `dim` is a
+    pair (or A is 2-D and ord is given); ord=None and dim=None: the 2-norm of all entries, any ndim.
+    Differentiable; returns a Tensor."""
+    A = _cast(A, dtype)
+    if dim is None and ord is not None and A.ndim not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                           f"{A.ndim}D.")
+    if isinstance(dim, (list, tuple)) and len(dim) == 1:
+        dim = dim[0]
+    if isinstance(dim, int) or (dim is None and ord is not None and A.ndim == 1):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
+    return _t(fla.norm(A, ord, _dims(dim), keepdim))
+
+
+def cond(A, p=None):
+    """The condition number of A in the norm `p` (torch.linalg.cond; None: the 2-norm, the ratio of the
+    extreme singular values). Differentiable; returns a Tensor."""
+    return _t(fla.cond(A, p))
+
+
+# ---- determinants, inverses, solves -----------------------------------------------------------
+def det(A):
+    """The determinant of a square matrix or of each in a stack (torch.linalg.det). Differentiable."""
+    return _t(fla.det(A))
+
+
+def slogdet(A):
+    """(sign, logabsdet) of a square matrix or a stack, det = sign * exp(logabsdet) (torch.linalg.slogdet,
+    a named tuple); logabsdet is differentiable."""
+    sign, logabsdet = fla.slogdet(A)
+    return _slogdet(_t(sign), _t(logabsdet))
+
+
+def inv(A):
+    """The inverse of a square matrix or of each in a stack (torch.linalg.inv). Differentiable; a singular
+    matrix raises LinAlgError."""
+    return _t(fla.inv(A))
+
+
+def inv_ex(A, *, check_errors=False):
+    """(inverse, info) as torch.linalg.inv_ex; info is zeros (a singular matrix raises LinAlgError here)."""
+    return _inv_ex(inv(A), _info(A))
+
+
+def _is_vector_rhs(A, B):
+    """torch's rule: B is a (batch of) vector(s) when 1-D or when B.shape == A.shape[:-1]."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def solve(A, B, *, left=True):
+    """X with A X = B (left=False: X A = B), as torch.linalg.solve: A a square matrix or a stack; B a
+    matrix, a stack, or a (batch of) vector(s) when B is 1-D or B.shape == A.shape[:-1]; batches
+    broadcast. Differentiable in A and B; a singular A raises LinAlgError."""
+    if not left:
+        return _t(fla.matrix_transpose(solve(fla.matrix_transpose(A), fla.matrix_transpose(B))))
+    if _is_vector_rhs(A, B):
+        return _t(fla.solve(A, B[..., None])[..., 0])
+    return _t(fla.solve(A, B))
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """(result, info) as torch.linalg.solve_ex; info is zeros (a singular A raises LinAlgError here)."""
+    return _solve_ex(solve(A, B, left=left), _info(A))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """X with A X = B (left=False: X A = B) for triangular A (upper or lower; its other triangle is not
+    read; `unitriangular` takes its diagonal as ones), as torch.linalg.solve_triangular. B is a matrix
+    or a stack. Differentiable in A's triangle and B."""
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return _t(fla.matrix_transpose(solve_triangular(fla.matrix_transpose(A), fla.matrix_transpose(B),
+                                                        upper=not upper, unitriangular=unitriangular)))
+    shape = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    A = fnp.broadcast_to(A, shape + tuple(A.shape[-2:]))
+    B = fnp.broadcast_to(B, shape + tuple(B.shape[-2:]))
+    return _t(_triangular_solve(A, B, lower=not upper, trans=0, unit_diagonal=bool(unitriangular)))
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The Moore-Penrose pseudo-inverse (torch.linalg.pinv): singular values at most max(atol, rtol *
+    the largest) are dropped; both None: rtol = eps * max(m, n). Differentiable (where the rank does
+    not change)."""
+    if atol is None:
+        return _t(fla.pinv(A, hermitian=hermitian) if rtol is None else fla.pinv(A, rtol=rtol, hermitian=hermitian))
+    rtol = 0.0 if rtol is None else rtol
+    U, S, Vh = fla.svd(A, full_matrices=False)
+    cutoff = fnp.maximum(atol, rtol * fnp.max(S, axis=-1, keepdims=True))
+    keep = S > cutoff
+    S_inv = fnp.where(keep, 1.0 / fnp.where(keep, S, 1.0), 0.0)
+    return _t(fnp.matmul(fla.matrix_transpose(fnp.conj(Vh)) * S_inv[..., None, :], fla.matrix_transpose(fnp.conj(U))))
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """The least-squares solution of A X = B (torch.linalg.lstsq, a named tuple (solution, residuals, rank,
+    singular_values)); A (m, n) or a stack, B (m, k) or a stack. The solution is differentiable. As torch's
+    CPU drivers: residuals (the squared residual norms) when m > n, A has full rank and driver is not
+    'gelsy' (the default); rank unless driver='gels'; singular_values for 'gelsd' and 'gelss'; else empty."""
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
+                           f"got {driver}")
+    m, n = A.shape[-2:]
+    if A.ndim == 2 and B.ndim <= 2:
+        X = _t(fla.lstsq(A, B, rcond=rcond)[0])
+    else:  # (NumPy's lstsq takes one matrix: a stack is solved by the pseudo-inverse)
+        X = _t(fnp.matmul(pinv(A), B))
+    values = np.asarray(A.detach().numpy() if isinstance(A, Tensor) else A)
+    real = np.zeros((), dtype=values.dtype).real.dtype
+    empty = Tensor(np.zeros((0,), dtype=real))
+    rank = matrix_rank(values) if driver != "gels" else Tensor(np.zeros((0,), dtype=np.int64))
+    full = bool(np.all(matrix_rank(values).numpy() == n))
+    residuals = _t(fnp.sum(fnp.abs(fnp.matmul(A, X) - B) ** 2, axis=-2)) if m > n and full and \
+        driver != "gelsy" else empty
+    singular_values = Tensor(np.linalg.svd(values, compute_uv=False)) if driver in ("gelsd", "gelss") else empty
+    return _lstsq(X, residuals, rank, singular_values)
+
+
+def matrix_power(A, n):
+    """A @ A @ ... (n times) for an integer n (negative: of inv(A); 0: the identity), as
+    torch.linalg.matrix_power. Differentiable."""
+    return _t(fla.matrix_power(A, n))
+
+
+def matrix_exp(A):
+    """The matrix exponential of a square matrix or of each in a stack (torch.linalg.matrix_exp).
+    Differentiable (the Frechet derivative)."""
+    return _t(_expm(A))
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """The number of singular values above max(atol, rtol * the largest) (torch.linalg.matrix_rank; both
+    None: rtol = eps * max(m, n)). An integer Tensor, not differentiable."""
+    S = fla.svdvals(np.asarray(A.detach().numpy() if isinstance(A, Tensor) else A))
+    m, n = A.shape[-2:]
+    if atol is None and rtol is None:
+        rtol = np.finfo(S.dtype).eps * max(m, n)
+    tol = np.maximum(0.0 if atol is None else atol, (0.0 if rtol is None else rtol) * S.max(axis=-1, initial=0.0))
+    return Tensor(np.sum(S > np.asarray(tol)[..., None], axis=-1).astype(np.int64))
+
+
+# ---- decompositions ---------------------------------------------------------------------------
+def cholesky(A, *, upper=False):
+    """The Cholesky factor L of a Hermitian positive-definite matrix (A = L L^H; upper=True: U = L^H with
+    A = U^H U), as torch.linalg.cholesky; only A's lower triangle is read. Differentiable."""
+    return _t(fla.cholesky(A, upper=upper))
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """(L, info) as torch.linalg.cholesky_ex; info is zeros (a matrix that is not positive-definite raises
+    LinAlgError here)."""
+    return _cholesky_ex(cholesky(A, upper=upper), _info(A))
+
+
+def qr(A, mode="reduced"):
+    """(Q, R) with A = Q R, Q with orthonormal columns and R upper triangular (torch.linalg.qr): mode
+    'reduced' (k = min(m, n) columns), 'complete' or 'r' (Q empty). Differentiable."""
+    if mode == "r":
+        return _qr(Tensor(np.zeros((0,), dtype=A.dtype)), _t(fla.qr(A, mode="r")))
+    Q, R = fla.qr(A, mode=mode)
+    return _qr(_t(Q), _t(R))
+
+
+def eigh(A, UPLO="L"):
+    """(eigenvalues, eigenvectors) of a Hermitian matrix or stack, eigenvalues ascending (real), the
+    eigenvectors as columns; only the UPLO ('L' or 'U') triangle is read (torch.linalg.eigh).
+    Differentiable (for gauge-invariant losses, as torch's)."""
+    w, V = fla.eigh(A, UPLO=UPLO)
+    return _eigh(_t(w), _t(V))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of a Hermitian matrix or stack, ascending (torch.linalg.eigvalsh). Differentiable."""
+    return eigh(A, UPLO).eigenvalues
+
+
+def eig(A):
+    """(eigenvalues, eigenvectors) of a square matrix or stack, both complex as torch.linalg.eig's (even
+    where all are real); eigenvectors of unit norm as columns. Differentiable (for gauge-invariant losses)."""
+    w, V = fla.eig(A)
+    return _eig(_t(_complex(w)), _t(_complex(V)))
+
+
+def eigvals(A):
+    """The eigenvalues of a square matrix or stack, complex (torch.linalg.eigvals). Differentiable."""
+    return _t(_complex(fla.eigvals(A)))
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.linalg.svd; full_matrices=True by default, as
+    torch's). Differentiable for gauge-invariant losses; with full_matrices=True torch refuses the
+    gradient when m != n, and so would the extra columns' undefined derivative here."""
+    U, S, Vh = fla.svd(A, full_matrices=full_matrices)
+    return _svd(_t(U), _t(S), _t(Vh))
+
+
+def svdvals(A, *, driver=None):
+    """The singular values of a matrix or stack, descending (torch.linalg.svdvals). Differentiable."""
+    return _t(fla.svdvals(A))
+
+
+# ---- products and the rest --------------------------------------------------------------------
+def matmul(input, other):
+    """The matrix product with NumPy's/torch's broadcasting rules (torch.linalg.matmul). Differentiable."""
+    return _t(fnp.matmul(input, other))
+
+
+def cross(input, other, *, dim=-1):
+    """The cross product of 3-vectors along `dim` (torch.linalg.cross: dim=-1), batches broadcasting.
+    Differentiable in both."""
+    return _t(fnp.cross(input, other, axis=dim))
+
+
+def vecdot(x, y, *, dim=-1):
+    """sum(conj(x) * y) along `dim`, broadcasting (torch.linalg.vecdot). Differentiable in both."""
+    return _t(fnp.sum(fnp.conj(x) * y, axis=dim))
+
+
+def multi_dot(tensors):
+    """The product of a chain of matrices (the first and last may be 1-D), in the cheapest order
+    (torch.linalg.multi_dot). Differentiable in each."""
+    return _t(fla.multi_dot(list(tensors)))
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal `offset` of A over the axes dim1 and dim2 (torch.linalg.diagonal: the last two axes),
+    that axis pair removed and the diagonal appended last. Differentiable."""
+    return _t(fnp.diagonal(A, offset, dim1, dim2))
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix of x's last axis with increasing powers x**0, ..., x**(N-1) (torch.linalg.vander;
+    N=None: len(x)). Differentiable."""
+    N = x.shape[-1] if N is None else N
+    return _t(fnp.stack([x ** k if k else fnp.ones_like(x) for k in range(N)], axis=-1))
+
+
+def tensorinv(A, ind=2):
+    """The inverse of A as a tensor with respect to tensordot over its first `ind` axes
+    (torch.linalg.tensorinv). Differentiable."""
+    return _t(fla.tensorinv(A, ind))
+
+
+def tensorsolve(A, B, dims=None):
+    """X with tensordot(A, X, X.ndim) = B (torch.linalg.tensorsolve; `dims`: A's axes moved to the end
+    first). Differentiable."""
+    return _t(fla.tensorsolve(A, B, dims))
