@@ -47,6 +47,7 @@ from . import (
                                  utils,
 )
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import torch_fft as fft  # (torch.fft's namespace; fgrad.numpy.fft is NumPy's)
 from .autograd import torch_linalg as linalg  # (torch.linalg's namespace; fgrad.numpy.linalg is NumPy's)
 from .autograd.dtypes import *  # noqa: F403  (torch's dtype names: fgrad.float32, fgrad.long, ...; Size)
 from .autograd.factories import (
@@ -172,5 +173,7 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "tree",
                                  "tree_util",
                                  "linalg",
+                                 "fft",
 ]
 _sys.modules[__name__ + ".linalg"] = linalg  # (`import fgrad.linalg`, `from fgrad.linalg import norm`, as torch's)
+_sys.modules[__name__ + ".fft"] = fft

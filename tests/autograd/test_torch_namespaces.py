@@ -33,7 +33,7 @@ def _run(lib, fn, inputs):
     make = fgrad.tensor if lib is fgrad else torch.tensor
     xs = [make(x.copy(), requires_grad=True) for x in inputs]
     outs = [o for o in _pairs(fn(lib, *xs)) if o is not None]
-    values = [o.detach().numpy() for o in outs]
+    values = [np.asarray(o.detach().resolve_conj() if lib is torch else o.detach()) for o in outs]
     weights = np.random.default_rng(1)
     loss = 0
     for o in outs:
@@ -44,7 +44,8 @@ def _run(lib, fn, inputs):
     grads = None
     if not isinstance(loss, int):
         loss.backward()
-        grads = [x.grad.numpy() if x.grad is not None else None for x in xs]
+        grads = [np.asarray(x.grad.resolve_conj() if lib is torch else x.grad) if x.grad is not None else None
+                 for x in xs]
     return values, grads
 
 
@@ -129,3 +130,28 @@ def test_linalg_namespace():
     assert fgrad.linalg.svd(fgrad.tensor(R)).U.shape == (5, 5)  # full_matrices=True, as torch's
     with pytest.raises(RuntimeError):
         fgrad.linalg.norm(fgrad.tensor(R3), ord=2)
+
+
+FFT = {
+    "fft,ifft": (lambda L, x, z: [L.fft.fft(x), L.fft.fft(z, n=6, dim=0), L.fft.ifft(z, norm="ortho"),
+                                  L.fft.ifft(x, n=3, norm="forward")], (X, Z)),
+    "rfft,irfft,hfft,ihfft": (lambda L, x, z: [L.fft.rfft(x), L.fft.rfft(x, n=6, dim=0, norm="ortho"),
+                                               L.fft.irfft(z), L.fft.irfft(z, n=5, dim=0),
+                                               L.fft.hfft(z, norm="forward"), L.fft.ihfft(x)], (X, Z)),
+    "fft2,ifft2,rfft2,irfft2": (lambda L, x, z: [L.fft.fft2(z), L.fft.ifft2(x, s=(2, 6)), L.fft.rfft2(x, norm="ortho"),
+                                                 L.fft.irfft2(z), L.fft.irfft2(z, s=(3, 4), dim=(0, 1))], (X, Z)),
+    "fftn,ifftn,rfftn,irfftn": (lambda L, x, z: [L.fft.fftn(x), L.fft.ifftn(z, dim=(0,)), L.fft.rfftn(x, s=(4,)),
+                                                 L.fft.irfftn(z), L.fft.irfftn(z, s=(2, 6))], (X, Z)),
+    "fftshift,ifftshift": (lambda L, x, z: [L.fft.fftshift(x), L.fft.ifftshift(z, dim=1),
+                                            L.fft.fftshift(z, dim=(0, 1))], (X, Z)),
+    "fftfreq,rfftfreq": (lambda L, x: [L.fft.fftfreq(5), L.fft.fftfreq(6, 0.1), L.fft.rfftfreq(7, d=2.0)], (X,)),
+}
+
+
+@pytest.mark.parametrize("name", list(FFT))
+def test_fft_matches_torch(name):
+    fn, inputs = FFT[name]
+    ours, theirs = _run(fgrad, fn, inputs), (lambda: (torch.set_default_dtype(torch.float64),
+                                                      _run(torch, fn, inputs))[1])()
+    torch.set_default_dtype(torch.float32)
+    _same(ours, theirs)

@@ -1,0 +1,75 @@
+"""fgrad.fft: torch.fft's functions on Tensors, by torch's names and signatures (`n`/`s`, `dim`, `norm`).
+
+Each is fgrad.numpy.fft's function of the same name (differentiable, complex results complex128 for
+float64 input, as torch's), with torch's argument names: `dim` for NumPy's `axis`/`axes`, and the
+2-D functions' dim=(-2, -1). fftfreq and rfftfreq return Tensors of torch's default float dtype here
+(float64, fgrad's default).
+"""
+from ..numpy import fft as _fft
+from .tensor import Tensor
+
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft",
+           "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
+
+
+def _one(name):
+    def fn(input, n=None, dim=-1, norm=None):
+        return _t(getattr(_fft, name)(input, n=n, axis=dim, norm=norm))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"torch.fft.{name}(input, n=None, dim=-1, norm=None): numpy.fft.{name} along `dim`, `input` cut or\n"
+                  f"zero-padded to length `n`; norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input\n"
+                  f"(real or complex); returns a Tensor.")
+    return fn
+
+
+def _many(name, default_dim):
+    def fn(input, s=None, dim=default_dim, norm=None):
+        dim = _dims(dim)
+        if dim is None and s is not None:
+            dim = tuple(range(-len(s), 0))
+        return _t(getattr(_fft, name)(input, s=s, axes=dim, norm=norm))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"torch.fft.{name}(input, s=None, dim={default_dim}, norm=None):\n"
+                  f"numpy.fft.{name} over the axes `dim` (None: all, or the last len(s)), sized `s`;\n"
+                  f"norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input; returns a Tensor.")
+    return fn
+
+
+fft, ifft, rfft, irfft, hfft, ihfft = (_one(n) for n in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"))
+fft2, ifft2, rfft2, irfft2 = (_many(n, (-2, -1)) for n in ("fft2", "ifft2", "rfft2", "irfft2"))
+fftn, ifftn, rfftn, irfftn = (_many(n, None) for n in ("fftn", "ifftn", "rfftn", "irfftn"))
+
+
+def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
+    """The sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -1] / (d * n)
+    (torch.fft.fftfreq), a Tensor (dtype= to convert)."""
+    out = Tensor(_fft.fftfreq(n, d) if dtype is None else _fft.fftfreq(n, d).astype(dtype),
+                 requires_grad=requires_grad)
+    return out if device is None else out.to(device)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
+    """The sample frequencies of an n-point rfft with sample spacing d: [0, 1, ..., n // 2] / (d * n)
+    (torch.fft.rfftfreq), a Tensor (dtype= to convert)."""
+    out = Tensor(_fft.rfftfreq(n, d) if dtype is None else _fft.rfftfreq(n, d).astype(dtype),
+                 requires_grad=requires_grad)
+    return out if device is None else out.to(device)
+
+
+def fftshift(input, dim=None):
+    """input with the zero frequency moved to the middle along `dim` (None: every axis), as
+    torch.fft.fftshift. Differentiable; returns a Tensor."""
+    return _t(_fft.fftshift(input, axes=_dims(dim)))
+
+
+def ifftshift(input, dim=None):
+    """The inverse of fftshift along `dim` (None: every axis), as torch.fft.ifftshift. Differentiable."""
+    return _t(_fft.ifftshift(input, axes=_dims(dim)))
