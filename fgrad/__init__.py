@@ -49,6 +49,7 @@ from . import (
 from .autograd import Tensor, enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import torch_fft as fft  # (torch.fft's namespace; fgrad.numpy.fft is NumPy's)
 from .autograd import torch_linalg as linalg  # (torch.linalg's namespace; fgrad.numpy.linalg is NumPy's)
+from .autograd import torch_special as special  # (torch.special's; fgrad.scipy.special is SciPy's)
 from .autograd.dtypes import *  # noqa: F403  (torch's dtype names: fgrad.float32, fgrad.long, ...; Size)
 from .autograd.factories import (
                                  arange,
@@ -174,6 +175,8 @@ __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__,
                                  "tree_util",
                                  "linalg",
                                  "fft",
+                                 "special",
 ]
 _sys.modules[__name__ + ".linalg"] = linalg  # (`import fgrad.linalg`, `from fgrad.linalg import norm`, as torch's)
 _sys.modules[__name__ + ".fft"] = fft
+_sys.modules[__name__ + ".special"] = special

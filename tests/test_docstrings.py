@@ -21,7 +21,7 @@ MODULES = [
     "fgrad.nn", "fgrad.nn.functional", "fgrad.nn.init", "fgrad.nn.utils",
     "fgrad.optim", "fgrad.optim.lr_scheduler",
     "fgrad.autograd", "fgrad.autograd.functional", "fgrad.autograd.forward_ad", "fgrad.autograd.graph",
-    "fgrad.func", "fgrad.lax", "fgrad.tree_util", "fgrad.utils.data", "fgrad.linalg", "fgrad.fft",
+    "fgrad.func", "fgrad.lax", "fgrad.tree_util", "fgrad.utils.data", "fgrad.linalg", "fgrad.fft", "fgrad.special",
 ]
 MIN_ONE_LINE = 40
 LEFTOVERS = ("the entry function of primitive",)

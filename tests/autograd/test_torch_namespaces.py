@@ -155,3 +155,33 @@ def test_fft_matches_torch(name):
                                                       _run(torch, fn, inputs))[1])()
     torch.set_default_dtype(torch.float32)
     _same(ours, theirs)
+
+
+SPECIAL = {
+    "erf,erfc,erfcx,erfinv": (lambda L, x, p: [L.special.erf(x), L.special.erfc(x), L.special.erfcx(x),
+                                               L.special.erfinv(2 * p - 1)], (X, POS)),
+    "expit,logit": (lambda L, x, p: [L.special.expit(x), L.special.logit(p), L.special.logit(p, eps=0.3)], (X, POS)),
+    "xlogy,xlog1py,entr": (lambda L, x, p: [L.special.xlogy(x, p), L.special.xlog1py(x, p), L.special.entr(p)],
+                           (X, POS)),
+    "gammaln,digamma,psi,polygamma,multigammaln": (lambda L, x, p: [
+        L.special.gammaln(x), L.special.digamma(p), L.special.psi(x), L.special.polygamma(2, p),
+        L.special.multigammaln(p + 2, 3)], (X, POS)),
+    "i0,i0e,i1,i1e": (lambda L, x: [L.special.i0(x), L.special.i0e(x), L.special.i1(x), L.special.i1e(x)], (X,)),
+    "ndtr,ndtri,log_ndtr": (lambda L, x, p: [L.special.ndtr(x), L.special.ndtri(p), L.special.log_ndtr(x - 3)],
+                            (X, POS)),
+    "sinc,round,expm1,exp2,log1p": (lambda L, x, p: [L.special.sinc(x), L.special.round(x * 10),
+                                                     L.special.round(x, decimals=2), L.special.expm1(x),
+                                                     L.special.exp2(x), L.special.log1p(p)], (X, POS)),
+    "logsumexp,softmax,log_softmax": (lambda L, x: [L.special.logsumexp(x, 1), L.special.logsumexp(x, (0, 1), True),
+                                                    L.special.softmax(x, 0), L.special.log_softmax(x, dim=1)], (X,)),
+    # (torch does not differentiate bessel_j0/j1: values only)
+    "bessel_j0,bessel_j1,gammainc,gammaincc,zeta": (lambda L, x, p: [
+        L.special.bessel_j0(x.detach()), L.special.bessel_j1(x.detach()), L.special.gammainc(p.detach() + 1, p),
+        L.special.gammaincc(p.detach() + 1, p), L.special.zeta(p.detach() + 2, p)], (X, POS)),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_special_matches_torch(name):
+    fn, inputs = SPECIAL[name]
+    _same(_run(fgrad, fn, inputs), _run(torch, fn, inputs))

@@ -1,0 +1,108 @@
+"""fgrad.special: torch.special's functions on Tensors, by torch's names and signatures.
+
+Each is a primitive of fgrad/ops/special.py (the kernels fgrad.scipy.special binds, with their
+derivative rules) or an fgrad.numpy function, returned as a Tensor; nothing here adds a
+derivative. torch's argument orders and names are kept: polygamma(n, input),
+multigammaln(input, p), logit(input, eps=None), softmax(input, dim), round(input, decimals=0).
+"""
+import math
+
+from .. import numpy as fnp
+from ..numpy import _softmax
+from ..ops import special as _ops
+from .tensor import Tensor
+
+__all__ = [
+    "bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
+    "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
+    "xlogy", "zeta",
+]
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def _wrap(fn, name, what):
+    def op(*args):
+        return _t(fn(*args))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"torch.special.{name}: {what}, elementwise (broadcasting), as a Tensor. Differentiable by the\n"
+                  f"rule of fgrad's {getattr(fn, '__name__', name)} (the kernel fgrad.scipy.special binds).")
+    return op
+
+
+erf = _wrap(_ops.erf, "erf", "the error function")
+erfc = _wrap(_ops.erfc, "erfc", "the complementary error function 1 - erf(x)")
+erfcx = _wrap(_ops.erfcx, "erfcx", "the scaled complementary error function exp(x**2) erfc(x)")
+erfinv = _wrap(_ops.erfinv, "erfinv", "the inverse error function")
+expit = _wrap(_ops.expit, "expit", "the logistic sigmoid 1 / (1 + exp(-x))")
+gammaln = _wrap(_ops.gammaln, "gammaln", "log |gamma(x)|")
+digamma = _wrap(_ops.digamma, "digamma", "the digamma function, gammaln's derivative")
+psi = _wrap(_ops.digamma, "psi", "the digamma function (psi is its other name)")
+i0 = _wrap(_ops.i0, "i0", "the modified Bessel function of the first kind of order 0")
+i0e = _wrap(_ops.i0e, "i0e", "the exponentially scaled i0, exp(-|x|) i0(x)")
+i1 = _wrap(_ops.i1, "i1", "the modified Bessel function of the first kind of order 1")
+i1e = _wrap(_ops.i1e, "i1e", "the exponentially scaled i1, exp(-|x|) i1(x)")
+ndtr = _wrap(_ops.ndtr, "ndtr", "the standard normal CDF")
+ndtri = _wrap(_ops.ndtri, "ndtri", "the inverse of the standard normal CDF")
+log_ndtr = _wrap(_ops.log_ndtr, "log_ndtr", "the log of the standard normal CDF, stable in the lower tail")
+entr = _wrap(_ops.entr, "entr", "the entropy term -x log x (0 at 0, -inf for x < 0)")
+xlogy = _wrap(_ops.xlogy, "xlogy", "x * log(y), 0 where x == 0")
+xlog1py = _wrap(_ops.xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0")
+bessel_j0 = _wrap(_ops.j0, "bessel_j0", "the Bessel function of the first kind of order 0")
+bessel_j1 = _wrap(_ops.j1, "bessel_j1", "the Bessel function of the first kind of order 1")
+gammainc = _wrap(_ops.gammainc, "gammainc", "the regularized lower incomplete gamma function P(a, x)")
+gammaincc = _wrap(_ops.gammaincc, "gammaincc", "the regularized upper incomplete gamma function Q(a, x)")
+zeta = _wrap(_ops.zeta, "zeta", "the Hurwitz zeta function zeta(x, q)")
+sinc = _wrap(fnp.sinc, "sinc", "the normalized sinc sin(pi x) / (pi x), 1 at 0")
+expm1 = _wrap(fnp.expm1, "expm1", "exp(x) - 1, accurate near 0")
+exp2 = _wrap(fnp.exp2, "exp2", "2 ** x")
+log1p = _wrap(fnp.log1p, "log1p", "log(1 + x), accurate near 0")
+
+
+def polygamma(n, input):
+    """The n-th derivative of the digamma function at `input` (torch.special.polygamma: the order n first).
+    Differentiable in input; returns a Tensor."""
+    return _t(_ops.polygamma(n, input))
+
+
+def multigammaln(input, p):
+    """The log of the multivariate gamma function of dimension p: p (p - 1) / 4 log(pi) + sum_j
+    gammaln(input - j / 2) for j < p (torch.special.multigammaln). Differentiable in input."""
+    total = _ops.gammaln(input)
+    for j in range(1, p):
+        total = total + _ops.gammaln(input - j / 2)
+    return _t(total + p * (p - 1) / 4 * math.log(math.pi))
+
+
+def logit(input, eps=None):
+    """log(p / (1 - p)), with `input` first clamped to [eps, 1 - eps] when eps is given (torch.special.logit).
+    Differentiable (zero gradient where the clamp is active)."""
+    if eps is not None:
+        input = fnp.clip(input, eps, 1 - eps)
+    return _t(_ops.logit(input))
+
+
+def round(input, decimals=0):
+    """input rounded to `decimals` places, halves to even (torch.special.round). Its gradient is zero, as
+    torch's."""
+    return _t(fnp.round(input, decimals))
+
+
+def logsumexp(input, dim, keepdim=False):
+    """log(sum(exp(input))) along `dim`, stably (torch.special.logsumexp). Differentiable (the softmax)."""
+    return _t(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
+
+
+def softmax(input, dim, *, dtype=None):
+    """exp(input) / sum(exp(input)) along `dim` (torch.special.softmax; dtype= converts input first).
+    Differentiable."""
+    return _t(_softmax.softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """input - logsumexp(input) along `dim` (torch.special.log_softmax; dtype= converts input first).
+    Differentiable."""
+    return _t(_softmax.log_softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
