@@ -185,3 +185,30 @@ SPECIAL = {
 def test_special_matches_torch(name):
     fn, inputs = SPECIAL[name]
     _same(_run(fgrad, fn, inputs), _run(torch, fn, inputs))
+
+
+NANS = np.array([[1.0, np.nan, -2.0], [np.inf, 0.5, -np.inf]])
+FUNCTIONS = {
+    "view_as_real,view_as_complex": (lambda L, z, x: [L.view_as_real(z), L.view_as_complex(x.reshape(3, 2, 2)),
+                                                      L.view_as_real(L.view_as_complex(x.reshape(6, 2)) * z[0, 0])],
+                                     (Z, X)),
+    "complex,polar": (lambda L, x, p: [L.complex(x, p), L.polar(p, x)], (X, POS)),
+    "angle": (lambda L, z, x: [L.angle(z), z.angle(), L.angle(x), x.angle() * x], (Z, X)),
+    "cdist": (lambda L, a, b: [L.cdist(a, b), L.cdist(a, b, p=1.0), L.cdist(a, b, p=3.0),
+                               L.cdist(a, b, p=float("inf"))], (R3, RNG.normal(size=(2, 4, 3)))),
+    "cholesky,cholesky_solve": (lambda L, a, b: [L.linalg.cholesky(a), a.cholesky(), a.cholesky(upper=True),
+                                                 L.cholesky_solve(b, L.linalg.cholesky(a)),
+                                                 b.cholesky_solve(L.linalg.cholesky(a, upper=True), upper=True)],
+                                (SPD3, RNG.normal(size=(2, 4, 3)))),
+    "diagonal": (lambda L, a: [L.diagonal(a), a.diagonal(1), L.diagonal(a, offset=-1, dim1=1, dim2=2),
+                               a.diagonal(dim1=-1, dim2=0)], (M3,)),
+    # (the defaults' float64 max, values only: times a weight it would overflow)
+    "nan_to_num": (lambda L, a: [L.nan_to_num(a.detach()), a.nan_to_num(nan=1.5, posinf=9.0, neginf=-1.0),
+                                 L.nan_to_num(a, posinf=2.0, neginf=-3.0)], (NANS,)),
+}
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_functions_and_methods_match_torch(name):
+    fn, inputs = FUNCTIONS[name]
+    _same(_run(fgrad, fn, inputs), _run(torch, fn, inputs))

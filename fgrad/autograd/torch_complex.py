@@ -1,0 +1,119 @@
+"""torch's complex-number, distance and remaining matrix functions on Tensors (fgrad.view_as_real,
+fgrad.complex, fgrad.polar, fgrad.angle, fgrad.cdist, fgrad.cholesky_solve, fgrad.diagonal,
+fgrad.nan_to_num) and the Tensor methods of the same names (t.angle(), t.cholesky(), ...).
+
+Each is written on fgrad.numpy's functions (and the triangular_solve op), differentiable by the
+rules those have, following torch where it differs from NumPy: view_as_real's trailing axis of 2,
+angle of a real tensor (0 or pi, with a zero gradient), diagonal's dim1/dim2, cholesky_solve's
+(B, L) order. view_as_real and view_as_complex return new tensors here (torch's share memory).
+"""
+import numpy as np
+
+from .. import numpy as fnp
+from ..numpy import linalg as fla
+from ..ops.linalg import triangular_solve as _triangular_solve
+from .tensor import Tensor
+
+__all__ = ["angle", "cdist", "cholesky", "cholesky_solve", "complex", "diagonal", "nan_to_num", "polar",
+           "view_as_complex", "view_as_real"]
+
+
+def _t(x):
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def view_as_real(input):
+    """A complex tensor as a real one with a trailing axis of 2 (real part, imaginary part), as
+    torch.view_as_real (a copy here, not a view). Differentiable."""
+    if input.dtype.kind != "c":
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    return _t(fnp.stack([fnp.real(input), fnp.imag(input)], axis=-1))
+
+
+def view_as_complex(input):
+    """A real tensor whose last axis has size 2 as the complex tensor real + 1j * imag, as
+    torch.view_as_complex (a copy here). Differentiable."""
+    if input.ndim == 0 or input.shape[-1] != 2:
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    return complex(input[..., 0], input[..., 1])
+
+
+def complex(real, imag):
+    """The complex tensor real + 1j * imag from two real tensors of one floating dtype, broadcasting
+    (torch.complex: float64 parts give complex128). Differentiable in both."""
+    if real.dtype != imag.dtype or real.dtype.kind != "f":
+        raise RuntimeError(f"Expected both inputs to be Float or Double tensors but got {real.dtype} and "
+                           f"{imag.dtype}")
+    one = np.ones((), dtype=np.result_type(real.dtype, np.complex64))
+    return _t(fnp.astype(real, one.dtype) + fnp.astype(imag, one.dtype) * (1j * one))
+
+
+def polar(abs, angle):
+    """The complex tensor abs * (cos(angle) + 1j * sin(angle)) (torch.polar). Differentiable in both."""
+    return complex(abs * fnp.cos(angle), abs * fnp.sin(angle))
+
+
+def angle(input):
+    """The argument of each entry in radians, in (-pi, pi] (torch.angle). For a real tensor: 0 where
+    input >= 0, pi where it is negative (NaN stays NaN), with a zero gradient, as torch's. Differentiable
+    for complex input."""
+    if input.dtype.kind == "c":
+        return _t(fnp.angle(input))
+    zero = fnp.zeros_like(input) * input  # (0 with a zero gradient; NaN where input is NaN)
+    return _t(fnp.where(input < 0, np.pi + zero, zero))
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distances between the rows of x1 (..., P, M) and of x2 (..., R, M), a (..., P, R)
+    tensor (torch.cdist; batches broadcast). Differentiable in both (where the distance is not 0)."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    return _t(fla.vector_norm(diff, axis=-1, ord=p))
+
+
+def _adjoint(a):
+    return fnp.conj(fla.matrix_transpose(a))
+
+
+def _tri_solve(a, b, lower):
+    shape = np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+    a = fnp.broadcast_to(a, shape + tuple(a.shape[-2:]))
+    b = fnp.broadcast_to(b, shape + tuple(b.shape[-2:]))
+    return _triangular_solve(a, b, lower=lower, trans=0, unit_diagonal=False)
+
+
+def cholesky_solve(B, L, upper=False):
+    """X with A X = B, A = L L^H given by its Cholesky factor L (upper=True: A = U^H U, L holding U), as
+    torch.cholesky_solve (B first); B (..., n, k), batches broadcasting. Differentiable in B and L."""
+    if upper:
+        return _t(_tri_solve(L, _tri_solve(_adjoint(L), B, True), False))
+    return _t(_tri_solve(_adjoint(L), _tri_solve(L, B, True), False))
+
+
+def cholesky(input, upper=False):
+    """The Cholesky factor of a Hermitian positive-definite matrix or stack, lower (A = L L^H) or upper
+    (A = U^H U), as torch.cholesky and Tensor.cholesky. Differentiable."""
+    return _t(fla.cholesky(input, upper=upper))
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """The diagonal `offset` over the axes dim1 and dim2 (torch.diagonal: the first two axes), those axes
+    removed and the diagonal appended last. Differentiable."""
+    return _t(fnp.diagonal(input, offset, dim1, dim2))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """input with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (None: the dtype's largest and
+    smallest finite values), as torch.nan_to_num. Differentiable: the gradient is zero at replaced entries."""
+    return _t(fnp.nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf))
+
+
+METHODS = ("angle", "cholesky", "cholesky_solve", "diagonal", "nan_to_num")
+
+
+def _bind():
+    for name in METHODS:  # (Tensor.diagonal was NumPy's ndarray.diagonal; torch's names replace it)
+        if name not in Tensor.__dict__:
+            setattr(Tensor, name, globals()[name])
+
+
+_bind()
