@@ -11,6 +11,10 @@ same engine as fgrad.grad.
 - function.py: `Function`, user-defined forward and backward, PyTorch style.
 - factories.py: tensor constructors (fgrad.tensor, zeros, ones, randn, arange, ...).
 - torch_functions.py: torch's functions on Tensors (fgrad.cat, gather, sort, ...), also bound as methods.
+- torch_linalg.py: fgrad.linalg, torch.linalg's functions on Tensors (norms, solves, decompositions).
+- torch_fft.py: fgrad.fft, torch.fft's functions on Tensors (n/s, dim, norm).
+- torch_special.py: fgrad.special, torch.special's functions on Tensors.
+- torch_complex.py: complex and distance functions (view_as_real, polar, angle, cdist, cholesky, ...).
 - dtypes.py: torch's dtype names (fgrad.float32, fgrad.long, ...) and Size.
 - serialization.py: fgrad.save and fgrad.load (pickle, with torch's weights_only guard).
 - generator.py: `Generator`, a seedable random stream (numpy's), and the default one.
