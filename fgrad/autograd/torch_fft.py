@@ -16,6 +16,17 @@ def _t(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
+def _example(name, data):
+    """The example of a generated function: it against numpy.fft's of the same name, and its gradient."""
+    return (f"\n\nExamples\n--------\n"
+            f">>> import fgrad.fft\n"
+            f">>> x = fgrad.tensor({data}, requires_grad=True)\n"
+            f">>> bool(np.allclose(fgrad.fft.{name}(x).detach().numpy(), np.fft.{name}({data})))\n"
+            f"True\n"
+            f">>> fgrad.gradcheck(fgrad.fft.{name}, (x,))  # the gradient against finite differences\n"
+            f"True\n")
+
+
 def _dims(dim):
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
@@ -26,7 +37,7 @@ def _one(name):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"torch.fft.{name}(input, n=None, dim=-1, norm=None): numpy.fft.{name} along `dim`, `input` cut or\n"
                   f"zero-padded to length `n`; norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input\n"
-                  f"(real or complex); returns a Tensor.")
+                  f"(real or complex); returns a Tensor." + _example(name, "[1.0, 2.0, 0.5, -1.0]"))
     return fn
 
 
@@ -39,7 +50,8 @@ def _many(name, default_dim):
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"torch.fft.{name}(input, s=None, dim={default_dim}, norm=None):\n"
                   f"numpy.fft.{name} over the axes `dim` (None: all, or the last len(s)), sized `s`;\n"
-                  f"norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input; returns a Tensor.")
+                  f"norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input; returns a Tensor."
+                  + _example(name, "[[1.0, 2.0, 0.5], [-1.0, 0.0, 3.0]]"))
     return fn
 
 

@@ -64,20 +64,42 @@ def _complex(x):
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The `ord`-norm of x's entries along `dim` (an int or a tuple; None: all entries, any ndim), as
     torch.linalg.vector_norm: ord a real number, inf, -inf or 0 (the count of nonzeros); `keepdim`
-    keeps the reduced axes with size 1. Differentiable; returns a real Tensor."""
+    keeps the reduced axes with size 1. Differentiable; returns a real Tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([3.0, 4.0], requires_grad=True)
+    >>> n = fgrad.linalg.vector_norm(x); n.backward()
+    >>> n, x.grad  # d|x|/dx = x / |x|
+    (tensor(5., grad_fn=<...>), tensor([0.6, 0.8]))
+    """
     return _t(fla.vector_norm(_cast(x, dtype), axis=_dims(dim), keepdims=keepdim, ord=ord))
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """The matrix norm of A over the two axes `dim` (torch.linalg.matrix_norm): ord 'fro', 'nuc', inf,
-    -inf, 1, -1, 2 or -2 (the largest or smallest singular value). Differentiable; returns a Tensor."""
+    -inf, 1, -1, 2 or -2 (the largest or smallest singular value). Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[3.0, 0.0], [0.0, 4.0]], requires_grad=True)
+    >>> n = fgrad.linalg.matrix_norm(A); n.backward()  # Frobenius
+    >>> n, A.grad
+    (tensor(5., grad_fn=<...>), tensor([[0.6, 0. ], [0. , 0.8]]))
+    """
     return _t(fla.norm(_cast(A, dtype), ord, tuple(dim), keepdim))
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """torch.linalg.norm: a vector norm when `dim` is an int (or A is 1-D), a matrix norm when `dim` is a
     pair (or A is 2-D and ord is given); ord=None and dim=None: the 2-norm of all entries, any ndim.
-    Differentiable; returns a Tensor."""
+    Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> fgrad.linalg.norm(fgrad.tensor([3.0, 4.0])), fgrad.linalg.norm(fgrad.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    (tensor(5.), tensor(5.))
+    """
     A = _cast(A, dtype)
     if dim is None and ord is not None and A.ndim not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
@@ -91,31 +113,67 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 
 def cond(A, p=None):
     """The condition number of A in the norm `p` (torch.linalg.cond; None: the 2-norm, the ratio of the
-    extreme singular values). Differentiable; returns a Tensor."""
+    extreme singular values). Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> fgrad.linalg.cond(fgrad.tensor([[2.0, 0.0], [0.0, 0.5]]))  # largest / smallest singular value
+    tensor(4.)
+    """
     return _t(fla.cond(A, p))
 
 
 # ---- determinants, inverses, solves -----------------------------------------------------------
 def det(A):
-    """The determinant of a square matrix or of each in a stack (torch.linalg.det). Differentiable."""
+    """The determinant of a square matrix or of each in a stack (torch.linalg.det). Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[4.0, 1.0], [1.0, 3.0]], requires_grad=True)
+    >>> d = fgrad.linalg.det(A); d.backward()
+    >>> d, A.grad  # d det(A) / dA = det(A) inv(A).T
+    (tensor(11., grad_fn=<...>), tensor([[ 3., -1.], [-1.,  4.]]))
+    """
     return _t(fla.det(A))
 
 
 def slogdet(A):
     """(sign, logabsdet) of a square matrix or a stack, det = sign * exp(logabsdet) (torch.linalg.slogdet,
-    a named tuple); logabsdet is differentiable."""
+    a named tuple); logabsdet is differentiable.
+
+    Examples
+    --------
+    >>> sign, logabsdet = fgrad.linalg.slogdet(fgrad.tensor([[-2.0, 0.0], [0.0, 3.0]]))
+    >>> sign, round(float(logabsdet), 4)  # det = sign * exp(logabsdet) = -6
+    (tensor(-1.), 1.7918)
+    """
     sign, logabsdet = fla.slogdet(A)
     return _slogdet(_t(sign), _t(logabsdet))
 
 
 def inv(A):
     """The inverse of a square matrix or of each in a stack (torch.linalg.inv). Differentiable; a singular
-    matrix raises LinAlgError."""
+    matrix raises LinAlgError.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+    >>> fgrad.linalg.inv(A).sum().backward()
+    >>> fgrad.linalg.inv(A), A.grad  # d inv(A) = -inv(A) dA inv(A)
+    (tensor([[0.5 , 0.  ], [0.  , 0.25]], grad_fn=<...>), tensor([[-0.25  , -0.125 ], [-0.125 , -0.0625]]))
+    """
     return _t(fla.inv(A))
 
 
 def inv_ex(A, *, check_errors=False):
-    """(inverse, info) as torch.linalg.inv_ex; info is zeros (a singular matrix raises LinAlgError here)."""
+    """(inverse, info) as torch.linalg.inv_ex; info is zeros (a singular matrix raises LinAlgError here).
+
+    Examples
+    --------
+    >>> inverse, info = fgrad.linalg.inv_ex(fgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    >>> inverse, info
+    (tensor([[0.5 , 0.  ], [0.  , 0.25]]), tensor(0))
+    """
     return _inv_ex(inv(A), _info(A))
 
 
@@ -127,7 +185,16 @@ def _is_vector_rhs(A, B):
 def solve(A, B, *, left=True):
     """X with A X = B (left=False: X A = B), as torch.linalg.solve: A a square matrix or a stack; B a
     matrix, a stack, or a (batch of) vector(s) when B is 1-D or B.shape == A.shape[:-1]; batches
-    broadcast. Differentiable in A and B; a singular A raises LinAlgError."""
+    broadcast. Differentiable in A and B; a singular A raises LinAlgError.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[2.0, 1.0], [1.0, 3.0]])
+    >>> b = fgrad.tensor([3.0, 5.0], requires_grad=True)
+    >>> x = fgrad.linalg.solve(A, b); x.sum().backward()
+    >>> x, b.grad  # b.grad = inv(A).T @ ones
+    (tensor([0.8, 1.4], grad_fn=<...>), tensor([0.4, 0.2]))
+    """
     if not left:
         return _t(fla.matrix_transpose(solve(fla.matrix_transpose(A), fla.matrix_transpose(B))))
     if _is_vector_rhs(A, B):
@@ -136,14 +203,31 @@ def solve(A, B, *, left=True):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
-    """(result, info) as torch.linalg.solve_ex; info is zeros (a singular A raises LinAlgError here)."""
+    """(result, info) as torch.linalg.solve_ex; info is zeros (a singular A raises LinAlgError here).
+
+    Examples
+    --------
+    >>> result, info = fgrad.linalg.solve_ex(fgrad.tensor([[2.0, 1.0], [1.0, 3.0]]), fgrad.tensor([3.0, 5.0]))
+    >>> result, info
+    (tensor([0.8, 1.4]), tensor(0))
+    """
     return _solve_ex(solve(A, B, left=left), _info(A))
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """X with A X = B (left=False: X A = B) for triangular A (upper or lower; its other triangle is not
     read; `unitriangular` takes its diagonal as ones), as torch.linalg.solve_triangular. B is a matrix
-    or a stack. Differentiable in A's triangle and B."""
+    or a stack. Differentiable in A's triangle and B.
+
+    Examples
+    --------
+    >>> L = fgrad.tensor([[2.0, 0.0], [1.0, 1.0]], requires_grad=True)
+    >>> X = fgrad.linalg.solve_triangular(L, fgrad.tensor([[2.0], [3.0]]), upper=False)
+    >>> X
+    tensor([[1.], [2.]], grad_fn=<...>)
+    >>> fgrad.gradcheck(lambda L: fgrad.linalg.solve_triangular(L, fgrad.ones(2, 1), upper=False), (L,))
+    True
+    """
     if not left:  # X A = B  <=>  A^T X^T = B^T
         return _t(fla.matrix_transpose(solve_triangular(fla.matrix_transpose(A), fla.matrix_transpose(B),
                                                         upper=not upper, unitriangular=unitriangular)))
@@ -156,7 +240,13 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """The Moore-Penrose pseudo-inverse (torch.linalg.pinv): singular values at most max(atol, rtol *
     the largest) are dropped; both None: rtol = eps * max(m, n). Differentiable (where the rank does
-    not change)."""
+    not change).
+
+    Examples
+    --------
+    >>> fgrad.linalg.pinv(fgrad.tensor([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]]))
+    tensor([[1. , 0. , 0. ], [0. , 0.5, 0. ]])
+    """
     if atol is None:
         return _t(fla.pinv(A, hermitian=hermitian) if rtol is None else fla.pinv(A, rtol=rtol, hermitian=hermitian))
     rtol = 0.0 if rtol is None else rtol
@@ -171,7 +261,14 @@ def lstsq(A, B, rcond=None, *, driver=None):
     """The least-squares solution of A X = B (torch.linalg.lstsq, a named tuple (solution, residuals, rank,
     singular_values)); A (m, n) or a stack, B (m, k) or a stack. The solution is differentiable. As torch's
     CPU drivers: residuals (the squared residual norms) when m > n, A has full rank and driver is not
-    'gelsy' (the default); rank unless driver='gels'; singular_values for 'gelsd' and 'gelss'; else empty."""
+    'gelsy' (the default); rank unless driver='gels'; singular_values for 'gelsd' and 'gelss'; else empty.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    >>> fgrad.linalg.lstsq(A, fgrad.tensor([[1.0], [2.0], [3.0]])).solution  # the line 1 + x
+    tensor([[1.], [1.]])
+    """
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), "
@@ -194,19 +291,42 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 def matrix_power(A, n):
     """A @ A @ ... (n times) for an integer n (negative: of inv(A); 0: the identity), as
-    torch.linalg.matrix_power. Differentiable."""
+    torch.linalg.matrix_power. Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[1.0, 1.0], [0.0, 1.0]], requires_grad=True)
+    >>> P = fgrad.linalg.matrix_power(A, 3); P.sum().backward()
+    >>> P, A.grad
+    (tensor([[1., 3.], [0., 1.]], grad_fn=<...>), tensor([[ 6.,  3.], [10.,  6.]]))
+    """
     return _t(fla.matrix_power(A, n))
 
 
 def matrix_exp(A):
     """The matrix exponential of a square matrix or of each in a stack (torch.linalg.matrix_exp).
-    Differentiable (the Frechet derivative)."""
+    Differentiable (the Frechet derivative).
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[0.0, 1.0], [0.0, 0.0]], requires_grad=True)
+    >>> fgrad.linalg.matrix_exp(A)  # I + A, A nilpotent
+    tensor([[1., 1.], [0., 1.]], grad_fn=<...>)
+    >>> fgrad.gradcheck(fgrad.linalg.matrix_exp, (A,))
+    True
+    """
     return _t(_expm(A))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     """The number of singular values above max(atol, rtol * the largest) (torch.linalg.matrix_rank; both
-    None: rtol = eps * max(m, n)). An integer Tensor, not differentiable."""
+    None: rtol = eps * max(m, n)). An integer Tensor, not differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.matrix_rank(fgrad.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)
+    """
     S = fla.svdvals(np.asarray(A.detach().numpy() if isinstance(A, Tensor) else A))
     m, n = A.shape[-2:]
     if atol is None and rtol is None:
@@ -218,19 +338,43 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 # ---- decompositions ---------------------------------------------------------------------------
 def cholesky(A, *, upper=False):
     """The Cholesky factor L of a Hermitian positive-definite matrix (A = L L^H; upper=True: U = L^H with
-    A = U^H U), as torch.linalg.cholesky; only A's lower triangle is read. Differentiable."""
+    A = U^H U), as torch.linalg.cholesky; only A's lower triangle is read. Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[4.0, 2.0], [2.0, 2.0]], requires_grad=True)
+    >>> fgrad.linalg.cholesky(A)  # L with L @ L.T = A
+    tensor([[2., 0.], [1., 1.]], grad_fn=<...>)
+    >>> fgrad.gradcheck(lambda A: fgrad.linalg.cholesky((A + A.T) / 2), (A,))
+    True
+    """
     return _t(fla.cholesky(A, upper=upper))
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
     """(L, info) as torch.linalg.cholesky_ex; info is zeros (a matrix that is not positive-definite raises
-    LinAlgError here)."""
+    LinAlgError here).
+
+    Examples
+    --------
+    >>> L, info = fgrad.linalg.cholesky_ex(fgrad.tensor([[4.0, 2.0], [2.0, 2.0]]))
+    >>> L, info
+    (tensor([[2., 0.], [1., 1.]]), tensor(0))
+    """
     return _cholesky_ex(cholesky(A, upper=upper), _info(A))
 
 
 def qr(A, mode="reduced"):
     """(Q, R) with A = Q R, Q with orthonormal columns and R upper triangular (torch.linalg.qr): mode
-    'reduced' (k = min(m, n) columns), 'complete' or 'r' (Q empty). Differentiable."""
+    'reduced' (k = min(m, n) columns), 'complete' or 'r' (Q empty). Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[3.0, 1.0], [4.0, 2.0]])
+    >>> Q, R = fgrad.linalg.qr(A)
+    >>> bool(fgrad.allclose(Q @ R, A)), bool(fgrad.allclose(Q.T @ Q, fgrad.eye(2)))
+    (True, True)
+    """
     if mode == "r":
         return _qr(Tensor(np.zeros((0,), dtype=A.dtype)), _t(fla.qr(A, mode="r")))
     Q, R = fla.qr(A, mode=mode)
@@ -240,84 +384,180 @@ def qr(A, mode="reduced"):
 def eigh(A, UPLO="L"):
     """(eigenvalues, eigenvectors) of a Hermitian matrix or stack, eigenvalues ascending (real), the
     eigenvectors as columns; only the UPLO ('L' or 'U') triangle is read (torch.linalg.eigh).
-    Differentiable (for gauge-invariant losses, as torch's)."""
+    Differentiable (for gauge-invariant losses, as torch's).
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[2.0, 1.0], [1.0, 2.0]], requires_grad=True)
+    >>> w, V = fgrad.linalg.eigh(A); w.sum().backward()
+    >>> w, bool(fgrad.allclose(A.grad, fgrad.eye(2)))  # the sum of the eigenvalues is the trace
+    (tensor([1., 3.], grad_fn=<...>), True)
+    """
     w, V = fla.eigh(A, UPLO=UPLO)
     return _eigh(_t(w), _t(V))
 
 
 def eigvalsh(A, UPLO="L"):
-    """The eigenvalues of a Hermitian matrix or stack, ascending (torch.linalg.eigvalsh). Differentiable."""
+    """The eigenvalues of a Hermitian matrix or stack, ascending (torch.linalg.eigvalsh). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.eigvalsh(fgrad.tensor([[2.0, 1.0], [1.0, 2.0]]))
+    tensor([1., 3.])
+    """
     return eigh(A, UPLO).eigenvalues
 
 
 def eig(A):
     """(eigenvalues, eigenvectors) of a square matrix or stack, both complex as torch.linalg.eig's (even
-    where all are real); eigenvectors of unit norm as columns. Differentiable (for gauge-invariant losses)."""
+    where all are real); eigenvectors of unit norm as columns. Differentiable (for gauge-invariant losses).
+
+    Examples
+    --------
+    >>> w, V = fgrad.linalg.eig(fgrad.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    >>> w  # complex, as torch's
+    tensor([2.+0.j, 3.+0.j])
+    """
     w, V = fla.eig(A)
     return _eig(_t(_complex(w)), _t(_complex(V)))
 
 
 def eigvals(A):
-    """The eigenvalues of a square matrix or stack, complex (torch.linalg.eigvals). Differentiable."""
+    """The eigenvalues of a square matrix or stack, complex (torch.linalg.eigvals). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.eigvals(fgrad.tensor([[1.0, 2.0], [0.0, 3.0]]))  # complex, as torch's
+    tensor([1.+0.j, 3.+0.j])
+    """
     return _t(_complex(fla.eigvals(A)))
 
 
 def svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.linalg.svd; full_matrices=True by default, as
     torch's). Differentiable for gauge-invariant losses; with full_matrices=True torch refuses the
-    gradient when m != n, and so would the extra columns' undefined derivative here."""
+    gradient when m != n, and so would the extra columns' undefined derivative here.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[3.0, 0.0], [0.0, -2.0]])
+    >>> U, S, Vh = fgrad.linalg.svd(A)
+    >>> S, bool(fgrad.allclose(U @ fgrad.diag(S) @ Vh, A))
+    (tensor([3., 2.]), True)
+    """
     U, S, Vh = fla.svd(A, full_matrices=full_matrices)
     return _svd(_t(U), _t(S), _t(Vh))
 
 
 def svdvals(A, *, driver=None):
-    """The singular values of a matrix or stack, descending (torch.linalg.svdvals). Differentiable."""
+    """The singular values of a matrix or stack, descending (torch.linalg.svdvals). Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[3.0, 0.0], [0.0, -2.0]], requires_grad=True)
+    >>> S = fgrad.linalg.svdvals(A); S.sum().backward()
+    >>> S, A.grad  # the nuclear norm's gradient U @ Vh
+    (tensor([3., 2.], grad_fn=<...>), tensor([[ 1.,  0.], [ 0., -1.]]))
+    """
     return _t(fla.svdvals(A))
 
 
 # ---- products and the rest --------------------------------------------------------------------
 def matmul(input, other):
-    """The matrix product with NumPy's/torch's broadcasting rules (torch.linalg.matmul). Differentiable."""
+    """The matrix product with NumPy's/torch's broadcasting rules (torch.linalg.matmul). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.matmul(fgrad.tensor([[1.0, 2.0]]), fgrad.tensor([[3.0], [4.0]]))
+    tensor([[11.]])
+    """
     return _t(fnp.matmul(input, other))
 
 
 def cross(input, other, *, dim=-1):
     """The cross product of 3-vectors along `dim` (torch.linalg.cross: dim=-1), batches broadcasting.
-    Differentiable in both."""
+    Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.linalg.cross(fgrad.tensor([1.0, 0.0, 0.0]), fgrad.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
     return _t(fnp.cross(input, other, axis=dim))
 
 
 def vecdot(x, y, *, dim=-1):
-    """sum(conj(x) * y) along `dim`, broadcasting (torch.linalg.vecdot). Differentiable in both."""
+    """sum(conj(x) * y) along `dim`, broadcasting (torch.linalg.vecdot). Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> d = fgrad.linalg.vecdot(x, fgrad.tensor([1.0, -1.0])); d.sum().backward()
+    >>> d, x.grad
+    (tensor([-1., -1.], grad_fn=<...>), tensor([[ 1., -1.], [ 1., -1.]]))
+    """
     return _t(fnp.sum(fnp.conj(x) * y, axis=dim))
 
 
 def multi_dot(tensors):
     """The product of a chain of matrices (the first and last may be 1-D), in the cheapest order
-    (torch.linalg.multi_dot). Differentiable in each."""
+    (torch.linalg.multi_dot). Differentiable in each.
+
+    Examples
+    --------
+    >>> A, B, C = fgrad.ones(1, 2), fgrad.ones(2, 3), fgrad.ones(3, 1)
+    >>> fgrad.linalg.multi_dot([A, B, C])
+    tensor([[6.]])
+    """
     return _t(fla.multi_dot(list(tensors)))
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal `offset` of A over the axes dim1 and dim2 (torch.linalg.diagonal: the last two axes),
-    that axis pair removed and the diagonal appended last. Differentiable."""
+    that axis pair removed and the diagonal appended last. Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.diagonal(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([1., 4.])
+    """
     return _t(fnp.diagonal(A, offset, dim1, dim2))
 
 
 def vander(x, *, N=None):
     """The Vandermonde matrix of x's last axis with increasing powers x**0, ..., x**(N-1) (torch.linalg.vander;
-    N=None: len(x)). Differentiable."""
+    N=None: len(x)). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.linalg.vander(fgrad.tensor([1.0, 2.0, 3.0]))  # increasing powers, as torch's
+    tensor([[1., 1., 1.], [1., 2., 4.], [1., 3., 9.]])
+    """
     N = x.shape[-1] if N is None else N
     return _t(fnp.stack([x ** k if k else fnp.ones_like(x) for k in range(N)], axis=-1))
 
 
 def tensorinv(A, ind=2):
     """The inverse of A as a tensor with respect to tensordot over its first `ind` axes
-    (torch.linalg.tensorinv). Differentiable."""
+    (torch.linalg.tensorinv). Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.eye(4).reshape(4, 2, 2) * 2
+    >>> fgrad.linalg.tensorinv(A, ind=1).shape
+    (2, 2, 4)
+    """
     return _t(fla.tensorinv(A, ind))
 
 
 def tensorsolve(A, B, dims=None):
     """X with tensordot(A, X, X.ndim) = B (torch.linalg.tensorsolve; `dims`: A's axes moved to the end
-    first). Differentiable."""
+    first). Differentiable.
+
+    Examples
+    --------
+    >>> A = fgrad.eye(6).reshape(2, 3, 6) * 2
+    >>> fgrad.linalg.tensorsolve(A, fgrad.ones(2, 3)).shape
+    (6,)
+    """
     return _t(fla.tensorsolve(A, B, dims))

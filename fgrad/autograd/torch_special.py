@@ -24,12 +24,25 @@ def _t(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def _wrap(fn, name, what):
+def _wrap(fn, name, what, reference=None, binary=False):
+    """torch.special's `name`, on `fn`; its example checks it against `reference` (scipy.special's `name`
+    where not given) and its gradient (in the second argument when `binary`) against finite differences."""
     def op(*args):
         return _t(fn(*args))
+    reference = reference or f"scipy.special.{name}"
+    args, grad_args = ("a, x", "(a, x)") if binary else ("x", "(x,)")
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"torch.special.{name}: {what}, elementwise (broadcasting), as a Tensor. Differentiable by the\n"
-                  f"rule of fgrad's {getattr(fn, '__name__', name)} (the kernel fgrad.scipy.special binds).")
+                  f"rule of fgrad's {getattr(fn, '__name__', name)} (the kernel fgrad.scipy.special binds).\n\n"
+                  f"Examples\n--------\n"
+                  f">>> import fgrad.special, scipy.special\n"
+                  + (">>> a = fgrad.tensor([1.5, 2.5], dtype=fgrad.float64)\n" if binary else "")
+                  + f">>> x = fgrad.tensor([0.25, 0.5], dtype=fgrad.float64, requires_grad=True)\n"
+                  f">>> bool(np.allclose(fgrad.special.{name}({args}).detach().numpy(), {reference}("
+                  + ("[1.5, 2.5], " if binary else "") + "[0.25, 0.5])))\n"
+                  f"True\n"
+                  f">>> fgrad.gradcheck(fgrad.special.{name}, {grad_args})  # the gradient against finite differences\n"
+                  f"True\n")
     return op
 
 
@@ -49,17 +62,17 @@ ndtr = _wrap(_ops.ndtr, "ndtr", "the standard normal CDF")
 ndtri = _wrap(_ops.ndtri, "ndtri", "the inverse of the standard normal CDF")
 log_ndtr = _wrap(_ops.log_ndtr, "log_ndtr", "the log of the standard normal CDF, stable in the lower tail")
 entr = _wrap(_ops.entr, "entr", "the entropy term -x log x (0 at 0, -inf for x < 0)")
-xlogy = _wrap(_ops.xlogy, "xlogy", "x * log(y), 0 where x == 0")
-xlog1py = _wrap(_ops.xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0")
-bessel_j0 = _wrap(_ops.j0, "bessel_j0", "the Bessel function of the first kind of order 0")
-bessel_j1 = _wrap(_ops.j1, "bessel_j1", "the Bessel function of the first kind of order 1")
-gammainc = _wrap(_ops.gammainc, "gammainc", "the regularized lower incomplete gamma function P(a, x)")
-gammaincc = _wrap(_ops.gammaincc, "gammaincc", "the regularized upper incomplete gamma function Q(a, x)")
-zeta = _wrap(_ops.zeta, "zeta", "the Hurwitz zeta function zeta(x, q)")
-sinc = _wrap(fnp.sinc, "sinc", "the normalized sinc sin(pi x) / (pi x), 1 at 0")
-expm1 = _wrap(fnp.expm1, "expm1", "exp(x) - 1, accurate near 0")
-exp2 = _wrap(fnp.exp2, "exp2", "2 ** x")
-log1p = _wrap(fnp.log1p, "log1p", "log(1 + x), accurate near 0")
+xlogy = _wrap(_ops.xlogy, "xlogy", "x * log(y), 0 where x == 0", binary=True)
+xlog1py = _wrap(_ops.xlog1py, "xlog1py", "x * log1p(y), 0 where x == 0", binary=True)
+bessel_j0 = _wrap(_ops.j0, "bessel_j0", "the Bessel function of the first kind of order 0", "scipy.special.j0")
+bessel_j1 = _wrap(_ops.j1, "bessel_j1", "the Bessel function of the first kind of order 1", "scipy.special.j1")
+gammainc = _wrap(_ops.gammainc, "gammainc", "the regularized lower incomplete gamma function P(a, x)", binary=True)
+gammaincc = _wrap(_ops.gammaincc, "gammaincc", "the regularized upper incomplete gamma function Q(a, x)", binary=True)
+zeta = _wrap(_ops.zeta, "zeta", "the Hurwitz zeta function zeta(x, q)", binary=True)
+sinc = _wrap(fnp.sinc, "sinc", "the normalized sinc sin(pi x) / (pi x), 1 at 0", "np.sinc")
+expm1 = _wrap(fnp.expm1, "expm1", "exp(x) - 1, accurate near 0", "np.expm1")
+exp2 = _wrap(fnp.exp2, "exp2", "2 ** x", "np.exp2")
+log1p = _wrap(fnp.log1p, "log1p", "log(1 + x), accurate near 0", "np.log1p")
 
 
 def polygamma(n, input):

@@ -33,7 +33,7 @@ def cover(ours, theirs, prefix, ufuncs_only=False):
 
 def _document(ours, theirs, prefix):
     """Each fgrad function of `ours` gets the docstring of `theirs`'s function of the same name, under
-    fgrad's note: its own docstring where it has one, else what fgrad differentiates. Functions
+    fgrad's note: its own docstring where it has one, else what fgrad differentiates (kept as `_fgrad_doc`). Functions
     already documented from another library module keep theirs (fgrad.numpy's i0 in scipy.special)."""
     for name, fn in vars(ours).items():
         if name.startswith("_") or getattr(fn, "_documented", False) or not callable(fn) or isinstance(fn, type) \
@@ -54,6 +54,7 @@ def _document(ours, theirs, prefix):
                           f"its own signature; an option of {prefix}{name} it does not take raises a TypeError. "
                           f"{prefix}{name}'s docstring:\n\n{body}")
             fn._documented = True
+            fn._fgrad_doc = note  # (fgrad's own part, the one whose examples are fgrad's: tests/test_docstring_examples.py)
         except (AttributeError, TypeError):  # (a builtin or a ufunc: NumPy's own object, documented there)
             pass
 
