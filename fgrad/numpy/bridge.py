@@ -54,7 +54,7 @@ def _document(ours, theirs, prefix):
                           f"its own signature; an option of {prefix}{name} it does not take raises a TypeError. "
                           f"{prefix}{name}'s docstring:\n\n{body}")
             fn._documented = True
-            fn._fgrad_doc = note  # (fgrad's own part, the one whose examples are fgrad's: tests/test_docstring_examples.py)
+            fn._fgrad_doc = note  # (fgrad's own part: its examples are fgrad's, tests/test_docstring_examples.py)
         except (AttributeError, TypeError):  # (a builtin or a ufunc: NumPy's own object, documented there)
             pass
 
