@@ -261,7 +261,7 @@ def _unary(fn, name=None):
 exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, isnan, isinf, isfinite = (
     _unary(f) for f in (fnp.exp, fnp.log, fnp.sqrt, fnp.sin, fnp.cos, fnp.tanh, fnp.floor, fnp.ceil, fnp.trunc,
                         fnp.sign, fnp.reciprocal, fnp.square, fnp.isnan, fnp.isinf, fnp.isfinite))
-abs = _unary(fnp.abs)
+abs = _unary(fnp.abs, "abs")
 erf = _unary(ops_special.erf)
 sigmoid = _unary(ops_special.expit, "sigmoid")
 

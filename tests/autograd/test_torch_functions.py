@@ -256,3 +256,11 @@ def test_an_index_out_of_range_raises_as_torch(call):
     for lib, make in ((fgrad, fgrad.tensor), (torch, torch.tensor)):
         with pytest.raises((RuntimeError, IndexError), match=r"out of .*bounds"):
             call(lib, make(A), make(np.array([[0, -1], [1, 2]])))
+
+
+def test_functions_carry_torchs_names():
+    module = fgrad.autograd.torch_functions
+    for name in module.__all__:  # (fgrad.abs was named "absolute", NumPy's name)
+        fn = getattr(fgrad, name)
+        if getattr(fn, "__module__", None) == module.__name__:
+            assert fn.__name__ in (name, "cat", "clamp"), name  # (concat, concatenate = cat; clip = clamp)
