@@ -47,7 +47,15 @@ def _dim(dim, ndim):
 # ---- joining, splitting and moving axes -------------------------------------------------------
 def cat(tensors, dim=0):
     """Tensors joined along their existing axis `dim` (torch.cat, also concat and concatenate); the
-    other axes must match. Differentiable in each."""
+    other axes must match. Differentiable in each.
+
+    Examples
+    --------
+    >>> a = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.cat([a, fgrad.tensor([3.0])]); (y * y).sum().backward()
+    >>> y, a.grad
+    (tensor([1., 2., 3.], grad_fn=<...>), tensor([2., 4.]))
+    """
     return _tensor(fnp.concatenate(list(tensors), axis=dim))
 
 
@@ -56,19 +64,36 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0):
     """Tensors of one shape joined along a new axis `dim` (torch.stack). Differentiable in each; raises
-    ValueError when the shapes differ."""
+    ValueError when the shapes differ.
+
+    Examples
+    --------
+    >>> fgrad.stack([fgrad.tensor([1.0, 2.0]), fgrad.tensor([3.0, 4.0])], dim=1)
+    tensor([[1., 3.], [2., 4.]])
+    """
     return _tensor(fnp.stack(list(tensors), axis=dim))
 
 
 def movedim(input, source, destination):
     """The tensor with its axes `source` moved to positions `destination` (ints or sequences), the
     others in their order (torch.movedim). Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> fgrad.movedim(fgrad.zeros(2, 3, 4), 0, -1).shape
+    (3, 4, 2)
     """
     return _tensor(fnp.moveaxis(input, source, destination))
 
 
 def narrow(input, dim, start, length):
-    """input[..., start:start + length, ...] along `dim` (a view in torch, a slice here)."""
+    """input[..., start:start + length, ...] along `dim` (a view in torch, a slice here).
+
+    Examples
+    --------
+    >>> fgrad.narrow(fgrad.arange(5.0), 0, 1, 3)
+    tensor([1., 2., 3.])
+    """
     dim = _dim(dim, input.ndim)
     start = _dim(start, input.shape[dim])
     if not 0 <= start <= start + length <= input.shape[dim]:
@@ -77,7 +102,13 @@ def narrow(input, dim, start, length):
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    """Pieces along `dim`: of size split_size_or_sections (the last smaller), or of the given sizes."""
+    """Pieces along `dim`: of size split_size_or_sections (the last smaller), or of the given sizes.
+
+    Examples
+    --------
+    >>> fgrad.split(fgrad.arange(5.0), 2)
+    (tensor([0., 1.]), tensor([2., 3.]), tensor([4.]))
+    """
     dim = _dim(dim, tensor.ndim)
     n = tensor.shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -93,7 +124,13 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 def chunk(input, chunks, dim=0):
-    """At most `chunks` pieces along `dim`, each of ceil(size / chunks) (the last smaller)."""
+    """At most `chunks` pieces along `dim`, each of ceil(size / chunks) (the last smaller).
+
+    Examples
+    --------
+    >>> fgrad.chunk(fgrad.arange(5.0), 2)
+    (tensor([0., 1., 2.]), tensor([3., 4.]))
+    """
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_dim(dim, input.ndim)]
@@ -101,7 +138,13 @@ def chunk(input, chunks, dim=0):
 
 
 def unbind(input, dim=0):
-    """The slices along `dim`, that axis removed."""
+    """The slices along `dim`, that axis removed.
+
+    Examples
+    --------
+    >>> fgrad.unbind(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=1)
+    (tensor([1., 3.]), tensor([2., 4.]))
+    """
     dim = _dim(dim, input.ndim)
     return tuple(input[(slice(None),) * dim + (i,)] for i in range(input.shape[dim]))
 
@@ -109,6 +152,11 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """The tensor with the order of its entries reversed along each axis of `dims` (an int or a
     sequence), as torch.flip. Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> fgrad.flip(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), [1])
+    tensor([[2., 1.], [4., 3.]])
     """
     return _tensor(fnp.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims))
 
@@ -116,6 +164,11 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """The tensor with its entries shifted by `shifts` along `dims`, wrapping around (torch.roll);
     `dims=None` rolls the flattened tensor and restores its shape. Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.roll(fgrad.tensor([1.0, 2.0, 3.0]), 1)
+    tensor([3., 1., 2.])
     """
     return _tensor(fnp.roll(input, shifts, axis=dims))
 
@@ -123,6 +176,11 @@ def roll(input, shifts, dims=None):
 def tile(input, dims):
     """The tensor repeated `dims[i]` times along axis i (torch.tile; a shorter `dims` is padded with
     ones on the left). Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> fgrad.tile(fgrad.tensor([1.0, 2.0]), (2,))
+    tensor([1., 2., 1., 2.])
     """
     return _tensor(fnp.tile(input, tuple(dims)))
 
@@ -130,6 +188,13 @@ def tile(input, dims):
 def repeat_interleave(input, repeats, dim=None):
     """Each entry repeated `repeats` times (an int, or one count per entry along `dim`) along `dim`;
     `dim=None` flattens first (torch.repeat_interleave). Differentiable in `input`.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.repeat_interleave(x, 2); y.sum().backward()
+    >>> y, x.grad  # each entry's gradient sums over its copies
+    (tensor([1., 1., 2., 2.], grad_fn=<...>), tensor([2., 2.]))
     """
     repeats = repeats.numpy() if isinstance(repeats, Tensor) else repeats
     return _tensor(fnp.repeat(input, repeats, axis=dim))
@@ -158,7 +223,15 @@ def _coordinates(index, dim):
 
 
 def gather(input, dim, index):
-    """`out[i][j] = input[index[i][j]][j]` (dim 0), ...: index may be smaller than input off `dim`."""
+    """`out[i][j] = input[index[i][j]][j]` (dim 0), ...: index may be smaller than input off `dim`.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> y = fgrad.gather(x, 1, fgrad.tensor([[0, 0], [1, 0]])); y.sum().backward()
+    >>> y, x.grad
+    (tensor([[1., 1.], [4., 3.]], grad_fn=<...>), tensor([[2., 0.], [1., 1.]]))
+    """
     dim = _dim(dim, input.ndim)
     index = _in_range(_index(index), input.shape[dim], dim, "gather")
     if index.ndim != input.ndim:
@@ -176,7 +249,13 @@ def _scattered(input, dim, index, src, how):
 
 
 def scatter(input, dim, index, src=None, value=None, reduce=None):
-    """A copy of input with `input[..., index[i][j], ...] = src[i][j]` (positions of index)."""
+    """A copy of input with `input[..., index[i][j], ...] = src[i][j]` (positions of index).
+
+    Examples
+    --------
+    >>> fgrad.scatter(fgrad.zeros(3), 0, fgrad.tensor([0, 2]), fgrad.tensor([5.0, 6.0]))
+    tensor([5., 0., 6.])
+    """
     if reduce is not None:
         if reduce != "add":
             raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported (use scatter_add)")
@@ -185,7 +264,13 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
 
 
 def scatter_add(input, dim, index, src):
-    """A copy of input with `src[i][j]` added at `input[..., index[i][j], ...]` (repeats add up)."""
+    """A copy of input with `src[i][j]` added at `input[..., index[i][j], ...]` (repeats add up).
+
+    Examples
+    --------
+    >>> fgrad.scatter_add(fgrad.zeros(3), 0, fgrad.tensor([0, 0, 2]), fgrad.tensor([1.0, 2.0, 3.0]))
+    tensor([3., 0., 3.])
+    """
     return _scattered(input, dim, index, src, "add")
 
 
@@ -194,25 +279,52 @@ def index_select(input, dim, index):
 
     Differentiable in `input` (the gradient is scattered back, repeats adding up). Raises
     RuntimeError for a non-integer index or one out of [0, size).
+
+    Examples
+    --------
+    >>> fgrad.index_select(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, fgrad.tensor([1, 1]))
+    tensor([[3., 4.], [3., 4.]])
     """
     dim = _dim(dim, input.ndim)
     return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
 
 def masked_fill(input, mask, value):
-    """input with value where mask is True (value cast to input's dtype)."""
+    """input with value where mask is True (value cast to input's dtype).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, -2.0, 3.0])
+    >>> fgrad.masked_fill(x, x < 0, 0.0)
+    tensor([1., 0., 3.])
+    """
     value = value if isinstance(value, Tensor) else np.asarray(value, dtype=input.dtype)
     return _tensor(fnp.where(mask, value, input))
 
 
 def masked_select(input, mask):
-    """The entries of input where the (broadcast) mask is True, as a 1-D tensor."""
+    """The entries of input where the (broadcast) mask is True, as a 1-D tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, -2.0, 3.0])
+    >>> fgrad.masked_select(x, x > 0)
+    tensor([1., 3.])
+    """
     mask = np.broadcast_to(_index(mask), np.broadcast_shapes(tuple(input.shape), np.shape(_index(mask))))
     return _tensor(fnp.broadcast_to(input, mask.shape)[mask])
 
 
 def where(condition, input=None, other=None):
-    """input where condition, else other; where(condition) is condition.nonzero(as_tuple=True)."""
+    """input where condition, else other; where(condition) is condition.nonzero(as_tuple=True).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    >>> y = fgrad.where(x > 0, x, 2 * x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([ 1., -4.,  3.], grad_fn=<...>), tensor([1., 2., 1.]))
+    """
     if input is None and other is None:
         return tuple(Tensor(i) for i in np.nonzero(_index(condition)))
     return _tensor(fnp.where(condition, input, other))
@@ -221,7 +333,14 @@ def where(condition, input=None, other=None):
 # ---- ordering --------------------------------------------------------------------------------
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; ties keep their order (torch's stable=True), and NaN
-    counts as the largest value, as torch's (last ascending, first descending)."""
+    counts as the largest value, as torch's (last ascending, first descending).
+
+    Examples
+    --------
+    >>> values, indices = fgrad.sort(fgrad.tensor([3.0, 1.0, 2.0]))
+    >>> values, indices
+    (tensor([1., 2., 3.]), tensor([1, 2, 0]))
+    """
     values = _values(input)
     if descending:  # (two stable passes: by -x, NaN last, then NaN first)
         order = np.argsort(-values, axis=dim, kind="stable")
@@ -235,12 +354,25 @@ def sort(input, dim=-1, descending=False, stable=False):
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim` (ascending, or `descending`): `sort(...).indices`.
     Ties keep their order and NaN sorts as the largest value. Returns an integer Tensor (no gradient).
+
+    Examples
+    --------
+    >>> fgrad.argsort(fgrad.tensor([3.0, 1.0, 2.0]), descending=True)
+    tensor([0, 2, 1])
     """
     return sort(input, dim, descending, stable).indices
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """(values, indices) of the k largest (smallest) entries along dim, largest first."""
+    """(values, indices) of the k largest (smallest) entries along dim, largest first.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    >>> values, indices = fgrad.topk(x, 2); values.sum().backward()
+    >>> values, indices, x.grad
+    (tensor([3., 2.], grad_fn=<...>), tensor([0, 2]), tensor([1., 0., 1.]))
+    """
     values, indices = sort(input, dim, descending=largest)
     return _topk_result(narrow(values, dim, 0, k), narrow(indices, dim, 0, k))
 
@@ -254,8 +386,23 @@ def _unary(fn, name=None):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise {name} of `input`, as torch.{name}: fgrad.numpy's {fn.__name__}, returned as a "
                   f"Tensor; Tensor.backward differentiates it wherever fgrad.numpy's {fn.__name__} is differentiable "
-                  f"(isnan, isinf, isfinite, sign, floor, ceil and trunc carry no gradient).")
+                  f"(isnan, isinf, isfinite, sign, floor, ceil and trunc carry no gradient)."
+                  + _unary_example(fn, name))
     return op
+
+
+def _unary_example(fn, name):
+    """The example of a generated elementwise function: it against NumPy's (SciPy's) of the same
+    name, and its gradient against finite differences where it has one."""
+    reference = f"{'np' if hasattr(np, fn.__name__) else 'scipy.special'}.{fn.__name__}"
+    example = ("\n\nExamples\n--------\n"
+               + (">>> import scipy.special\n" if reference.startswith("scipy") else "")
+               + f">>> x = fgrad.tensor([0.25, 0.5], requires_grad=True)\n"
+               f">>> bool(np.allclose(fgrad.{name}(x).detach().numpy(), {reference}([0.25, 0.5])))\n"
+               f"True\n")
+    if name not in ("isnan", "isinf", "isfinite", "sign", "floor", "ceil", "trunc"):
+        example += f">>> fgrad.gradcheck(fgrad.{name}, (x,))  # the gradient against finite differences\nTrue\n"
+    return example
 
 
 exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, isnan, isinf, isfinite = (
@@ -267,7 +414,14 @@ sigmoid = _unary(ops_special.expit, "sigmoid")
 
 
 def relu(input):
-    """max(input, 0), elementwise (torch.relu). Differentiable: the gradient is 1 where input > 0, else 0."""
+    """max(input, 0), elementwise (torch.relu). Differentiable: the gradient is 1 where input > 0, else 0.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 2.0], requires_grad=True)
+    >>> fgrad.relu(x).sum().backward(); x.grad
+    tensor([0., 1.])
+    """
     return _tensor(fnp.where(input > 0, input, fnp.zeros_like(input)))
 
 
@@ -275,6 +429,13 @@ def clamp(input, min=None, max=None):
     """`input` limited to [min, max] elementwise (either bound may be None; torch.clamp, also `clip`).
 
     Differentiable in `input` (the gradient is 0 where a bound is active) and in Tensor bounds.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    >>> y = fgrad.clamp(x, 0.0, 1.0); y.sum().backward()
+    >>> y, x.grad  # no gradient where a bound is active
+    (tensor([0. , 0.5, 1. ], grad_fn=<...>), tensor([0., 1., 0.]))
     """
     return _tensor(fnp.clip(input, min, max))
 
@@ -285,6 +446,12 @@ clip = clamp
 def pow(input, exponent):
     """`input` ** `exponent`, elementwise with broadcasting (torch.pow); either may be a Tensor or a number.
     Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([2.0, 3.0], requires_grad=True)
+    >>> fgrad.pow(x, 3).sum().backward(); x.grad  # 3 x ** 2
+    tensor([12., 27.])
     """
     return _tensor(fnp.power(input, exponent))
 
@@ -292,6 +459,13 @@ def pow(input, exponent):
 def maximum(input, other):
     """The elementwise maximum of `input` and `other`, broadcasting (torch.maximum; NaN propagates).
     Differentiable in both; returns a Tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 4.0], requires_grad=True)
+    >>> y = fgrad.maximum(x, fgrad.tensor([2.0, 3.0])); y.sum().backward()
+    >>> y, x.grad
+    (tensor([2., 4.], grad_fn=<...>), tensor([0., 1.]))
     """
     return _tensor(fnp.maximum(input, other))
 
@@ -299,6 +473,13 @@ def maximum(input, other):
 def minimum(input, other):
     """The elementwise minimum of `input` and `other`, broadcasting (torch.minimum; NaN propagates).
     Differentiable in both; returns a Tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 4.0], requires_grad=True)
+    >>> y = fgrad.minimum(x, fgrad.tensor([2.0, 3.0])); y.sum().backward()
+    >>> y, x.grad
+    (tensor([1., 3.], grad_fn=<...>), tensor([1., 0.]))
     """
     return _tensor(fnp.minimum(input, other))
 
@@ -306,6 +487,13 @@ def minimum(input, other):
 def lerp(input, end, weight):
     """The linear interpolation input + weight * (end - input), broadcasting (torch.lerp; weight a
     number or a Tensor). Differentiable in all three.
+
+    Examples
+    --------
+    >>> end = fgrad.tensor([10.0], requires_grad=True)
+    >>> y = fgrad.lerp(fgrad.tensor([0.0]), end, 0.25); y.backward()
+    >>> y, end.grad
+    (tensor([2.5], grad_fn=<...>), tensor([0.25]))
     """
     return _tensor(input + weight * (end - input))
 
@@ -313,13 +501,28 @@ def lerp(input, end, weight):
 def cumsum(input, dim):
     """The cumulative sums of `input` along `dim` (torch.cumsum). Differentiable; returns a Tensor
     of input's shape.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> y = fgrad.cumsum(x, 0); y.sum().backward()
+    >>> y, x.grad
+    (tensor([1., 3., 6.], grad_fn=<...>), tensor([3., 2., 1.]))
     """
     return _tensor(fnp.cumsum(input, axis=dim))
 
 
 def cumprod(input, dim):
     """The cumulative products of `input` along `dim` (torch.cumprod). Differentiable; returns a
-    Tensor of input's shape."""
+    Tensor of input's shape.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    >>> y = fgrad.cumprod(x, 0); y[-1].backward()
+    >>> y, x.grad  # d(x0 x1 x2)/dx
+    (tensor([1., 2., 6.], grad_fn=<...>), tensor([6., 3., 2.]))
+    """
     return _tensor(fnp.cumprod(input, axis=dim))
 
 
@@ -327,6 +530,13 @@ def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) along `dim` (an int or a tuple), computed stably by shifting by the
     maximum; `keepdim` keeps the reduced axes with size 1 (torch.logsumexp). Differentiable:
     the gradient is the softmax of input.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 0.0], requires_grad=True)
+    >>> y = fgrad.logsumexp(x, 0); y.backward()
+    >>> round(y.item(), 4), x.grad  # log 2; the gradient is the softmax
+    (0.6931, tensor([0.5, 0.5]))
     """
     return _tensor(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
 
@@ -335,6 +545,13 @@ def logsumexp(input, dim, keepdim=False):
 def matmul(input, other):
     """The matrix product of `input` and `other` with NumPy's/torch's rules: 1-D operands are vectors,
     leading axes broadcast as stacks of matrices (torch.matmul, the @ operator). Differentiable in both.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> y = fgrad.matmul(A, fgrad.tensor([1.0, -1.0])); y.sum().backward()
+    >>> y, A.grad
+    (tensor([-1., -1.], grad_fn=<...>), tensor([[ 1., -1.], [ 1., -1.]]))
     """
     return _tensor(fnp.matmul(input, other))
 
@@ -346,26 +563,51 @@ def _check_ndim(name, want, *tensors):
 
 
 def mm(input, mat2):
-    """The product of two matrices (2-D only, as torch's)."""
+    """The product of two matrices (2-D only, as torch's).
+
+    Examples
+    --------
+    >>> fgrad.mm(fgrad.tensor([[1.0, 2.0]]), fgrad.tensor([[3.0], [4.0]]))
+    tensor([[11.]])
+    """
     _check_ndim("mm", 2, input, mat2)
     return matmul(input, mat2)
 
 
 def bmm(input, mat2):
-    """The products of two stacks of matrices (3-D only, as torch's)."""
+    """The products of two stacks of matrices (3-D only, as torch's).
+
+    Examples
+    --------
+    >>> fgrad.bmm(fgrad.ones(5, 2, 3), fgrad.ones(5, 3, 4)).shape
+    (5, 2, 4)
+    """
     _check_ndim("bmm", 3, input, mat2)
     return matmul(input, mat2)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape (torch.addmm).
-    Differentiable in all three; mat1 and mat2 must be 2-D (else RuntimeError)."""
+    Differentiable in all three; mat1 and mat2 must be 2-D (else RuntimeError).
+
+    Examples
+    --------
+    >>> fgrad.addmm(fgrad.tensor([1.0]), fgrad.eye(2), fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), alpha=2)
+    tensor([[3., 5.], [7., 9.]])
+    """
     return _tensor(beta * input + alpha * mm(mat1, mat2))
 
 
 def dot(input, other):
     """The inner product of two 1-D tensors (torch.dot). Differentiable in both; raises RuntimeError
     when either is not 1-D.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.dot(x, fgrad.tensor([3.0, 4.0])); y.backward()
+    >>> y, x.grad
+    (tensor(11., grad_fn=<...>), tensor([3., 4.]))
     """
     _check_ndim("dot", 1, input, other)
     return _tensor(fnp.dot(input, other))
@@ -374,12 +616,25 @@ def dot(input, other):
 def outer(input, vec2):
     """The outer product of the 1-D tensors `input` and `vec2`: a matrix of input[i] * vec2[j]
     (torch.outer). Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.outer(fgrad.tensor([1.0, 2.0]), fgrad.tensor([3.0, 4.0]))
+    tensor([[3., 4.], [6., 8.]])
     """
     return _tensor(fnp.outer(input, vec2))
 
 
 def einsum(equation, *operands):
-    """torch.einsum(equation, *operands), operands also given as one list."""
+    """torch.einsum(equation, *operands), operands also given as one list.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> t = fgrad.einsum("ii->", A); t.backward()
+    >>> t, A.grad  # the trace
+    (tensor(5., grad_fn=<...>), tensor([[1., 0.], [0., 1.]]))
+    """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return _tensor(fnp.einsum(equation, *operands))
@@ -388,6 +643,11 @@ def einsum(equation, *operands):
 def tensordot(a, b, dims=2):
     """The sum of products of `a` and `b` over `dims` axes: an int (the last `dims` of a with the first of
     b) or a pair of axis lists (torch.tensordot). Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.tensordot(fgrad.ones(2, 3), fgrad.ones(3, 4), dims=1).shape
+    (2, 4)
     """
     return _tensor(fnp.tensordot(a, b, axes=dims))
 
@@ -395,12 +655,23 @@ def tensordot(a, b, dims=2):
 def kron(input, other):
     """The Kronecker product of `input` and `other` (torch.kron): blocks input[i, j] * other.
     Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.kron(fgrad.eye(2), fgrad.tensor([[1.0, 2.0]]))
+    tensor([[1., 2., 0., 0.], [0., 0., 1., 2.]])
     """
     return _tensor(fnp.kron(input, other))
 
 
 def cross(input, other, dim=None):
-    """The cross product along dim (None: the first axis of size 3, torch's old default)."""
+    """The cross product along dim (None: the first axis of size 3, torch's old default).
+
+    Examples
+    --------
+    >>> fgrad.cross(fgrad.tensor([1.0, 0.0, 0.0]), fgrad.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """
     if dim is None:
         dim = next(i for i, n in enumerate(np.broadcast_shapes(tuple(input.shape), tuple(other.shape))) if n == 3)
     return _tensor(fnp.cross(input, other, axis=dim))
@@ -409,19 +680,37 @@ def cross(input, other, dim=None):
 def trace(input):
     """The sum of the main diagonal of a 2-D tensor (torch.trace), a 0-D Tensor. Differentiable;
     raises RuntimeError for an input that is not 2-D.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> t = fgrad.trace(A); t.backward()
+    >>> t, A.grad
+    (tensor(5., grad_fn=<...>), tensor([[1., 0.], [0., 1.]]))
     """
     _check_ndim("trace", 2, input)
     return _tensor(fnp.trace(input))
 
 
 def diag(input, diagonal=0):
-    """A 1-D input's diagonal matrix, or a 2-D input's diagonal."""
+    """A 1-D input's diagonal matrix, or a 2-D input's diagonal.
+
+    Examples
+    --------
+    >>> fgrad.diag(fgrad.tensor([1.0, 2.0])), fgrad.diag(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    (tensor([[1., 0.], [0., 2.]]), tensor([1., 4.]))
+    """
     return _tensor(fnp.diag(input, diagonal))
 
 
 def tril(input, diagonal=0):
     """The lower triangle of a matrix (or of each in a stack): entries above diagonal `diagonal` set to
     zero (torch.tril). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.tril(fgrad.ones(2, 2))
+    tensor([[1., 0.], [1., 1.]])
     """
     return _tensor(fnp.tril(input, diagonal))
 
@@ -429,25 +718,50 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """The upper triangle of a matrix (or of each in a stack): entries below diagonal `diagonal` set to
     zero (torch.triu). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.triu(fgrad.ones(2, 2))
+    tensor([[1., 1.], [0., 1.]])
     """
     return _tensor(fnp.triu(input, diagonal))
 
 
 def det(input):
     """The determinant of a square matrix, or of each in a stack (torch.det). Differentiable; returns
-    a Tensor."""
+    a Tensor.
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[2.0, 0.0], [0.0, 3.0]], requires_grad=True)
+    >>> d = fgrad.det(A); d.backward()
+    >>> d, A.grad  # det(A) inv(A).T
+    (tensor(6., grad_fn=<...>), tensor([[3., 0.], [0., 2.]]))
+    """
     return _tensor(fla.det(input))
 
 
 def inverse(input):
     """The inverse of a square matrix, or of each in a stack (torch.inverse). Differentiable
     (d inv = -inv dA inv); a singular matrix raises numpy.linalg.LinAlgError.
+
+    Examples
+    --------
+    >>> fgrad.inverse(fgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5 , 0.  ], [0.  , 0.25]])
     """
     return _tensor(fla.inv(input))
 
 
 def logdet(input):
-    """log det(input): nan for a negative determinant, -inf for a zero one (as torch's)."""
+    """log det(input): nan for a negative determinant, -inf for a zero one (as torch's).
+
+    Examples
+    --------
+    >>> A = fgrad.tensor([[2.0, 0.0], [0.0, 4.0]], requires_grad=True)
+    >>> fgrad.logdet(A).backward(); A.grad  # inv(A).T
+    tensor([[0.5 , 0.  ], [0.  , 0.25]])
+    """
     sign, value = fla.slogdet(input)
     return _tensor(fnp.where(sign < 0, nan, value))
 
@@ -458,6 +772,12 @@ _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
 def slogdet(input):
     """(sign, logabsdet) of a square matrix or a stack: det = sign * exp(logabsdet), stable where det
     under- or overflows (torch.slogdet, a named tuple). logabsdet is differentiable.
+
+    Examples
+    --------
+    >>> sign, logabsdet = fgrad.slogdet(fgrad.tensor([[-1.0, 0.0], [0.0, 1.0]]))
+    >>> sign, logabsdet
+    (tensor(-1.), tensor(0.))
     """
     sign, value = fla.slogdet(input)
     return _slogdet_result(_tensor(sign), _tensor(value))
@@ -467,23 +787,46 @@ def slogdet(input):
 def is_tensor(obj):
     """True when `obj` is an fgrad.Tensor (a Parameter too), as torch.is_tensor; False for arrays and
     numbers.
+
+    Examples
+    --------
+    >>> fgrad.is_tensor(fgrad.tensor(1.0)), fgrad.is_tensor(np.ones(1))
+    (True, False)
     """
     return isinstance(obj, Tensor)
 
 
 def numel(input):
-    """The number of entries of `input`: the product of its shape, 1 for a 0-D tensor (torch.numel)."""
+    """The number of entries of `input`: the product of its shape, 1 for a 0-D tensor (torch.numel).
+
+    Examples
+    --------
+    >>> fgrad.numel(fgrad.zeros(2, 3))
+    6
+    """
     return int(np.prod(input.shape, dtype=np.int64))
 
 
 def equal(input, other):
-    """True when both have one shape and equal entries."""
+    """True when both have one shape and equal entries.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0])
+    >>> fgrad.equal(x, fgrad.tensor([1.0, 2.0])), fgrad.equal(x, fgrad.tensor([1.0, 2.5]))
+    (True, False)
+    """
     return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(_values(input), _values(other)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """True when |input - other| <= atol + rtol * |other| everywhere, broadcasting (torch.allclose);
     `equal_nan` counts NaNs in the same places as equal. Not differentiable: returns a bool.
+
+    Examples
+    --------
+    >>> fgrad.allclose(fgrad.tensor([1.0, 2.0]), fgrad.tensor([1.0, 2.0 + 1e-9]))
+    True
     """
     return bool(np.allclose(_values(input), _values(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
 
