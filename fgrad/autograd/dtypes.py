@@ -46,13 +46,27 @@ _default = [float64]  # (fgrad's default is NumPy's, float64; torch's is float32
 
 
 def get_default_dtype():
-    """The dtype of floating tensors made from Python numbers or by the factories without dtype=."""
+    """The dtype of floating tensors made from Python numbers or by the factories without dtype=.
+
+    Examples
+    --------
+    >>> fgrad.get_default_dtype()
+    dtype('float64')
+    """
     return _default[0]
 
 
 def set_default_dtype(d):
     """Set get_default_dtype() (float16, float32 or float64); complex values from Python numbers get the
-    complex dtype of its precision."""
+    complex dtype of its precision.
+
+    Examples
+    --------
+    >>> fgrad.set_default_dtype(fgrad.float32)
+    >>> fgrad.tensor([1.0]).dtype
+    dtype('float32')
+    >>> fgrad.set_default_dtype(fgrad.float64)
+    """
     d = np.dtype(d)
     if d.kind != "f":
         raise TypeError("only floating-point types are supported as the default type")
@@ -70,7 +84,14 @@ def inferred(array):
 
 
 class Size(tuple):
-    """torch.Size: a tuple of dimensions, with numel()."""
+    """torch.Size: a tuple of dimensions, with numel().
+
+    Examples
+    --------
+    >>> s = fgrad.Size([2, 3])
+    >>> s, s.numel()
+    (fgrad.Size([2, 3]), 6)
+    """
 
     def numel(self):
         """The number of entries a tensor of this shape has: the product of the sizes (1 for ())."""

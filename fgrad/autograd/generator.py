@@ -11,7 +11,14 @@ __all__ = ["Generator", "default_generator"]
 
 
 class Generator:
-    """A random-number generator with torch.Generator's seeding methods."""
+    """A random-number generator with torch.Generator's seeding methods.
+
+    Examples
+    --------
+    >>> g = fgrad.Generator().manual_seed(1); a = fgrad.rand(2, generator=g)
+    >>> _ = g.manual_seed(1); bool(fgrad.equal(a, fgrad.rand(2, generator=g)))
+    True
+    """
 
     def __init__(self, device="cpu"):
         self.device = device

@@ -19,7 +19,16 @@ _state = _State()
 
 
 def is_grad_enabled() -> bool:
-    """True when tensor ops record their backward graph (the default)."""
+    """True when tensor ops record their backward graph (the default).
+
+    Examples
+    --------
+    >>> with fgrad.no_grad():
+    ...     print(fgrad.is_grad_enabled())
+    False
+    >>> fgrad.is_grad_enabled()
+    True
+    """
     return _state.enabled
 
 
@@ -59,7 +68,16 @@ class _GradModeContext:
 
 
 class no_grad(_GradModeContext):
-    """Ops inside do not record a graph: results have requires_grad=False."""
+    """Ops inside do not record a graph: results have requires_grad=False.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> with fgrad.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
 
     mode = False
 
@@ -67,7 +85,16 @@ class no_grad(_GradModeContext):
 class inference_mode(_GradModeContext):
     """torch.inference_mode: no recording inside (as no_grad: fgrad has no separate inference
     tensors, so tensors made inside may later be used in recorded ops); mode=False records.
-    A context manager, a decorator, and `@inference_mode` without parentheses."""
+    A context manager, a decorator, and `@inference_mode` without parentheses.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> with fgrad.inference_mode():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
 
     def __new__(cls, mode: "bool | Callable[P, R]" = True):
         if callable(mode):  # (@inference_mode, not called)
@@ -79,14 +106,32 @@ class inference_mode(_GradModeContext):
 
 
 class enable_grad(_GradModeContext):
-    """Re-enable recording inside a no_grad region."""
+    """Re-enable recording inside a no_grad region.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> with fgrad.no_grad(), fgrad.enable_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    True
+    """
 
     mode = True
 
 
 class set_grad_enabled(_GradModeContext):
     """`set_grad_enabled(False)` switches recording off now (and back on leaving a `with`).
-    As a decorator it switches nothing until the function runs, and restores the mode after."""
+    As a decorator it switches nothing until the function runs, and restores the mode after.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> with fgrad.set_grad_enabled(False):
+    ...     y = x * 2
+    >>> y.requires_grad, fgrad.is_grad_enabled()
+    (False, True)
+    """
 
     def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)

@@ -33,7 +33,15 @@ class _WeightsUnpickler(pickle.Unpickler):
 
 
 def save(obj, f, pickle_protocol=pickle.DEFAULT_PROTOCOL):
-    """Pickle obj (tensors, state dicts, optimizer states, ...) to f: a path or a binary file."""
+    """Pickle obj (tensors, state dicts, optimizer states, ...) to f: a path or a binary file.
+
+    Examples
+    --------
+    >>> import io
+    >>> f = io.BytesIO(); fgrad.save({"w": fgrad.ones(2)}, f); _ = f.seek(0)
+    >>> fgrad.load(f)
+    {'w': tensor([1., 1.])}
+    """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as file:
             pickle.dump(obj, file, protocol=pickle_protocol)
@@ -43,7 +51,15 @@ def save(obj, f, pickle_protocol=pickle.DEFAULT_PROTOCOL):
 
 def load(f, map_location=None, weights_only=True):
     """What save wrote to f (a path, a binary file or bytes in a BytesIO); map_location moves
-    every tensor to that device ("cpu", "cuda:0")."""
+    every tensor to that device ("cpu", "cuda:0").
+
+    Examples
+    --------
+    >>> import io
+    >>> f = io.BytesIO(); fgrad.save([fgrad.tensor(3.0)], f); _ = f.seek(0)
+    >>> fgrad.load(f, map_location="cpu")
+    [tensor(3.)]
+    """
     if isinstance(f, (str, os.PathLike)):
         with open(f, "rb") as file:
             return load(file, map_location, weights_only)

@@ -19,7 +19,14 @@ NUMPY_DEVICES = {}
 
 
 class Device:
-    """A place where arrays live: `Device("cpu")` or `Device("cuda:0")`."""
+    """A place where arrays live: `Device("cpu")` or `Device("cuda:0")`.
+
+    Examples
+    --------
+    >>> d = fgrad.Device("cpu")
+    >>> d, d.kind, d.index
+    (device(type='cpu'), 'cpu', None)
+    """
 
     __slots__ = ("kind", "index")
 
@@ -83,13 +90,25 @@ CPU = Device("cpu")
 
 
 def device(spec="cpu"):
-    """`fgrad.device("cpu")` or `fgrad.device("cuda:0")`."""
+    """`fgrad.device("cpu")` or `fgrad.device("cuda:0")`.
+
+    Examples
+    --------
+    >>> fgrad.device("cpu") == fgrad.Device("cpu")
+    True
+    """
     return spec if isinstance(spec, Device) else (CPU if spec == "cpu" else Device(spec))
 
 
 def devices():
     """Every device fgrad can use here: the CPU, each CUDA device CuPy sees, and any second
-    NumPy device registered for tests."""
+    NumPy device registered for tests.
+
+    Examples
+    --------
+    >>> fgrad.devices()[0]
+    device(type='cpu')
+    """
     out = [CPU]
     if cupy_available():
         out += [Device(f"cuda:{i}") for i in range(cupy.cuda.runtime.getDeviceCount())]

@@ -61,7 +61,15 @@ _settings = _Settings()
 
 def set_num_threads(n: int) -> None:
     """How many threads run a backward pass on the CPU: the caller and n - 1 workers. With 1
-    the engine is serial and deterministic (FGRAD_NUM_THREADS sets the default)."""
+    the engine is serial and deterministic (FGRAD_NUM_THREADS sets the default).
+
+    Examples
+    --------
+    >>> n = fgrad.get_num_threads()
+    >>> fgrad.set_num_threads(2); fgrad.get_num_threads()
+    2
+    >>> fgrad.set_num_threads(n)
+    """
     n = _checked(n, "set_num_threads(n)")
     with _settings.lock:
         if n != _settings.threads and _settings.pool is not None:
@@ -73,6 +81,11 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """How many threads run a backward pass on the CPU (set_num_threads; FGRAD_NUM_THREADS sets the
     default): the caller and n - 1 workers.
+
+    Examples
+    --------
+    >>> fgrad.get_num_threads() >= 1
+    True
     """
     return _settings.threads
 
