@@ -335,5 +335,11 @@ def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = ()
 
     After `fgrad.config.retrace_warning_after` traces (8) a RetraceWarning names the
     argument and what changed; `cache_info()` keeps the reasons. See docs/compile.md.
+
+    Examples
+    --------
+    >>> f = fgrad.compile(lambda x: fnp.sum(x ** 2))
+    >>> f(np.array([1.0, 2.0])), fgrad.grad(f)(np.array([1.0, 2.0]))
+    (np.float64(5.0), array([2., 4.]))
     """
     return Compiled(fun, static_argnums, static_argnames)

@@ -43,7 +43,14 @@ def param_text(value):
 
 
 class Graph(Pictured):
-    """Inputs, nodes in execution order, and outputs of one traced call; `render()` draws it."""
+    """Inputs, nodes in execution order, and outputs of one traced call; `render()` draws it.
+
+    Examples
+    --------
+    >>> g = fgrad.make_graph(lambda x: fnp.sin(x) * 2)(1.0)
+    >>> [node.prim.name for node in g.nodes]
+    ['sin', 'multiply']
+    """
 
     def __init__(self, inputs: Sequence[Leaf], nodes: Sequence[Node], outputs: Sequence[tuple[Node, int] | None],
                  input_labels: Sequence[object]) -> None:

@@ -31,6 +31,13 @@ def _put(x, device):
 
 def device_put(x: PyTree, device: Any) -> PyTree:
     """`x` (an array, a traced value or a pytree of them) on `device` ("cpu", "cuda:0", or a
-    Device); differentiable: the derivative goes back to where each value came from."""
+    Device); differentiable: the derivative goes back to where each value came from.
+
+    Examples
+    --------
+    >>> x = fgrad.device_put(np.array([1.0, 2.0]), "cpu")
+    >>> fgrad.grad(lambda x: fnp.sum(fgrad.device_put(x, "cpu") ** 2))(x)
+    array([2., 4.])
+    """
     device = to_device(device)
     return tree_map(lambda v: _put(v, device), x)

@@ -332,7 +332,14 @@ def _tensor_push(func, inputs):
 def gradgradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike],
                   grad_outputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike] | None = None, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True, **unused: Any) -> bool:
-    """As torch.autograd.gradgradcheck: gradcheck of the vjp of `func`."""
+    """As torch.autograd.gradgradcheck: gradcheck of the vjp of `func`.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.5, 1.5], requires_grad=True)
+    >>> fgrad.gradgradcheck(lambda x: (x ** 3).sum(), (x,))  # second derivatives against finite differences
+    True
+    """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     if any(isinstance(x, Tensor) for x in inputs):
         return _tensor_gradgradcheck(func, inputs, grad_outputs, eps, atol, rtol, raise_exception)

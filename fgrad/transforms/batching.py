@@ -250,6 +250,13 @@ def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None, *, in_dims
     goes in each output, in the same form. axis_size: the batch size, needed only when no
     argument is mapped. chunk_size: map at most this many examples at a time (bounding
     memory); the result is the same.
+
+    Examples
+    --------
+    >>> fgrad.vmap(fnp.dot)(np.ones((3, 2)), np.arange(6.0).reshape(3, 2))  # a dot per row
+    array([1., 5., 9.])
+    >>> fgrad.vmap(fgrad.grad(lambda x: x ** 3))(np.array([1.0, 2.0]))  # per-example gradients
+    array([ 3., 12.])
     """
     in_axes = in_axes if in_dims is _UNSET else in_dims
     out_axes = out_axes if out_dims is _UNSET else out_dims

@@ -346,6 +346,15 @@ class custom_vjp(_CustomBase):
     with one cotangent per (differentiable) argument, each of its argument's structure, None
     for a zero (of a whole argument or of any part of one). With nondiff_argnums those
     arguments come first in bwd, in positional order; fwd takes every argument, as fun does.
+
+    Examples
+    --------
+    >>> @fgrad.custom_vjp
+    ... def clip_gradient(x):
+    ...     return x
+    >>> _ = clip_gradient.defvjp(lambda x: (x, None), lambda _, g: (fnp.clip(g, -1.0, 1.0),))
+    >>> fgrad.grad(lambda x: 5.0 * clip_gradient(x))(2.0)  # the cotangent 5 clipped to 1
+    np.float64(1.0)
     """
 
     def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
@@ -487,7 +496,20 @@ class custom_jvp(_CustomBase):
     """A function with a user-defined jvp: `f.defjvp(rule)`, rule(primals, tangents) -> (out,
     tangent_out), where out must be fun(*primals) (checked: Note [fun's output type]); or
     `f.defjvps(*rules)`, one rule per argument. With nondiff_argnums those arguments come
-    first in the rule, in positional order: rule(*nondiff, primals, tangents)."""
+    first in the rule, in positional order: rule(*nondiff, primals, tangents).
+
+    Examples
+    --------
+    >>> @fgrad.custom_jvp
+    ... def log1pexp(x):
+    ...     return fnp.log1p(fnp.exp(x))
+    >>> @log1pexp.defjvp
+    ... def _(primals, tangents):
+    ...     (x,), (t,) = primals, tangents
+    ...     return log1pexp(x), t / (1.0 + fnp.exp(-x))
+    >>> round(float(fgrad.grad(log1pexp)(3.0)), 4)  # the rule's derivative, sigmoid(3)
+    0.9526
+    """
 
     def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
@@ -629,6 +651,12 @@ def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
 
     Only the inputs are saved; reverse mode re-runs fun under vjp when the cotangent
     arrives. Forward mode traces fun as usual.
+
+    Examples
+    --------
+    >>> f = fgrad.checkpoint(lambda x: fnp.sin(fnp.sin(x)))
+    >>> round(float(fgrad.grad(f)(0.5)), 4)  # cos(sin x) cos x, the intermediates recomputed
+    0.7786
     """
     remat = custom_vjp(fun)
 

@@ -14,7 +14,17 @@ __all__ = ["make_graph"]
 
 
 def make_graph(fun: Callable[..., PyTree]) -> Callable[..., Graph]:
-    """`make_graph(f)(*args)` -> the Graph of one call of f (every float leaf of args is traced)."""
+    """`make_graph(f)(*args)` -> the Graph of one call of f (every float leaf of args is traced).
+
+    Examples
+    --------
+    >>> print(fgrad.make_graph(lambda x: fnp.sin(x) * 2)(1.0))
+    graph(%in0:float64[] (args[0])) {
+      %0:float64[] = sin(%in0)
+      %1:float64[] = multiply(%0, 2)
+      return %1
+    }
+    """
     def graph_of(*args, **kwargs):
         leaves, treedef = trees.flatten(args)
         labels = trees.leaf_labels(treedef, "args")

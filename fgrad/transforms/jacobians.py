@@ -181,7 +181,13 @@ def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False
 def jacrev(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
     """The Jacobian by reverse mode: fun runs once, then every basis cotangent is pulled back
-    in one batched pass (at most `chunk_size` at a time). Real outputs, unless `holomorphic`."""
+    in one batched pass (at most `chunk_size` at a time). Real outputs, unless `holomorphic`.
+
+    Examples
+    --------
+    >>> fgrad.jacrev(lambda x: x ** 2)(np.array([1.0, 2.0]))
+    array([[2., 0.], [0., 4.]])
+    """
     return _jacrev(fun, argnums, has_aux, "jacrev", chunk_size, holomorphic)
 
 
@@ -189,7 +195,13 @@ def jacfwd(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux
            holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
     """The Jacobian by forward mode: every basis tangent is pushed through one batched jvp, in
     which fun's primal computation runs once (at most `chunk_size` tangents at a time). Real
-    inputs, unless `holomorphic`."""
+    inputs, unless `holomorphic`.
+
+    Examples
+    --------
+    >>> fgrad.jacfwd(lambda x: fnp.array([x[0] * x[1], x[0]]))(np.array([2.0, 3.0]))
+    array([[3., 2.], [1., 0.]])
+    """
     return _jacfwd(fun, argnums, has_aux, "jacfwd", chunk_size, holomorphic)
 
 
@@ -205,7 +217,14 @@ def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_a
     once under vjp to learn the output size; reverse mode goes on from that run, forward mode
     runs fun once more. Without `holomorphic`, "auto" takes the mode that accepts complex
     values where they are: reverse for complex inputs (real outputs), forward for complex
-    outputs (real inputs); both complex needs holomorphic=True."""
+    outputs (real inputs); both complex needs holomorphic=True.
+
+    Examples
+    --------
+    >>> J = fgrad.jacobian(lambda x: fnp.cumsum(x))(np.ones(3))  # mode="auto" picks the cheaper mode
+    >>> J
+    array([[1., 0., 0.], [1., 1., 0.], [1., 1., 1.]])
+    """
     if mode not in ("auto", "forward", "reverse"):
         raise ValueError(f"jacobian: mode must be 'auto', 'forward' or 'reverse', got {mode!r}")
     if mode == "forward":
@@ -233,7 +252,13 @@ def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_a
 def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
             chunk_size: int | None = None, holomorphic: bool = False) -> Callable[..., PyTree]:
     """The Hessian, forward over reverse: jacfwd(jacrev(fun)), each one batched pass; complex
-    inputs need `holomorphic=True` (as JAX's)."""
+    inputs need `holomorphic=True` (as JAX's).
+
+    Examples
+    --------
+    >>> fgrad.hessian(lambda x: x[0] ** 2 * x[1])(np.array([1.0, 3.0]))
+    array([[6., 2.], [2., 0.]])
+    """
     return _jacfwd(_jacrev(fun, argnums, False, "hessian", chunk_size, holomorphic), argnums, False, "hessian",
                    chunk_size, holomorphic)
 
