@@ -75,24 +75,55 @@ def _negative_part(x):
 
 
 def relu(input, inplace=False):
-    """max(x, 0); its derivative at 0 is 0, as torch's."""
+    """max(x, 0); its derivative at 0 is 0, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.relu(x); y.sum().backward()
+    >>> y, x.grad  # the derivative at 0 is 0
+    (tensor([0., 0., 2.], grad_fn=<...>), tensor([0., 0., 1.]))
+    """
     return _maybe_inplace(input, fnp.where(input > 0, input, 0.0), inplace, "relu")
 
 
 def relu6(input, inplace=False):
     """min(max(x, 0), 6), elementwise (hardtanh on [0, 6]; `inplace` writes into input).
     Differentiable: the gradient is 1 inside (0, 6), else 0.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 3.0, 8.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.relu6(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0., 3., 6.], grad_fn=<...>), tensor([0., 1., 0.]))
     """
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """x for x > 0, negative_slope * x otherwise."""
+    """x for x > 0, negative_slope * x otherwise.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-2.0, 3.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.leaky_relu(x, 0.1); y.sum().backward()
+    >>> y, x.grad
+    (tensor([-0.2,  3. ], grad_fn=<...>), tensor([0.1, 1. ]))
+    """
     return _maybe_inplace(input, fnp.where(input > 0, input, input * negative_slope), inplace, "leaky_relu")
 
 
 def prelu(input, weight):
-    """leaky_relu with a learned slope: one for all, or one per channel (axis 1; a 1-D input has one)."""
+    """leaky_relu with a learned slope: one for all, or one per channel (axis 1; a 1-D input has one).
+
+    Examples
+    --------
+    >>> w = fgrad.tensor([0.25], requires_grad=True)
+    >>> y = fgrad.nn.functional.prelu(fgrad.tensor([-2.0, 3.0]), w); y.sum().backward()
+    >>> y, w.grad  # the slope's gradient sums the negative inputs
+    (tensor([-0.5,  3. ], grad_fn=<...>), tensor([-2.]))
+    """
     n = int(np.prod(weight.shape))
     if input.ndim == 0 and n != 1:
         raise RuntimeError("Not allow zero-dim input tensor.")
@@ -106,19 +137,44 @@ def prelu(input, weight):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    """x for x > 0, alpha * (exp(x) - 1) otherwise."""
+    """x for x > 0, alpha * (exp(x) - 1) otherwise.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.elu(x); y.sum().backward()
+    >>> y, x.grad  # exp(x) - 1 below 0, with the derivative exp(x)
+    (tensor([-0.63212056,  2.        ], grad_fn=<...>), tensor([0.36787944, 1.        ]))
+    """
     out = fnp.where(input > 0, input, alpha * fnp.expm1(_negative_part(input)))
     return _maybe_inplace(input, out, inplace, "elu")
 
 
 def selu(input, inplace=False):
-    """scale * elu(x, alpha) with SELU's self-normalizing constants."""
+    """scale * elu(x, alpha) with SELU's self-normalizing constants.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 2.0], requires_grad=True)
+    >>> fgrad.nn.functional.selu(x)
+    tensor([-1.11133074,  2.10140197], grad_fn=<...>)
+    >>> fgrad.gradcheck(fgrad.nn.functional.selu, (x,))
+    True
+    """
     out = _SELU_SCALE * fnp.where(input > 0, input, _SELU_ALPHA * fnp.expm1(_negative_part(input)))
     return _maybe_inplace(input, out, inplace, "selu")
 
 
 def gelu(input, approximate="none"):
-    """x * Phi(x) (approximate='none'), or torch's tanh approximation of it (approximate='tanh')."""
+    """x * Phi(x) (approximate='none'), or torch's tanh approximation of it (approximate='tanh').
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.0, 1.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.gelu(x); y.sum().backward()
+    >>> y, x.grad  # x Phi(x), its derivative Phi(x) + x phi(x)
+    (tensor([-0.15865525,  0.        ,  0.84134475], grad_fn=<...>), tensor([-0.08331547,  0.5       ,  1.08331547]))
+    """
     if approximate == "none":
         return 0.5 * input * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
     if approximate == "tanh":
@@ -128,17 +184,42 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    """x * sigmoid(x), elementwise (SiLU, swish; `inplace` writes into input). Differentiable."""
+    """x * sigmoid(x), elementwise (SiLU, swish; `inplace` writes into input). Differentiable.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.silu(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0.        , 0.73105858], grad_fn=<...>), tensor([0.5       , 0.92767051]))
+    """
     return _maybe_inplace(input, input * expit(input), inplace, "silu")
 
 
 def mish(input, inplace=False):
-    """x * tanh(softplus(x)), elementwise (Mish; `inplace` writes into input). Differentiable."""
+    """x * tanh(softplus(x)), elementwise (Mish; `inplace` writes into input). Differentiable.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> fgrad.nn.functional.mish(x)
+    tensor([0.        , 0.86509839], grad_fn=<...>)
+    >>> fgrad.gradcheck(fgrad.nn.functional.mish, (x,))
+    True
+    """
     return _maybe_inplace(input, input * fnp.tanh(fnp.logaddexp(input, 0.0)), inplace, "mish")
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (torch's)."""
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (torch's).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 30.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.softplus(x); y.sum().backward()
+    >>> y, x.grad  # x itself above the threshold
+    (tensor([ 0.69314718, 30.        ], grad_fn=<...>), tensor([0.5, 1. ]))
+    """
     scaled = input * beta
     linear = scaled > threshold
     soft = fnp.log1p(fnp.exp(fnp.where(linear, 0.0, scaled))) / beta
@@ -146,7 +227,15 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """x clipped to [min_val, max_val]; its derivative is 0 at and beyond both ends, as torch's."""
+    """x clipped to [min_val, max_val]; its derivative is 0 at and beyond both ends, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-2.0, 0.5, 1.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.hardtanh(x); y.sum().backward()
+    >>> y, x.grad  # no gradient at and beyond the ends
+    (tensor([-1. ,  0.5,  1. ], grad_fn=<...>), tensor([0., 1., 0.]))
+    """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     inside = fnp.where(input <= min_val, min_val, fnp.where(input >= max_val, max_val, input))
@@ -154,17 +243,40 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def sigmoid(input):
-    """1 / (1 + exp(-x)), elementwise and stable for large |x| (scipy.special.expit). Differentiable."""
+    """1 / (1 + exp(-x)), elementwise and stable for large |x| (scipy.special.expit). Differentiable.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.sigmoid(x); y.sum().backward()
+    >>> y, x.grad  # sigmoid(x) (1 - sigmoid(x))
+    (tensor([0.5], grad_fn=<...>), tensor([0.25]))
+    """
     return expit(input)
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)), computed without overflow."""
+    """log(sigmoid(x)), computed without overflow.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1000.0, 0.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.logsigmoid(x); y.sum().backward()
+    >>> y, x.grad  # no overflow at -1000; the derivative is sigmoid(-x)
+    (tensor([-1.00000000e+03, -6.93147181e-01], grad_fn=<...>), tensor([1. , 0.5]))
+    """
     return log_expit(input)
 
 
 def tanh(input):
-    """The hyperbolic tangent, elementwise (fgrad.numpy.tanh). Differentiable: 1 - tanh(x)**2."""
+    """The hyperbolic tangent, elementwise (fgrad.numpy.tanh). Differentiable: 1 - tanh(x)**2.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0], requires_grad=True)
+    >>> fgrad.nn.functional.tanh(x).sum().backward(); x.grad  # 1 - tanh(x) ** 2
+    tensor([1.])
+    """
     return fnp.tanh(input)
 
 
@@ -180,7 +292,15 @@ def _cast(input, dtype):
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    """exp(x) / sum(exp(x)) along dim (input cast to dtype first, where given)."""
+    """exp(x) / sum(exp(x)) along dim (input cast to dtype first, where given).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[0.0, 0.0], [0.0, np.log(3.0)]], requires_grad=True)
+    >>> p = fgrad.nn.functional.softmax(x, dim=1); p[:, 0].sum().backward()
+    >>> p, x.grad  # the Jacobian p (delta - p)
+    (tensor([[0.5 , 0.5 ], [0.25, 0.75]], grad_fn=<...>), tensor([[ 0.25  , -0.25  ], [ 0.1875, -0.1875]]))
+    """
     dim = _softmax_dim("softmax", input.ndim) if dim is None else dim
     return _softmax.softmax(_cast(input, dtype), axis=dim)
 
@@ -188,6 +308,11 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """softmax(-input) along `dim`: weights summing to 1 that favor the smallest entries (`dtype` casts
     input first; dim=None picks torch's legacy default). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.nn.functional.softmin(fgrad.tensor([0.0, np.log(3.0)]), dim=0)
+    tensor([0.75, 0.25])
     """
     dim = _softmax_dim("softmin", input.ndim) if dim is None else dim
     return _softmax.softmax(-_cast(input, dtype), axis=dim)
@@ -197,6 +322,13 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(input)) along `dim`: input minus its logsumexp, computed stably (torch's
     F.log_softmax; `dtype` casts input first; dim=None picks torch's legacy default with a
     warning). Differentiable.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, np.log(3.0)], requires_grad=True)
+    >>> y = fgrad.nn.functional.log_softmax(x, dim=0); y[1].backward()
+    >>> y.exp(), x.grad  # d log p1 / dx = delta - p
+    (tensor([0.25, 0.75], grad_fn=<...>), tensor([-0.25,  0.25]))
     """
     dim = _softmax_dim("log_softmax", input.ndim) if dim is None else dim
     return _softmax.log_softmax(_cast(input, dtype), axis=dim)
@@ -264,7 +396,15 @@ class ELU(Module):
 
 
 class PReLU(Module):
-    """leaky_relu with learned slopes: `weight` of shape (num_parameters,), each `init` at first."""
+    """leaky_relu with learned slopes: `weight` of shape (num_parameters,), each `init` at first.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.PReLU()
+    >>> m(fgrad.tensor([-2.0, 3.0])).sum().backward()
+    >>> m.weight, m.weight.grad  # the slope learns from the negative inputs
+    (Parameter containing: tensor([0.25], requires_grad=True), tensor([-2.]))
+    """
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
         super().__init__()
@@ -356,3 +496,24 @@ class Softmin(_Softmaxes):
 
 class LogSoftmax(_Softmaxes):
     fn = staticmethod(log_softmax)
+
+
+def _document(cls, fn, init=""):
+    """The docstring of `cls`, the Module of `fn`: what it calls, and an example checking it against fn."""
+    call = f", {init}" if init else ""
+    cls.__doc__ = (f"`{cls.__name__}({init})(input)` is fgrad.nn.functional.{fn.__name__}(input{call}), as a Module\n"
+                   f"(torch.nn.{cls.__name__}): see {fn.__name__} for what it computes and how it differentiates.\n\n"
+                   f"Examples\n--------\n"
+                   f">>> m = fgrad.nn.{cls.__name__}({init})\n"
+                   f">>> x = fgrad.tensor([-1.0, 0.5, 2.0], requires_grad=True)\n"
+                   f">>> bool(fgrad.equal(m(x), fgrad.nn.functional.{fn.__name__}(x{call})))\n"
+                   f"True\n")
+
+
+for _cls, _fn, _init in (
+        (ReLU, relu, ""), (ReLU6, relu6, ""), (SiLU, silu, ""), (Mish, mish, ""), (SELU, selu, ""),
+        (LeakyReLU, leaky_relu, "negative_slope=0.2"), (ELU, elu, "alpha=0.5"), (GELU, gelu, "approximate='tanh'"),
+        (Softplus, softplus, "beta=2.0"), (Hardtanh, hardtanh, "min_val=-0.5, max_val=1.0"), (Sigmoid, sigmoid, ""),
+        (Tanh, tanh, ""), (LogSigmoid, logsigmoid, ""), (Softmax, softmax, "dim=0"), (Softmin, softmin, "dim=0"),
+        (LogSoftmax, log_softmax, "dim=0")):
+    _document(_cls, _fn, _init)
