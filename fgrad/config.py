@@ -65,6 +65,9 @@ _SWITCHES = {  # name -> (default, check)
 }
 
 
+_LISTENERS = {}  # name -> [fn(value)]: Config.on_update
+
+
 class Config:
     """The switches' current values, one slot each; change them with `update`."""
 
@@ -81,7 +84,18 @@ class Config:
         if name not in _SWITCHES:
             raise AttributeError(f"fgrad.config.update: no switch named {name!r}; the switches are "
                                  f"{', '.join(sorted(_SWITCHES))}")
-        object.__setattr__(self, name, _checked(name, value, _SWITCHES[name][1], "fgrad.config.update"))
+        self._set(name, _checked(name, value, _SWITCHES[name][1], "fgrad.config.update"))
+
+    def on_update(self, name: str, fn) -> None:
+        """Call fn(value) with switch `name`'s value now and after each change: for a layer
+        above that keeps a flag of its own where a hot path reads it."""
+        _LISTENERS.setdefault(name, []).append(fn)
+        fn(getattr(self, name))
+
+    def _set(self, name, value):
+        object.__setattr__(self, name, value)
+        for fn in _LISTENERS.get(name, ()):
+            fn(value)
 
     @contextlib.contextmanager
     def overriding(self, **values):
@@ -93,7 +107,7 @@ class Config:
             yield self
         finally:
             for name, value in old.items():
-                object.__setattr__(self, name, value)
+                self._set(name, value)
 
     def values(self) -> dict:
         """{name: current value} of every switch."""

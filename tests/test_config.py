@@ -40,3 +40,21 @@ def test_environment_sets_the_default():
     out = subprocess.run([sys.executable, "-c", "import fgrad; print(fgrad.config.values())"],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert "'nan_safe_zeros': False" in out and "'debug_nans': 'cheap'" in out
+
+
+def test_listeners_hear_every_change_restores_included():
+    from fgrad.autograd import anomaly_mode
+    from fgrad.config import _LISTENERS
+    heard = []
+    fgrad.config.on_update("retrace_warning_after", heard.append)
+    try:
+        fgrad.config.update("retrace_warning_after", 3)
+        with fgrad.config.overriding(retrace_warning_after=5):
+            pass
+        assert heard == [8, 3, 5, 3]  # (now, the update, the block, its restore)
+    finally:
+        _LISTENERS["retrace_warning_after"].remove(heard.append)
+        fgrad.config.update("retrace_warning_after", 8)
+    with fgrad.config.overriding(debug_nans="full"):  # (the Tensor face's tape keeps its own flag)
+        assert anomaly_mode.nan_full and anomaly_mode.active()
+    assert not anomaly_mode.nan_full and not anomaly_mode.active()

@@ -3,11 +3,14 @@
 Under `detect_anomaly()`, every recorded node keeps the user's forward traceback, so
 an error or a NaN in backward names the node and shows the line that created it.
 Off by default: capturing tracebacks is far too slow for the hot path.
+fgrad.config's debug_nans "full" runs the tape so too, library-wide (`active`), and checks
+every op, forward and backward (nan_check.py).
 """
 import threading
 
 import numpy as np
 
+from ..config import config
 from ..engine.threads import THREAD_STATE
 from ..ir.value import concrete
 
@@ -20,13 +23,29 @@ class _State(threading.local):
 
 _state = _State()
 
-# Set once any thread turns anomaly mode on, never reset: until then the imperative tape
-# reads no thread-local to record an op or to run a node (see saved_hooks.ever_used).
+# Set once any thread turns anomaly mode (or debug_nans "full") on, never reset: until then the
+# imperative tape reads no thread-local to record an op or to run a node (see saved_hooks.ever_used).
 ever_enabled = False
+nan_full = False  # fgrad.config.debug_nans == "full", kept here for the tape
+
+
+def _on_debug_nans(value):
+    global ever_enabled, nan_full
+    nan_full = value == "full"
+    ever_enabled = ever_enabled or nan_full
+
+
+config.on_update("debug_nans", _on_debug_nans)
 
 
 def is_enabled():
     return _state.enabled
+
+
+def active():
+    """Does the tape keep forward stacks and check each node: anomaly mode in this thread, or
+    debug_nans "full"?"""
+    return _state.enabled or nan_full
 
 
 is_anomaly_enabled = is_enabled

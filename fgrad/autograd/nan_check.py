@@ -5,14 +5,17 @@ user's code ran once. Under debug_nans its graph keeps its saved values until ev
 gradient is checked; when one holds a NaN or inf the leaf's value did not, the rules of the
 graph that is still there run again, hooks left out, and the first node whose rule made
 non-finite values from finite ones is named; then the saved values go, as without the check.
+With debug_nans "full" (as anomaly mode, on for every thread) each op on tensors is checked
+as it runs, forward (`check_op`) and backward (`check_rule`), and the first NaN made from
+NaN-free values raises at once, as the functional face's "full" mode.
 """
 from ..engine.backward import _count_dependencies, apply_rule, send
 from ..errors import NonFiniteError
 from ..ir.node import Edge
 from ..ops.indexing import dense
-from ..transforms.debug_nans import non_finite
+from ..transforms.debug_nans import Origin, non_finite, user_frame
 
-__all__ = ["first_made", "non_finite", "raise_for", "release"]
+__all__ = ["check_op", "check_rule", "first_made", "non_finite", "raise_for", "release"]
 
 
 def _edge(node, index):
@@ -65,6 +68,40 @@ def release(roots):
                 node.meta.release(node)
 
 
+def _has_nan(values):
+    return any(v is not None and non_finite(v) == "nan" for v in values)
+
+
+def _operands(values):
+    return [f"{p.dtype}{list(p.shape)}" for p in values if hasattr(p, "dtype")]
+
+
+def check_op(prim, primals, out):
+    """debug_nans "full", forward: raise when `prim` made a NaN from NaN-free operands."""
+    if _has_nan(out if prim.multiple_results else (out,)) and not _has_nan(primals):
+        origin = Origin(prim.name, _operands(primals), user_frame(), None, None, "nan", None)
+        raise NonFiniteError(f"fgrad debug_nans: {origin.describe()}.", origin)
+
+
+def check_rule(node, g, primals, grads):
+    """debug_nans "full", backward: raise when `node`'s rule made a NaN from NaN-free
+    cotangents and saved values."""
+    for i, gi in enumerate(grads):
+        if gi is not None and _has_nan((gi,)):
+            if not _has_nan(g if g.__class__ is list else (g,)) and not _has_nan(primals):
+                _raise_made(node, i, "nan", "backward() made a NaN")
+            return
+
+
+def _raise_made(node, i, made, what):
+    operands = ", ".join(_operands(node.primals)) or "no saved values"
+    stack = node.meta.stack if node.meta is not None else None
+    where = f"; the forward call:\n{stack}" if stack else \
+        " (run the forward pass under fgrad.autograd.detect_anomaly() to see the line that made the node)"
+    raise NonFiniteError(f"fgrad debug_nans: {what}: {node.name()} (of {operands}) made "
+                         f"{made} from finite values in the gradient of its input {i}{where}", node=node)
+
+
 def raise_for(roots, leaf, kind):
     """NonFiniteError for the leaf tensor whose gradient holds `kind` ('nan' or 'inf'), naming
     the node that made it (its rules run again on the graph, which still has its values)."""
@@ -73,10 +110,4 @@ def raise_for(roots, leaf, kind):
     if found is None:
         raise NonFiniteError(f"fgrad debug_nans: {what}; no node's rule made it from finite values (a hook or a "
                              f"gradient passed to backward() brought it)")
-    node, i, made = found
-    operands = ", ".join(f"{p.dtype}{list(p.shape)}" for p in node.primals if hasattr(p, "dtype"))
-    stack = node.meta.stack if node.meta is not None else None
-    where = f"; the forward call:\n{stack}" if stack else \
-        " (run the forward pass under fgrad.autograd.detect_anomaly() to see the line that made the node)"
-    raise NonFiniteError(f"fgrad debug_nans: {what}: {node.name()} (of {operands or 'no saved values'}) made "
-                         f"{made} from finite values in the gradient of its input {i}{where}", node=node)
+    _raise_made(*found, what)

@@ -36,6 +36,7 @@ import weakref
 import numpy as np
 
 from ..engine.backward import apply_rule, freed_graph_error
+from ..errors import NonFiniteError
 from ..ir.held import Held
 from ..ir.node import KEEPS_VALUES, Aval, Edge, Node, new_node, unread
 from ..ir.value import Tracer
@@ -43,7 +44,7 @@ from ..ops import primitive
 from ..ops.conversion import conj
 from ..ops.indexing import dense
 from ..ops.primitive import OTHER, escaped_tracer_error
-from . import anomaly_mode, grad_mode, saved_hooks
+from . import anomaly_mode, grad_mode, nan_check, saved_hooks
 
 __all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "flipped", "record",
            "with_history"]
@@ -147,7 +148,7 @@ class NodeMeta:
         applies the rule itself. The saved-value guard still runs here."""
         if self.pre_hooks or self.post_hooks or self.tensor_hooks or self.packed is not None \
                 or self.stack is not None or self.held is not None \
-                or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):  # (NaN checks)
+                or (anomaly_mode.ever_enabled and anomaly_mode.active()):  # (NaN checks)
             return False
         if node.primals is None:
             raise freed_graph_error(node)
@@ -166,6 +167,11 @@ class NodeMeta:
         primals, out = self.residuals(node, create_graph)
         try:  # grad mode is set for the whole backward (autograd/functional.py)
             grads = [dense(x) for x in apply_rule(node, g, primals, out)]  # (hooks see arrays)
+        except NonFiniteError as exc:  # (debug_nans "full": an op of the rule made a NaN)
+            if exc.node is not None:
+                raise
+            where = f"; its forward call:\n{self.stack}" if self.stack else ""
+            raise NonFiniteError(f"{exc} (in the backward of {self.name}{where})", exc.origin, node=node) from None
         except Exception as exc:
             if self.stack is not None:
                 raise RuntimeError(f"Error detected in {self.name}: {type(exc).__name__}: {exc}\n"
@@ -173,6 +179,8 @@ class NodeMeta:
             raise
         if anomaly_mode.check_nan_enabled():
             anomaly_mode.check_nan(self, grads)
+        if anomaly_mode.nan_full:
+            nan_check.check_rule(node, g, primals, grads)
         if self.post_hooks:
             outs = _flipped_all(g) if isinstance(g, (tuple, list)) else flipped(g)
             grads = _flipped_all(self._run_post_hooks(_flipped_all(grads), outs))
@@ -334,7 +342,7 @@ def record(prim, args, params):
     n = len(args)
     if n > 2 or not prim.simple or not grad_mode._state.enabled or prim.view is not None \
             or (saved_hooks.ever_used and saved_hooks._state.stack) \
-            or (anomaly_mode.ever_enabled and anomaly_mode._state.enabled):
+            or (anomaly_mode.ever_enabled and anomaly_mode.active()):
         return record_general(prim, args, params)
     a = args[0]
     ta = isinstance(a, Tensor)
@@ -389,6 +397,8 @@ def record_general(prim, args, params):
         out = prim(*primals, **params)
     else:
         out = prim.impl(*primals, **params) if params else prim.impl(*primals)
+        if anomaly_mode.nan_full:
+            nan_check.check_op(prim, primals, out)
     if not needs_grad or prim.nondiff or not grad_mode._state.enabled:
         return _outputs(prim, out, None, args, params)
     meta = new_meta(node_name(prim, primals))
@@ -470,7 +480,7 @@ def node_name(prim, primals):
 def new_meta(name):
     """A NodeMeta; in anomaly mode it remembers the user's forward traceback."""
     meta = NodeMeta(name)
-    if anomaly_mode.ever_enabled and anomaly_mode._state.enabled:
+    if anomaly_mode.ever_enabled and anomaly_mode.active():
         meta.stack = _stack()
     return meta
 

@@ -128,7 +128,16 @@ def freed_graph_error(node):
 
 
 profiler = None  # set by fgrad.autograd.profiler while a profile is recording
-watch = None  # a CheckTrace while a call runs checked (transforms/debug_nans.py): told each node whose rule runs
+watch = 0  # checked calls running, in any thread (transforms/debug_nans.py): told each node whose rule runs
+
+
+def watching():
+    """The CheckTrace of the checked call this thread (or the worker's driver) runs, or None:
+    the trace on its stack that `watches_nodes`."""
+    trace = primitive.current_trace()
+    while trace is not None and not getattr(trace, "watches_nodes", False):
+        trace = trace.parent
+    return trace
 
 
 def _ready_nodes(queue):
@@ -239,7 +248,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
     take, get = cts.pop, cts.get
     push = queue.append if queue is not None else None
     leaves = {}
-    simple = capture is None and profiler is None and watch is None  # (then only a node's meta can ask for more)
+    simple = capture is None and profiler is None and not watch  # (then only a node's meta can ask for more)
     if workers is not None:
         def run(node, g):
             return _node_grads(node, g, retain_graph, create_graph)
@@ -368,8 +377,9 @@ def _node_grads(node, g, retain_graph, create_graph):
     """The cotangents of `node`'s inputs (through its meta when it has extras), timed if a
     profile records; what a worker runs (engine/threads.py)."""
     t0 = profiler.clock() if profiler is not None else None
-    if watch is not None:  # (Note [NaN provenance] in transforms/debug_nans.py: ops made here name the node)
-        outer, watch.node = watch.node, node
+    checker = watching() if watch else None  # (Note [NaN provenance]: ops made here name the node)
+    if checker is not None:
+        outer, checker.node = checker.node, node
     meta = node.meta
     if meta is not None and (create_graph or not meta.plain(node)):
         grads = meta.apply(node, g, retain_graph, create_graph)  # (releases its residuals itself)
@@ -381,6 +391,6 @@ def _node_grads(node, g, retain_graph, create_graph):
             node.primals = node.out = None
     if t0 is not None:
         profiler.record_backward(node, t0)
-    if watch is not None:
-        watch.node = outer
+    if checker is not None:
+        checker.node = outer
     return grads

@@ -10,9 +10,10 @@ from finite ones on that value's path (an op of non-finite inputs hands its inpu
 on; a finite output drops it, so a masked inf is forgotten). The result's origin names the
 culprit: the primitive, its operands' shapes, and the user's source line: the op's own in the
 forward pass or in a custom rule, and in the backward pass the forward line of the node whose
-rule ran (the engine tells the trace: `engine.backward.watch`; tapes keep every output then,
-where the line is recorded). With "full" every call runs so, and the first NaN made from
-NaN-free values raises at once, as jax_debug_nans. Nothing here runs with the switch off.
+rule ran (the engine tells the CheckTrace on the trace stack of the thread that runs the rule:
+`engine.backward.watching`; tapes keep every output then, where the line is recorded). With
+"full" every call runs so, and the first NaN made from NaN-free values raises at once, as
+jax_debug_nans. Nothing here runs with the switch off.
 """
 import cmath
 import linecache
@@ -30,14 +31,15 @@ from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from ..tree_util import keystr, tree_flatten_with_path, tree_leaves, tree_map
 
-__all__ = ["CheckTrace", "CheckTracer", "checked_call", "non_finite", "replaced", "rerunning", "state"]
+__all__ = ["CheckTrace", "CheckTracer", "Origin", "checked_call", "non_finite", "replaced", "rerunning", "state",
+           "user_frame"]
 
 _FGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def rerunning():
-    """Is a call running under the CheckTrace (then tapes keep every output: the lines)?"""
-    return engine.watch is not None
+    """Is this thread's call running under a CheckTrace (then tapes keep every output: the lines)?"""
+    return engine.watch > 0 and engine.watching() is not None
 
 
 class CheckTracer(Tracer):
@@ -76,7 +78,7 @@ def _line(where):
     return f'File "{file}", line {line}' + (f": {text}" if text else "")
 
 
-def _user_frame():
+def user_frame():
     """(file, line) of the innermost frame outside fgrad's package, or None."""
     f = sys._getframe(2)
     while f is not None and f.f_code.co_filename.startswith(_FGRAD):
@@ -110,6 +112,7 @@ class CheckTrace(Trace):
     running (set by the engine), `raise_nan`: raise at the first NaN made (the full mode)."""
 
     __slots__ = ("node", "raise_nan", "call_site")
+    watches_nodes = True  # (the engine tells it the node whose rule runs: engine.backward.watching)
 
     def __init__(self, parent, transform):
         Trace.__init__(self, parent, transform)
@@ -130,7 +133,7 @@ class CheckTrace(Trace):
             if o is not None:
                 inherited = o
                 break
-        where = _user_frame()
+        where = user_frame()
         if prim.multiple_results:
             return tuple(self.wrap(prim, primals, o, inherited, where) for o in out)
         return self.wrap(prim, primals, out, inherited, where)
@@ -264,30 +267,37 @@ class _State(threading.local):
 
 
 state = _State()
+_watch_lock = threading.Lock()  # (engine.watch counts the checked calls of every thread)
 
 
-def checked_call(transform, again, traced):
+def checked_call(transform, again, traced, numbers=False):
     """`again(traced)`, a transform's call (`traced`: the values it traces, a list), under
     config.debug_nans (Note [NaN provenance]): its results, or NonFiniteError naming the op
     that made a NaN or inf they hold that `traced` did not. A transform calls it when the
-    switch is on and `state.busy` is not (again then runs the transform's own body)."""
+    switch is on and `state.busy` is not (again then runs the transform's own body).
+    `numbers`: the transform makes a Python float or complex in `traced` a NumPy scalar
+    (a differentiated input), so the check may follow it as one; vmap and compile keep
+    Python numbers weak, so theirs are not followed."""
     state.busy = True
     try:
         if config.debug_nans == "cheap":
             results = again(traced)
             if not _first_non_finite(results) or _first_non_finite(traced) is not None:
                 return results  # (finite, inside another transform, or inputs not finite)
-        return _rerun(transform, again, traced, raise_nan=config.debug_nans == "full")
+        return _rerun(transform, again, traced, config.debug_nans == "full", numbers)
     finally:
         state.busy = False
 
 
-def _rerun(transform, again, traced, raise_nan):
+def _rerun(transform, again, traced, raise_nan, numbers):
     trace = push_trace(CheckTrace, "debug_nans")
-    trace.raise_nan, trace.call_site = raise_nan, _user_frame()
-    engine.watch = trace
+    trace.raise_nan, trace.call_site = raise_nan, user_frame()
+    with _watch_lock:
+        engine.watch += 1
     try:
         def wrap(x):
+            if numbers and (x.__class__ is float or x.__class__ is complex):
+                x = np.float64(x) if x.__class__ is float else np.complex128(x)  # (as checks.float_input)
             kind = non_finite(x) if hasattr(x, "dtype") and x.dtype.kind in "fc" else False
             if kind is False:
                 return x
@@ -297,7 +307,8 @@ def _rerun(transform, again, traced, raise_nan):
             return t
         results = again(tree_map(wrap, traced))
     finally:
-        engine.watch = None
+        with _watch_lock:
+            engine.watch -= 1
         pop_trace(trace)
     pairs, treedef = tree_flatten_with_path(results)
     for path, leaf in pairs:
@@ -309,7 +320,8 @@ def _rerun(transform, again, traced, raise_nan):
         if kind is not None:
             raise NonFiniteError(f"fgrad debug_nans: {transform}'s {_label(transform, path)} holds {kind}, which "
                                  f"no checked op made: a constant of the function, or made from a Python number input "
-                                 f"(the check follows arrays: pass it as np.float64)", None)
+                                 f"(vmap and compile keep those weak and the check follows arrays: pass it as "
+                                 f"np.float64)", None)
     return treedef.unflatten([leaf.primal if leaf.__class__ is CheckTracer else leaf for _, leaf in pairs])
 
 

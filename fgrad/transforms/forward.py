@@ -218,7 +218,7 @@ def jvp_named(fun, primals, tangents, has_aux, transform):
     """jvp, reporting errors and escaped values under the name `transform` (hvp, ...)."""
     if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
         return debug_nans.checked_call(transform, lambda t: jvp_named.__wrapped__(  # (paused already)
-            fun, t[0], t[1], has_aux, transform), [primals, tangents])
+            fun, t[0], t[1], has_aux, transform), [primals, tangents], numbers=True)
     p_leaves, t_leaves, p_tree = _check_tangents(primals, tangents, transform)
     trace = push_trace(JVPTrace, transform)
     try:

@@ -135,7 +135,7 @@ def _checked(jac_fun, argnums, transform, args, kwargs):
     """jac_fun(*args, **kwargs) under debug_nans, the differentiated arguments traced."""
     nums = checks.check_argnums(argnums, len(args), transform)
     return debug_nans.checked_call(transform, lambda t: jac_fun(*debug_nans.replaced(args, nums, t), **kwargs),
-                                   [args[i] for i in nums])
+                                   [args[i] for i in nums], numbers=True)
 
 
 def _jacrev(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False):

@@ -246,7 +246,7 @@ def vjp_named(fun, primals, has_aux, transform):
     def vjp_fun(cotangent):
         if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
             return debug_nans.checked_call(transform, lambda t: vjp_named(fun, t[0], has_aux, transform)[1](t[1]),
-                                           [primals, cotangent])
+                                           [primals, cotangent], numbers=True)
         ct_leaves = checks.check_cotangent(cotangent, out_tree, out_primals, transform)
         grads = run_vjp(trace, tape, in_tracers, out_leaves, ct_leaves, retain_graph=True)
         grads = owned.own_arrays(owned.fill_zeros(grads, in_tracers), leaves + ct_leaves)
@@ -287,7 +287,7 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform, ho
     if config.debug_nans and not debug_nans.state.busy:  # (Note [NaN provenance])
         return debug_nans.checked_call(transform, lambda t: value_and_grad_call.__wrapped__(  # (paused already)
             fun, nums, argnums, has_aux, debug_nans.replaced(args, nums, t), kwargs, transform, holomorphic),
-            [args[i] for i in nums])
+            [args[i] for i in nums], numbers=True)
     leaves, treedef = trees.flatten_args(args, nums)
     if holomorphic:
         checks.check_complex_inputs(leaves, transform)

@@ -145,3 +145,95 @@ def test_the_tensor_face_names_the_node_of_the_graph_that_is_still_there():
         loss.backward(retain_graph=True)
         loss.backward()
         np.testing.assert_allclose(w.grad.numpy(), [6.0, 12.0])
+
+
+def test_python_number_inputs_are_followed():
+    with fgrad.config.overriding(debug_nans="cheap"):
+        _raises(lambda: fgrad.grad(plain_sqrt)(0.0), "grad's gradient holds inf", "derivative rule of `sqrt`",
+                f"line {_line(plain_sqrt, 'return')}")
+        _raises(lambda: fgrad.jvp(plain_sqrt, (0.0,), (1.0,)), "jvp's tangent output", "made inf")
+        assert fgrad.grad(lambda x: x * x)(3.0) == 6.0
+
+
+def forward_nan(x):
+    y = fgrad.sqrt(x - 2.0)  # nan below 2
+    return (y * 0.0).sum()
+
+
+class NanRule(fgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0
+
+    @staticmethod
+    def backward(ctx, g):
+        return fgrad.tensor(np.log(g.numpy() - 2.0))  # (NumPy's own op: the rule's result is checked)
+
+
+class NanOpRule(NanRule):
+    @staticmethod
+    def backward(ctx, g):
+        return g * fgrad.log(g - 2.0)  # the rule's op's nan
+
+
+def test_full_mode_on_the_tensor_face_checks_every_op_forward_and_backward():
+    x = fgrad.tensor(X + 3.0, requires_grad=True)
+    with fgrad.config.overriding(debug_nans="full"):
+        forward_nan(x).backward()  # (finite everywhere: no raise, the same gradient as off)
+        np.testing.assert_allclose(x.grad.numpy(), np.zeros(3))
+        x.grad = None
+        _raises(lambda: forward_nan(fgrad.tensor(X, requires_grad=True)), "`sqrt` of float64[3] made nan",
+                f"line {_line(forward_nan, 'nan below 2')}")
+        _raises(lambda: forward_nan(fgrad.tensor(X)), "`sqrt`")  # (no grad recorded: checked all the same)
+        error = _raises(lambda: NanRule.apply(x).sum().backward(), "backward() made a NaN: NanRuleBackward",
+                        "the forward call", "NanRule.apply(x)")
+        assert error.node is not None and x.grad is None
+        error = _raises(lambda: NanOpRule.apply(x).sum().backward(), "`log` of float64[3] made nan",
+                        f"line {_line(NanOpRule.backward, 'op')}", "in the backward of NanOpRuleBackward")
+        assert error.node is not None and error.origin is not None and x.grad is None
+    forward_nan(fgrad.tensor(X))  # (off again: the tape checks nothing)
+    NanRule.apply(x).sum().backward()
+    assert np.isnan(x.grad.numpy()).all()
+
+
+def test_a_checked_call_in_one_thread_names_its_own_node_while_another_thread_differentiates():
+    import threading
+    a_in_rule, b_in_rule, a_done, reruns = threading.Event(), threading.Event(), threading.Event(), []
+
+    @fgrad.custom_vjp
+    def rule_a(x):
+        return fnp.sin(x)
+
+    def rule_a_bwd(x, g):
+        reruns.append(1)
+        if len(reruns) == 2:  # (the checked rerun: let thread B's backward start in between)
+            a_in_rule.set()
+            b_in_rule.wait(10)
+        return (g * fnp.sqrt(x - 10.0),)  # nan: x is below 10
+    rule_a.defvjp(lambda x: (fnp.sin(x), x), rule_a_bwd)
+
+    @fgrad.custom_vjp
+    def rule_b(x):
+        return fnp.cos(x)
+
+    def rule_b_bwd(x, g):
+        b_in_rule.set()
+        a_done.wait(10)
+        return (g,)
+    rule_b.defvjp(lambda x: (fnp.cos(x), x), rule_b_bwd)
+    results = []
+
+    def b():
+        a_in_rule.wait(10)
+        results.append(fgrad.grad(lambda x: fnp.sum(rule_b(x)))(X))
+    with fgrad.config.overriding(debug_nans="cheap"):
+        thread = threading.Thread(target=b)
+        thread.start()
+        try:
+            error = _raises(lambda: fgrad.grad(lambda x: fnp.sum(rule_a(x)))(X), "custom_vjp[rule_a]",
+                            f"line {_line(rule_a_bwd, 'nan: x is below 10')}")
+            assert "rule_b" not in str(error)
+        finally:
+            a_done.set()
+            thread.join(10)
+    np.testing.assert_allclose(results[0], np.ones(3))
