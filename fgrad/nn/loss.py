@@ -490,3 +490,35 @@ class MarginRankingLoss(_Loss):
 
     def forward(self, input1, input2, target):
         return margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+def _document(cls, fn, init, inputs):
+    """The docstring of `cls`, the Module of `fn`: what it calls, and an example checking it against fn."""
+    call = f", {init}" if init else ""
+    cls.__doc__ = (f"`{cls.__name__}({init})(*inputs)` is fgrad.nn.functional.{fn.__name__}(*inputs{call}), as a\n"
+                   f"Module (torch.nn.{cls.__name__}): see {fn.__name__} for what it computes and how it\n"
+                   f"differentiates.\n\n"
+                   f"Examples\n--------\n"
+                   f">>> loss = fgrad.nn.{cls.__name__}({init})\n"
+                   f">>> inputs = ({inputs})\n"
+                   f">>> bool(fgrad.equal(loss(*inputs), fgrad.nn.functional.{fn.__name__}(*inputs{call})))\n"
+                   f"True\n")
+
+
+_PAIR = "fgrad.tensor([1.0, 2.0], requires_grad=True), fgrad.tensor([0.0, 4.0])"
+for _cls, _fn, _init, _inputs in (
+        (L1Loss, l1_loss, "reduction='sum'", _PAIR), (MSELoss, mse_loss, "reduction='sum'", _PAIR),
+        (SmoothL1Loss, smooth_l1_loss, "beta=0.5", _PAIR), (HuberLoss, huber_loss, "delta=0.5", _PAIR),
+        (GaussianNLLLoss, gaussian_nll_loss, "full=True", _PAIR + ", fgrad.tensor([0.5, 2.0])"),
+        (KLDivLoss, kl_div, "reduction='sum'", "fgrad.tensor([0.25, 0.75]).log(), fgrad.tensor([0.5, 0.5])"),
+        (NLLLoss, nll_loss, "reduction='sum'", "fgrad.tensor([[0.25, 0.75], [0.5, 0.5]]).log(), fgrad.tensor([1, 0])"),
+        (CrossEntropyLoss, cross_entropy, "label_smoothing=0.1",
+         "fgrad.tensor([[1.0, 2.0], [0.5, 0.5]], requires_grad=True), fgrad.tensor([1, 0])"),
+        (BCELoss, binary_cross_entropy, "", "fgrad.tensor([0.25, 0.75]), fgrad.tensor([0.0, 1.0])"),
+        (BCEWithLogitsLoss, binary_cross_entropy_with_logits, "pos_weight=fgrad.tensor([2.0])",
+         "fgrad.tensor([-1.0, 2.0]), fgrad.tensor([0.0, 1.0])"),
+        (CosineEmbeddingLoss, cosine_embedding_loss, "margin=0.1",
+         "fgrad.tensor([[1.0, 0.0]]), fgrad.tensor([[1.0, 1.0]]), fgrad.tensor([-1])"),
+        (MarginRankingLoss, margin_ranking_loss, "margin=0.5",
+         "fgrad.tensor([1.0, 2.0]), fgrad.tensor([2.0, 1.0]), fgrad.tensor([1.0, 1.0])")):
+    _document(_cls, _fn, _init, _inputs)
