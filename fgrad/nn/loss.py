@@ -92,6 +92,13 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
     Differentiable in input and target. Raises ValueError when their shapes differ (torch broadcasts
     with a warning).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.l1_loss(x, fgrad.tensor([0.0, 4.0])); loss.backward()
+    >>> loss, x.grad  # mean |x - y|; the gradient sign(x - y) / n
+    (tensor(1.5, grad_fn=<...>), tensor([ 0.5, -0.5]))
     """
     _same_shape(input, target, "l1_loss")
     return _weighted(fnp.abs(input - target), weight, _legacy_reduction(size_average, reduce, reduction), "l1_loss")
@@ -103,6 +110,13 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
     Differentiable in input and target. Raises ValueError when their shapes differ (torch broadcasts
     with a warning).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.mse_loss(x, fgrad.tensor([0.0, 4.0])); loss.backward()
+    >>> loss, x.grad  # mean (x - y) ** 2; the gradient 2 (x - y) / n
+    (tensor(2.5, grad_fn=<...>), tensor([ 1., -2.]))
     """
     _same_shape(input, target, "mse_loss")
     d = input - target
@@ -110,7 +124,15 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0: the L1 loss)."""
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0: the L1 loss).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.5, 3.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.smooth_l1_loss(x, fgrad.zeros(2), reduction="sum"); loss.backward()
+    >>> loss, x.grad  # 0.5 x ** 2 / beta below beta, |x| - 0.5 beta above
+    (tensor(2.625, grad_fn=<...>), tensor([0.5, 1. ]))
+    """
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _same_shape(input, target, "smooth_l1_loss")
@@ -123,7 +145,15 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.5, 3.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.huber_loss(x, fgrad.zeros(2), reduction="sum"); loss.backward()
+    >>> loss, x.grad  # 0.5 x ** 2 below delta, delta (|x| - 0.5 delta) above
+    (tensor(2.625, grad_fn=<...>), tensor([0.5, 1. ]))
+    """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _same_shape(input, target, "huber_loss")
@@ -135,7 +165,15 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
     """0.5 (log var + (input - target)**2 / var) (+ 0.5 log 2 pi if full), var clamped to eps
-    with the gradient passing the clamp unchanged, as torch's (it clamps under no_grad)."""
+    with the gradient passing the clamp unchanged, as torch's (it clamps under no_grad).
+
+    Examples
+    --------
+    >>> mu = fgrad.tensor([1.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.gaussian_nll_loss(mu, fgrad.tensor([0.0]), fgrad.tensor([0.5])); loss.backward()
+    >>> round(loss.item(), 4), mu.grad  # 0.5 (log var + (mu - y) ** 2 / var)
+    (0.6534, tensor([2.]))
+    """
     if isinstance(var, (int, float)):
         if var < 0:
             raise ValueError("var has negative entry/entries")
@@ -224,7 +262,15 @@ def _nll(logp, labels, c, weight, ignore_index, reduction, where):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """Negative log-likelihood of class indices under log-probabilities input: (N, C) with
-    target (N,), (C,) with a 0-D target, or (N, C, d1, ...) with target (N, d1, ...)."""
+    target (N,), (C,) with a 0-D target, or (N, C, d1, ...) with target (N, d1, ...).
+
+    Examples
+    --------
+    >>> logp = fgrad.tensor([[0.25, 0.75], [0.5, 0.5]]).log().requires_grad_()
+    >>> loss = fgrad.nn.functional.nll_loss(logp, fgrad.tensor([1, 0])); loss.backward()
+    >>> round(loss.item(), 4), logp.grad  # -mean of the target classes' log-probabilities
+    (0.4904, tensor([[ 0. , -0.5], [-0.5,  0. ]]))
+    """
     _check_class_indices(target, "nll_loss")
     labels, c = _labels(input, target, ignore_index, "nll_loss")
     return _nll(input, labels, c, weight, ignore_index, _legacy_reduction(size_average, reduce, reduction),
@@ -239,7 +285,15 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   label_smoothing=0.0):
     """Cross-entropy of logits input (class axis 1) with class indices (an integer target) or
     class probabilities (a floating-point target of input's shape), as torch's: weight per
-    class, ignore_index, label_smoothing (the target mixed with the uniform distribution)."""
+    class, ignore_index, label_smoothing (the target mixed with the uniform distribution).
+
+    Examples
+    --------
+    >>> logits = fgrad.tensor([[0.0, np.log(3.0)]], requires_grad=True)
+    >>> loss = fgrad.nn.functional.cross_entropy(logits, fgrad.tensor([1])); loss.backward()
+    >>> round(loss.item(), 4), logits.grad  # -log softmax; the gradient softmax - onehot
+    (0.2877, tensor([[ 0.25, -0.25]]))
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -300,7 +354,15 @@ def _check_unit_interval(input, where):
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    """-w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch's."""
+    """-w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch's.
+
+    Examples
+    --------
+    >>> p = fgrad.tensor([0.5, 0.8], requires_grad=True)
+    >>> loss = fgrad.nn.functional.binary_cross_entropy(p, fgrad.tensor([0.0, 1.0]), reduction="sum"); loss.backward()
+    >>> round(loss.item(), 4), p.grad  # the gradients 1 / (1 - p) and -1 / p
+    (0.9163, tensor([ 2.  , -1.25]))
+    """
     if _shape(target) != _shape(input):
         raise ValueError(f"Using a target size ({_shape(target)}) that is different to the input size "
                          f"({_shape(input)}) is deprecated. Please ensure they have the same size.")
@@ -315,7 +377,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     """binary_cross_entropy(sigmoid(input), target) without overflow, as torch's:
-    (1 - t) x - (1 + (pos_weight - 1) t) log sigmoid(x)."""
+    (1 - t) x - (1 + (pos_weight - 1) t) log sigmoid(x).
+
+    Examples
+    --------
+    >>> z = fgrad.tensor([0.0, 30.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.binary_cross_entropy_with_logits(z, fgrad.tensor([1.0, 1.0]), reduction="sum")
+    >>> loss.backward(); round(loss.item(), 4), bool(fgrad.allclose(z.grad, fgrad.tensor([-0.5, 0.0])))  # sigmoid - y
+    (0.6931, True)
+    """
     if _shape(target) != _shape(input):
         raise ValueError(f"Target size ({list(_shape(target))}) must be the same as input size "
                          f"({list(_shape(input))})")
@@ -327,7 +397,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """The pointwise KL divergence t (log t - input) of log-probabilities input from target (a
-    log-probability too where log_target); 'batchmean' divides the sum by the batch size."""
+    log-probability too where log_target); 'batchmean' divides the sum by the batch size.
+
+    Examples
+    --------
+    >>> logq = fgrad.tensor([0.25, 0.75]).log().requires_grad_()
+    >>> loss = fgrad.nn.functional.kl_div(logq, fgrad.tensor([0.5, 0.5]), reduction="sum"); loss.backward()
+    >>> round(loss.item(), 4), logq.grad  # sum p (log p - log q); the gradient -p
+    (0.1438, tensor([-0.5, -0.5]))
+    """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -343,7 +421,16 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 # ---- embedding and ranking losses -------------------------------------------------------------
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1.
+
+    Examples
+    --------
+    >>> x1 = fgrad.tensor([[1.0, 0.0]], requires_grad=True)
+    >>> loss = fgrad.nn.functional.cosine_embedding_loss(x1, fgrad.tensor([[0.0, 1.0]]), fgrad.tensor([1])); loss
+    tensor(1., grad_fn=<...>)
+    >>> loss.backward(); x1.grad[0, 1]  # 1 - cos; the gradient moves x1 toward x2
+    tensor(-1.)
+    """
     tdim = len(_shape(target))
     if tdim not in (0, 1):
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
@@ -362,7 +449,15 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
-    """max(0, -target (input1 - input2) + margin)."""
+    """max(0, -target (input1 - input2) + margin).
+
+    Examples
+    --------
+    >>> x1 = fgrad.tensor([1.0, 3.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.margin_ranking_loss(x1, fgrad.tensor([2.0, 1.0]), fgrad.tensor([1.0, 1.0]))
+    >>> loss.backward(); loss, x1.grad[0]  # mean max(0, -y (x1 - x2) + margin), margin 0
+    (tensor(0.5, grad_fn=<...>), tensor(-0.5))
+    """
     if not len(_shape(input1)) == len(_shape(input2)) == len(_shape(target)):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {_shape(input1)}, input2: {_shape(input2)}, target: {_shape(target)} ")
