@@ -24,7 +24,13 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
 
 
 def calculate_gain(nonlinearity, param=None):
-    """torch's recommended gain for a nonlinearity (leaky_relu's negative slope as param)."""
+    """torch's recommended gain for a nonlinearity (leaky_relu's negative slope as param).
+
+    Examples
+    --------
+    >>> fgrad.nn.init.calculate_gain("relu"), fgrad.nn.init.calculate_gain("tanh")
+    (1.4142135623730951, 1.6666666666666667)
+    """
     if nonlinearity in _LINEAR:
         return 1
     if nonlinearity == "tanh":
@@ -61,6 +67,12 @@ def _shape(tensor):
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill `tensor`, in place and not recorded for autograd, with draws from U(a, b), from
     `generator` or fgrad.default_generator. Returns the tensor.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.uniform_(fgrad.empty(1000), -2.0, 2.0)
+    >>> bool((w >= -2.0).all() and (w < 2.0).all())
+    True
     """
     return _write(tensor, _rng_of(generator).uniform(a, b, _shape(tensor)))
 
@@ -68,12 +80,25 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill `tensor`, in place and not recorded for autograd, with draws from N(mean, std**2), from
     `generator` or fgrad.default_generator. Returns the tensor.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.normal_(fgrad.empty(10000), mean=3.0, std=0.5)
+    >>> round(w.mean().item(), 1), round(w.std().item(), 1)
+    (3.0, 0.5)
     """
     return _write(tensor, _rng_of(generator).normal(mean, std, _shape(tensor)))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Fill with N(mean, std**2) truncated to [a, b], by torch's inverse-CDF method."""
+    """Fill with N(mean, std**2) truncated to [a, b], by torch's inverse-CDF method.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.trunc_normal_(fgrad.empty(1000), a=-1.0, b=1.0)
+    >>> bool((w.abs() <= 1.0).all())
+    True
+    """
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
@@ -85,22 +110,45 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
 def constant_(tensor, val):
     """Fill `tensor` with `val`, in place and not recorded for autograd (torch.nn.init.constant_).
     Returns the tensor.
+
+    Examples
+    --------
+    >>> fgrad.nn.init.constant_(fgrad.empty(2), 0.5)
+    tensor([0.5, 0.5])
     """
     return _write(tensor, np.full(_shape(tensor), val))
 
 
 def ones_(tensor):
-    """Fill `tensor` with ones, in place and not recorded for autograd. Returns the tensor."""
+    """Fill `tensor` with ones, in place and not recorded for autograd. Returns the tensor.
+
+    Examples
+    --------
+    >>> fgrad.nn.init.ones_(fgrad.empty(2))
+    tensor([1., 1.])
+    """
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
-    """Fill `tensor` with zeros, in place and not recorded for autograd. Returns the tensor."""
+    """Fill `tensor` with zeros, in place and not recorded for autograd. Returns the tensor.
+
+    Examples
+    --------
+    >>> fgrad.nn.init.zeros_(fgrad.empty(2))
+    tensor([0., 0.])
+    """
     return constant_(tensor, 0.0)
 
 
 def eye_(tensor):
-    """The identity matrix (a 2-D tensor only), ones on the diagonal of a non-square one."""
+    """The identity matrix (a 2-D tensor only), ones on the diagonal of a non-square one.
+
+    Examples
+    --------
+    >>> fgrad.nn.init.eye_(fgrad.empty(2, 3))
+    tensor([[1., 0., 0.], [0., 1., 0.]])
+    """
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _write(tensor, np.eye(*_shape(tensor)))
@@ -122,14 +170,28 @@ def _fan(tensor, mode):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
-    """U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio)."""
+    """U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio).
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.xavier_uniform_(fgrad.empty(300, 500))
+    >>> bool(w.abs().max() <= (6 / 800) ** 0.5)
+    True
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
-    """N(0, std**2), std = gain * sqrt(2 / (fan_in + fan_out))."""
+    """N(0, std**2), std = gain * sqrt(2 / (fan_in + fan_out)).
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.xavier_normal_(fgrad.empty(300, 500))
+    >>> round(w.std().item(), 2)  # sqrt(2 / (fan_in + fan_out))
+    0.05
+    """
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
@@ -146,7 +208,14 @@ def _empty(tensor):
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """U(-b, b), b = gain * sqrt(3 / fan) (He et al.); `a` is leaky_relu's negative slope."""
+    """U(-b, b), b = gain * sqrt(3 / fan) (He et al.); `a` is leaky_relu's negative slope.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.kaiming_uniform_(fgrad.empty(400, 300), nonlinearity="relu")
+    >>> bool(w.abs().max() <= (6 / 300) ** 0.5)  # U(-b, b), b = sqrt(6 / fan_in)
+    True
+    """
     if _empty(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
@@ -158,6 +227,12 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     fan is the fan_in or fan_out (`mode`), gain calculate_gain(nonlinearity, a), `a` the leaky ReLU
     slope. Draws come from `generator` or the default one; a tensor with no entries is left as it
     is, with a warning. Returns the tensor.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.init.kaiming_normal_(fgrad.empty(400, 300), nonlinearity="relu")
+    >>> round(w.std().item(), 2)  # sqrt(2 / fan_in)
+    0.08
     """
     if _empty(tensor):
         return tensor
@@ -166,7 +241,14 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 def orthogonal_(tensor, gain=1, generator=None):
     """A (semi-)orthogonal matrix (trailing axes flattened): Q of the QR of a normal draw, its
-    columns' signs fixed by R's diagonal, times gain (Saxe et al.; torch's construction)."""
+    columns' signs fixed by R's diagonal, times gain (Saxe et al.; torch's construction).
+
+    Examples
+    --------
+    >>> Q = fgrad.nn.init.orthogonal_(fgrad.empty(3, 3))
+    >>> bool(fgrad.allclose(Q @ Q.T, fgrad.eye(3)))
+    True
+    """
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:

@@ -37,7 +37,13 @@ def _vector_norm(x, norm_type):
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """The norm of the norms of tensors (as if of all their entries in one vector)."""
+    """The norm of the norms of tensors (as if of all their entries in one vector).
+
+    Examples
+    --------
+    >>> fgrad.nn.utils.get_total_norm([fgrad.tensor([3.0]), fgrad.tensor([4.0])])
+    tensor(5.)
+    """
     tensors = _tensors(tensors)
     norm_type = float(norm_type)
     if not tensors:
@@ -54,7 +60,14 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
-    """Scale the gradients by min(1, max_norm / (total_norm + 1e-6))."""
+    """Scale the gradients by min(1, max_norm / (total_norm + 1e-6)).
+
+    Examples
+    --------
+    >>> p = fgrad.nn.Parameter(fgrad.zeros(2)); p.grad = fgrad.tensor([3.0, 4.0])
+    >>> fgrad.nn.utils.clip_grads_with_norm_([p], 1.0, fgrad.tensor(5.0)); p.grad  # scaled by 1 / (5 + 1e-6)
+    tensor([0.59999988, 0.79999984])
+    """
     grads = _grads(parameters)
     if not grads:
         return
@@ -65,7 +78,14 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """Scale the gradients so that their total norm is at most max_norm; returns the norm before."""
+    """Scale the gradients so that their total norm is at most max_norm; returns the norm before.
+
+    Examples
+    --------
+    >>> p = fgrad.nn.Parameter(fgrad.zeros(2)); p.grad = fgrad.tensor([3.0, 4.0])
+    >>> fgrad.nn.utils.clip_grad_norm_([p], max_norm=1.0), p.grad  # the norm before it
+    (tensor(5.), tensor([0.59999988, 0.79999984]))
+    """
     parameters = _tensors(parameters)
     total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total, foreach)
@@ -73,7 +93,14 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
-    """Clamp every gradient to [-clip_value, clip_value]."""
+    """Clamp every gradient to [-clip_value, clip_value].
+
+    Examples
+    --------
+    >>> p = fgrad.nn.Parameter(fgrad.zeros(2)); p.grad = fgrad.tensor([3.0, -0.5])
+    >>> fgrad.nn.utils.clip_grad_value_([p], 1.0); p.grad
+    tensor([ 1. , -0.5])
+    """
     clip_value = float(clip_value)
     with no_grad():
         for g in _grads(parameters):
@@ -81,14 +108,29 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
 
 
 def parameters_to_vector(parameters):
-    """The parameters flattened and joined into one vector (a copy)."""
+    """The parameters flattened and joined into one vector (a copy).
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Linear(2, 1)
+    >>> fgrad.nn.utils.parameters_to_vector(m.parameters()).shape  # weight (1, 2) and bias (1,)
+    (3,)
+    """
     params = _tensors(parameters)
     _one_device(params)
     return cat([p.reshape(-1) for p in params])
 
 
 def vector_to_parameters(vec, parameters):
-    """The slices of vec, in order, become the parameters' values."""
+    """The slices of vec, in order, become the parameters' values.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Linear(2, 1)
+    >>> fgrad.nn.utils.vector_to_parameters(fgrad.tensor([1.0, 2.0, 3.0]), m.parameters())
+    >>> m.weight.data, m.bias.data
+    (tensor([[1., 2.]]), tensor([3.]))
+    """
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     params = _tensors(parameters)
