@@ -8,7 +8,15 @@ __all__ = ["Adadelta", "Adagrad", "RMSprop"]
 
 
 class Adagrad(Optimizer):
-    """Adagrad (Duchi et al.): each coordinate's step divided by the root of its summed squares."""
+    """Adagrad (Duchi et al.): each coordinate's step divided by the root of its summed squares.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0]))
+    >>> opt = fgrad.optim.Adagrad([w], lr=0.1)
+    >>> (w ** 2).sum().backward(); opt.step(); w.data  # w - lr g / sqrt(g ** 2)
+    tensor([0.9])
+    """
 
     def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
                  *, maximize=False):
@@ -36,7 +44,15 @@ class Adagrad(Optimizer):
 
 class RMSprop(Optimizer):
     """RMSprop (Hinton): steps divided by a moving root mean square of the gradient, optionally
-    centered (its variance instead) and with momentum."""
+    centered (its variance instead) and with momentum.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0]))
+    >>> opt = fgrad.optim.RMSprop([w], lr=0.01)
+    >>> (w ** 2).sum().backward(); opt.step(); w.data  # v = (1 - alpha) g ** 2: w - lr g / sqrt(v)
+    tensor([0.9])
+    """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False, *,
                  maximize=False):
@@ -77,7 +93,15 @@ class RMSprop(Optimizer):
 
 class Adadelta(Optimizer):
     """Adadelta (Zeiler): steps whose scale is the ratio of moving roots of past steps and of
-    past gradients, so `lr` (1.0 by default) only rescales them."""
+    past gradients, so `lr` (1.0 by default) only rescales them.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0]))
+    >>> opt = fgrad.optim.Adadelta([w], lr=1.0)
+    >>> (w ** 2).sum().backward(); opt.step(); w.data
+    tensor([0.99683773])
+    """
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *, maximize=False):
         _check_lr(lr)

@@ -12,7 +12,18 @@ class LBFGS(Optimizer):
     """L-BFGS with torch.optim.LBFGS's options; step(closure) runs up to max_iter iterations.
 
     Its state (the curvature history, the last direction and step) is global, kept, as
-    torch's, under the first parameter; one parameter group only."""
+    torch's, under the first parameter; one parameter group only.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0, -2.0]))
+    >>> opt = fgrad.optim.LBFGS([w])
+    >>> def closure():
+    ...     opt.zero_grad(); loss = ((w - 3.0) ** 2).sum(); loss.backward()
+    ...     return loss
+    >>> _ = opt.step(closure); bool(fgrad.allclose(w.data, fgrad.tensor([3.0, 3.0])))
+    True
+    """
 
     _state_like_params = False  # flat vectors over all the parameters
 

@@ -35,7 +35,17 @@ def _lrs(optimizer):
 
 
 class LRScheduler:
-    """Base of the schedules: step() advances last_epoch and sets each group's lr to get_lr()."""
+    """Base of the schedules: step() advances last_epoch and sets each group's lr to get_lr().
+
+    Examples
+    --------
+    >>> class Halving(fgrad.optim.lr_scheduler.LRScheduler):
+    ...     def get_lr(self):
+    ...         return [base_lr * 0.5 ** self.last_epoch for base_lr in self.base_lrs]
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = Halving(opt); opt.step(); sched.step(); sched.get_last_lr()
+    [0.5]
+    """
 
     _in_step = False
     _is_initial = False
@@ -114,7 +124,15 @@ class LRScheduler:
 
 
 class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch), one lambda for all groups or one per group."""
+    """lr = initial_lr * lr_lambda(epoch), one lambda for all groups or one per group.
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.5 ** epoch)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.5, 0.25, 0.125, 0.0625]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         if isinstance(lr_lambda, (list, tuple)):
@@ -151,6 +169,13 @@ class LambdaLR(LRScheduler):
 class StepLR(LRScheduler):
     """Multiply each group's learning rate by `gamma` every `step_size` steps: lr = base_lr * gamma **
     (epoch // step_size) (torch.optim.lr_scheduler.StepLR).
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [1.0, 0.5, 0.5, 0.25]
     """
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
@@ -169,7 +194,15 @@ class StepLR(LRScheduler):
 
 
 class MultiStepLR(LRScheduler):
-    """lr *= gamma at each milestone epoch (a milestone given twice, gamma**2)."""
+    """lr *= gamma at each milestone epoch (a milestone given twice, gamma**2).
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.5, 0.5, 0.25, 0.25]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = collections.Counter(milestones)
@@ -188,7 +221,15 @@ class MultiStepLR(LRScheduler):
 
 
 class LinearLR(LRScheduler):
-    """lr from initial_lr * start_factor to initial_lr * end_factor linearly over total_iters epochs."""
+    """lr from initial_lr * start_factor to initial_lr * end_factor linearly over total_iters epochs.
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.75, 1.0, 1.0, 1.0]
+    """
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
         if start_factor > 1.0 or start_factor <= 0:
@@ -218,6 +259,13 @@ class LinearLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """Multiply each group's learning rate by `gamma` at every step(): lr = base_lr * gamma ** epoch
     (torch.optim.lr_scheduler.ExponentialLR).
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.5, 0.25, 0.125, 0.0625]
     """
 
     def __init__(self, optimizer, gamma, last_epoch=-1):
@@ -235,7 +283,15 @@ class ExponentialLR(LRScheduler):
 
 
 class CosineAnnealingLR(LRScheduler):
-    """lr from initial_lr down to eta_min along half a cosine over T_max epochs (and back up after)."""
+    """lr from initial_lr down to eta_min along half a cosine over T_max epochs (and back up after).
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.8536, 0.5, 0.1464, 0.0]
+    """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
         self.T_max = T_max
@@ -263,7 +319,15 @@ class CosineAnnealingLR(LRScheduler):
 
 class OneCycleLR(LRScheduler):
     """The 1cycle policy (Smith): lr up from max_lr / div_factor to max_lr, then down to
-    initial_lr / final_div_factor, over total_steps steps; momentum (or beta1) cycles the other way."""
+    initial_lr / final_div_factor, over total_steps steps; momentum (or beta1) cycles the other way.
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5)
+    >>> [(opt.step(), sched.step(), round(sched.get_last_lr()[0], 4))[-1] for _ in range(4)]
+    [0.9505, 0.6113, 0.1883, 0.0]
+    """
 
     def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
                  anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
@@ -347,7 +411,17 @@ class OneCycleLR(LRScheduler):
 
 
 class SequentialLR(LRScheduler):
-    """Hands the optimizer to one scheduler after another, switching at the milestone epochs."""
+    """Hands the optimizer to one scheduler after another, switching at the milestone epochs.
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> warmup = fgrad.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    >>> decay = fgrad.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> sched = fgrad.optim.lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[2])
+    >>> [(opt.step(), sched.step(), sched.get_last_lr()[0])[-1] for _ in range(4)]
+    [0.75, 1.0, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         if len(schedulers) < 1:
@@ -415,7 +489,17 @@ def _undo_first_steps(scheduler):
 
 
 class ReduceLROnPlateau(LRScheduler):
-    """lr *= factor when the metric passed to step(metric) has not improved for `patience` epochs."""
+    """lr *= factor when the metric passed to step(metric) has not improved for `patience` epochs.
+
+    Examples
+    --------
+    >>> opt = fgrad.optim.SGD([fgrad.nn.Parameter(fgrad.zeros(1))], lr=1.0)
+    >>> sched = fgrad.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1)
+    >>> for loss in (1.0, 1.0, 1.0, 1.0):  # no improvement: halved after `patience` bad epochs
+    ...     sched.step(loss)
+    >>> opt.param_groups[0]["lr"]
+    0.5
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
                  cooldown=0, min_lr=0, eps=1e-8):

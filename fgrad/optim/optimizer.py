@@ -29,7 +29,16 @@ __all__ = ["Optimizer"]
 
 
 class Optimizer:
-    """Holds parameter groups and their state; step() updates, zero_grad() clears .grad."""
+    """Holds parameter groups and their state; step() updates, zero_grad() clears .grad.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0]))
+    >>> opt = fgrad.optim.SGD([w], lr=0.1)
+    >>> (w ** 2).sum().backward(); opt.step(); opt.zero_grad()
+    >>> w.data, w.grad, opt.param_groups[0]["lr"]
+    (tensor([0.8]), None, 0.1)
+    """
 
     _state_like_params = True  # each state array has its parameter's shape (LBFGS's are flat)
 

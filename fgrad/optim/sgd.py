@@ -7,7 +7,15 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent, torch.optim.SGD's options and numbers."""
+    """Stochastic gradient descent, torch.optim.SGD's options and numbers.
+
+    Examples
+    --------
+    >>> w = fgrad.nn.Parameter(fgrad.tensor([1.0]))
+    >>> opt = fgrad.optim.SGD([w], lr=0.1)
+    >>> (w ** 2).sum().backward(); opt.step(); w.data  # w - lr * 2 w
+    tensor([0.8])
+    """
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
                  maximize=False):
