@@ -44,18 +44,37 @@ _MISSING = object()
 
 
 def tree_flatten(tree, is_leaf=None):
-    """(the leaves of `tree`, left to right, and its structure, a treedef)."""
+    """(the leaves of `tree`, left to right, and its structure, a treedef).
+
+    Examples
+    --------
+    >>> leaves, treedef = fgrad.tree_util.tree_flatten({"b": (1, 2), "a": [3]})
+    >>> leaves  # dict keys sorted
+    [3, 1, 2]
+    """
     return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
 def tree_unflatten(treedef, leaves):
-    """The pytree of structure `treedef` holding `leaves`."""
+    """The pytree of structure `treedef` holding `leaves`.
+
+    Examples
+    --------
+    >>> leaves, treedef = fgrad.tree_util.tree_flatten({"a": 1, "b": (2, 3)})
+    >>> fgrad.tree_util.tree_unflatten(treedef, [10, 20, 30])
+    {'a': 10, 'b': (20, 30)}
+    """
     return optree.tree_unflatten(treedef, list(leaves))
 
 
 def tree_leaves(tree, is_leaf=None):
     """The leaves of `tree`, left to right, as a list (None is an empty subtree, not a leaf, as JAX's);
     `is_leaf(x)` True stops the descent at x.
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_leaves([1, (2, None), {"x": 3}])  # None is an empty node
+    [1, 2, 3]
     """
     return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
@@ -63,18 +82,36 @@ def tree_leaves(tree, is_leaf=None):
 def tree_structure(tree, is_leaf=None):
     """The structure (a treedef) of `tree`, its leaves left out: compare structures with ==, and
     rebuild a tree with tree_unflatten(treedef, leaves). `is_leaf` as in tree_leaves.
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_structure((1, [2, 3])) == fgrad.tree_util.tree_structure((0, [0, 0]))
+    True
     """
     return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
 def tree_map(f, tree, *rest, is_leaf=None):
     """`f` applied leafwise: to each leaf of `tree` and the leaves at the same place in each of
-    `rest` (trees of `tree`'s structure, or with it as a prefix)."""
+    `rest` (trees of `tree`'s structure, or with it as a prefix).
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
+    {'a': 11, 'b': (22, 33)}
+    """
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
 def tree_flatten_with_path(tree, is_leaf=None):
-    """([(path, leaf), ...], treedef): each leaf with the path that reaches it (keystr prints one)."""
+    """([(path, leaf), ...], treedef): each leaf with the path that reaches it (keystr prints one).
+
+    Examples
+    --------
+    >>> paths_and_leaves, _ = fgrad.tree_util.tree_flatten_with_path({"a": [5, 6]})
+    >>> [(fgrad.tree_util.keystr(path), leaf) for path, leaf in paths_and_leaves]
+    [("['a'][0]", 5), ("['a'][1]", 6)]
+    """
     accessors, leaves, treedef = optree.tree_flatten_with_accessor(tree, is_leaf, none_is_leaf=False,
                                                                    namespace=NAMESPACE)
     return [(tuple(a), leaf) for a, leaf in zip(accessors, leaves)], treedef
@@ -83,19 +120,36 @@ def tree_flatten_with_path(tree, is_leaf=None):
 def tree_leaves_with_path(tree, is_leaf=None):
     """[(path, leaf), ...] for the leaves of `tree`, left to right: each path a tuple of keys that
     keystr prints as Python indexes it; `is_leaf` as in tree_leaves.
+
+    Examples
+    --------
+    >>> [(fgrad.tree_util.keystr(p), x) for p, x in fgrad.tree_util.tree_leaves_with_path((7, {"k": 8}))]
+    [('[0]', 7), ("[1]['k']", 8)]
     """
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
 def tree_map_with_path(f, tree, *rest, is_leaf=None):
-    """`f(path, leaf, *leaves of rest)` for each leaf of `tree`."""
+    """`f(path, leaf, *leaves of rest)` for each leaf of `tree`.
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_map_with_path(lambda path, x: fgrad.tree_util.keystr(path), {"b": 1, "w": 2})
+    {'b': "['b']", 'w': "['w']"}
+    """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
     others = [treedef.flatten_up_to(r) for r in rest]
     return tree_unflatten(treedef, [f(path, leaf, *(o[i] for o in others)) for i, (path, leaf) in enumerate(pairs)])
 
 
 def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
-    """functools.reduce of `function` over the leaves of `tree` (starting at `initializer` if given)."""
+    """functools.reduce of `function` over the leaves of `tree` (starting at `initializer` if given).
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_reduce(lambda a, b: a + b, {"a": 1, "b": [2, 3]})
+    6
+    """
     leaves = tree_leaves(tree, is_leaf)
     return functools.reduce(function, leaves) if initializer is _MISSING else \
         functools.reduce(function, leaves, initializer)
@@ -104,17 +158,37 @@ def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
 def tree_all(tree, is_leaf=None):
     """True when every leaf of `tree` is true (bool of each; True for a tree with no leaves); `is_leaf`
     as in tree_leaves.
+
+    Examples
+    --------
+    >>> fgrad.tree_util.tree_all([True, (True, 1)]), fgrad.tree_util.tree_all({"x": 0})
+    (True, False)
     """
     return all(tree_leaves(tree, is_leaf))
 
 
 def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
-    """A tree of structure outer-of-inner turned into inner-of-outer (a list of dicts into a dict of lists)."""
+    """A tree of structure outer-of-inner turned into inner-of-outer (a list of dicts into a dict of lists).
+
+    Examples
+    --------
+    >>> outer = fgrad.tree_util.tree_structure([0, 0])
+    >>> inner = fgrad.tree_util.tree_structure((0, 0))
+    >>> fgrad.tree_util.tree_transpose(outer, inner, [(1, 2), (3, 4)])
+    ([1, 3], [2, 4])
+    """
     return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
 def keystr(path):
-    """A path as Python would index it: `['w'][0].bias` (the root left out)."""
+    """A path as Python would index it: `['w'][0].bias` (the root left out).
+
+    Examples
+    --------
+    >>> path, _ = fgrad.tree_util.tree_flatten_with_path({"layer": [0, 1]})[0][1]
+    >>> fgrad.tree_util.keystr(path)
+    "['layer'][1]"
+    """
     parts = []
     for entry in path:
         if isinstance(entry, optree.NamedTupleEntry):
@@ -134,21 +208,58 @@ def keystr(path):
 def register_pytree_node(nodetype, flatten_func, unflatten_func):
     """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux_data)` (aux_data hashable
     and compared, as fgrad.compile keys programs by it) and `unflatten_func(aux_data, children) -> x`,
-    as jax.tree_util's."""
+    as jax.tree_util's.
+
+    Examples
+    --------
+    >>> class Pair:
+    ...     def __init__(self, a, b):
+    ...         self.a, self.b = a, b
+    >>> _ = fgrad.tree_util.register_pytree_node(Pair, lambda p: ((p.a, p.b), None), lambda _, c: Pair(*c))
+    >>> fgrad.grad(lambda p: p.a * p.b)(Pair(2.0, 3.0)).a  # d(ab)/da = b
+    np.float64(3.0)
+    """
     optree.register_pytree_node(nodetype, flatten_func, unflatten_func, namespace=NAMESPACE)
     return nodetype
 
 
 def register_pytree_node_class(cls):
     """Class decorator: `cls.tree_flatten(self) -> (children, aux_data)` and the classmethod
-    `cls.tree_unflatten(aux_data, children)` make it a pytree node."""
+    `cls.tree_unflatten(aux_data, children)` make it a pytree node.
+
+    Examples
+    --------
+    >>> @fgrad.tree_util.register_pytree_node_class
+    ... class Box:
+    ...     def __init__(self, x):
+    ...         self.x = x
+    ...     def tree_flatten(self):
+    ...         return (self.x,), None
+    ...     @classmethod
+    ...     def tree_unflatten(cls, aux, children):
+    ...         return cls(*children)
+    >>> fgrad.tree_util.tree_leaves(Box(5.0))
+    [5.0]
+    """
     return register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
 
 
 def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
     """Make a dataclass a pytree node: its `data_fields` are children (arrays, differentiated),
     its `meta_fields` part of the structure (static: hashable, compared). Without them, fields
-    marked `field(metadata={"static": True})` are meta and the others data, as in JAX. A decorator too."""
+    marked `field(metadata={"static": True})` are meta and the others data, as in JAX. A decorator too.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> @dataclasses.dataclass
+    ... class Params:
+    ...     w: float
+    ...     name: str
+    >>> _ = fgrad.tree_util.register_dataclass(Params, data_fields=["w"], meta_fields=["name"])
+    >>> fgrad.grad(lambda p: p.w ** 2)(Params(3.0, "layer")).w  # only w is a leaf
+    np.float64(6.0)
+    """
     if data_fields is None or meta_fields is None:
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(f"fgrad.tree_util.register_dataclass: {nodetype.__name__} is not a dataclass; "
@@ -176,13 +287,29 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
 
 def register_static(cls):
     """Make `cls` a pytree node with no children: its instances are structure, never leaves
-    (hashable, compared: fgrad.compile keys programs by them). A decorator too."""
+    (hashable, compared: fgrad.compile keys programs by them). A decorator too.
+
+    Examples
+    --------
+    >>> class Config:
+    ...     pass
+    >>> _ = fgrad.tree_util.register_static(Config)
+    >>> fgrad.tree_util.tree_leaves([1.0, Config()])  # a static value has no leaves
+    [1.0]
+    """
     return register_pytree_node(cls, lambda x: ((), x), lambda x, _: x)
 
 
 class Partial(functools.partial):
     """functools.partial as a pytree: the bound arguments are its children, the function part of
-    its structure, so a Partial passes through transforms (and compile) as an argument."""
+    its structure, so a Partial passes through transforms (and compile) as an argument.
+
+    Examples
+    --------
+    >>> add = fgrad.tree_util.Partial(lambda x, y: x + y, 1.0)
+    >>> fgrad.tree_util.tree_leaves(add), add(2.0)  # its bound arguments are leaves
+    ([1.0], 3.0)
+    """
 
     def __new__(cls, func, *args, **kwargs):
         if isinstance(func, functools.partial):  # (flattened: the innermost function is the structure)
