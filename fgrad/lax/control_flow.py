@@ -35,7 +35,14 @@ def cond(pred: Any, true_fun: Callable[..., PyTree], false_fun: Callable[..., Py
     pred: a scalar boolean (or number: nonzero is true). Both branches must return the same
     type (structure, shapes, dtypes): a TypeError names both otherwise, as JAX's. Under vmap
     with a batched pred both branches run and each example takes its own (JAX's select);
-    under fgrad.compile the branches are staged, the choice made on replay."""
+    under fgrad.compile the branches are staged, the choice made on replay.
+
+    Examples
+    --------
+    >>> f = lambda x: fgrad.lax.cond(x > 0, lambda x: x ** 2, lambda x: -x, x)
+    >>> float(f(3.0)), float(fgrad.grad(f)(3.0)), float(fgrad.grad(f)(-1.0))  # the branch taken, differentiated
+    (9.0, 6.0, -1.0)
+    """
     _, dtype = _scalar(pred, "cond", "pred")
     if dtype.kind not in "biufc":
         raise TypeError(f"fgrad.lax.cond: pred must be a boolean or a number, got dtype {dtype}")
@@ -46,7 +53,14 @@ def cond(pred: Any, true_fun: Callable[..., PyTree], false_fun: Callable[..., Py
 def switch(index: Any, branches: Sequence[Callable[..., PyTree]], *operands: PyTree) -> PyTree:
     """`branches[index](*operands)`, as jax.lax.switch: index is an integer scalar, clamped to
     [0, len(branches) - 1] (JAX's clamping: -1 takes the first branch, a large one the last).
-    Every branch must return the same type."""
+    Every branch must return the same type.
+
+    Examples
+    --------
+    >>> branches = [lambda x: x, lambda x: 2 * x, lambda x: x ** 3]
+    >>> float(fgrad.lax.switch(2, branches, 2.0)), float(fgrad.grad(lambda x: fgrad.lax.switch(1, branches, x))(2.0))
+    (8.0, 2.0)
+    """
     branches = tuple(branches)
     if not branches:
         raise ValueError("fgrad.lax.switch: branches is empty; give at least one function")
@@ -124,7 +138,14 @@ def while_loop(cond_fun: Callable[[PyTree], Any], body_fun: Callable[[PyTree], P
     cond_fun returns a boolean scalar; body_fun returns a value of init_val's type (checked:
     a TypeError names both). Under vmap with a batched predicate the loop runs until every
     example is done, each finished example keeping its value. Differentiable in forward and
-    (unlike JAX's) reverse mode; see Note [control flow as Python loops]."""
+    (unlike JAX's) reverse mode; see Note [control flow as Python loops].
+
+    Examples
+    --------
+    >>> i, y = fgrad.lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))
+    >>> int(i), float(y)
+    (5, 32.0)
+    """
     leaves, tree = as_carry(init_val, "init_val", "while_loop")
     out = staged.while_loop(cond_fun, body_fun, leaves, tree)
     if out is not staged.NOT_STAGED:
@@ -157,7 +178,14 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, PyTree], PyTree],
     jax.lax.fori_loop. The bounds are integers; a traced one (a dynamic bound, or one vmap
     batches) makes it a while_loop on (i, val), as JAX does. `unroll` is accepted for JAX's
     signature (eagerly every loop runs iteration by iteration; unroll=True under
-    fgrad.compile traces the iterations straight through)."""
+    fgrad.compile traces the iterations straight through).
+
+    Examples
+    --------
+    >>> f = lambda x: fgrad.lax.fori_loop(0, 3, lambda i, y: y * x, 1.0)  # x ** 3
+    >>> float(f(2.0)), float(fgrad.grad(f)(2.0))
+    (8.0, 12.0)
+    """
     for what, b in (("lower", lower), ("upper", upper)):
         _, dtype = _scalar(b, "fori_loop", what)
         if dtype.kind not in "iu":
@@ -200,7 +228,16 @@ def scan(f: Callable[[PyTree, PyTree], tuple[PyTree, PyTree]], init: PyTree, xs:
     xs: a pytree of arrays with one leading length, or None (then `length` says how many
     steps); reverse: go from the last x to the first (ys stay in xs's order); unroll:
     accepted for JAX's signature (True under fgrad.compile traces the steps straight
-    through instead of staging one). f's carry output must keep init's type (checked)."""
+    through instead of staging one). f's carry output must keep init's type (checked).
+
+    Examples
+    --------
+    >>> carry, ys = fgrad.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.array([1.0, 2.0, 3.0]))
+    >>> float(carry), ys  # the running sum, and each step's output
+    (6.0, array([0., 2., 9.]))
+    >>> fgrad.grad(lambda xs: fgrad.lax.scan(lambda c, x: (c * x, None), 1.0, xs)[0])(np.array([2.0, 3.0]))
+    array([3., 2.])
+    """
     if not (isinstance(unroll, (bool, int)) and (unroll is True or unroll is False or unroll >= 1)):
         raise ValueError(f"fgrad.lax.scan: unroll must be a positive int or a bool, got {unroll!r}")
     carry, carry_tree = as_carry(init, "init", "scan")
@@ -269,7 +306,13 @@ def _empty_scan(f, carry, carry_tree, x_leaves, x_tree):
 def map(f: Callable[[PyTree], PyTree], xs: PyTree, *, batch_size: int | None = None) -> PyTree:
     """`f` applied to each slice of `xs` along its leading axis, the results stacked, as
     jax.lax.map (a scan with no carry). With batch_size, f is vmapped over batches of that
-    many slices (the remainder as one more batch)."""
+    many slices (the remainder as one more batch).
+
+    Examples
+    --------
+    >>> fgrad.lax.map(lambda x: fnp.sum(x ** 2), np.arange(6.0).reshape(3, 2))  # one row at a time
+    array([ 1., 13., 41.])
+    """
     if batch_size is None:
         return scan(lambda _, x: ((), f(x)), (), xs)[1]
     if not (isinstance(batch_size, int) and batch_size >= 1):

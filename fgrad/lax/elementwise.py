@@ -10,7 +10,14 @@ __all__ = ["select", "stop_gradient"]
 def select(pred: Any, on_true: Any, on_false: Any) -> Any:
     """`on_true` where `pred`, else `on_false`, elementwise, as jax.lax.select: pred is
     boolean, a scalar or of the cases' shape; the cases have one shape and one dtype (lax,
-    unlike numpy.where, neither broadcasts nor promotes)."""
+    unlike numpy.where, neither broadcasts nor promotes).
+
+    Examples
+    --------
+    >>> x = np.array([-1.0, 2.0])
+    >>> fgrad.lax.select(x > 0, x, -x), fgrad.grad(lambda x: fnp.sum(fgrad.lax.select(x > 0, x, 3 * x)))(x)
+    (array([1., 2.]), array([3., 1.]))
+    """
     p_shape, p_dtype = leaf_type(pred)
     t, f = leaf_type(on_true), leaf_type(on_false)
     if p_dtype.kind != "b":
@@ -26,5 +33,11 @@ def select(pred: Any, on_true: Any, on_false: Any) -> Any:
 
 def stop_gradient(x: PyTree) -> PyTree:
     """`x` (any pytree of arrays) with its derivative cut off for every enclosing transform, as
-    jax.lax.stop_gradient: its value passes, its tangents and cotangents are zero."""
+    jax.lax.stop_gradient: its value passes, its tangents and cotangents are zero.
+
+    Examples
+    --------
+    >>> fgrad.grad(lambda x: x * fgrad.lax.stop_gradient(x))(3.0)  # the second factor is a constant
+    np.float64(3.0)
+    """
     return _stop_gradient(x)

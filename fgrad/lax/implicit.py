@@ -129,7 +129,16 @@ def custom_root(f: Callable[[PyTree], PyTree], initial_guess: PyTree, solve: Cal
     the root (and an aux value if has_aux, returned beside it with its derivative cut);
     tangent_solve(g, y) solves the linear g(x) = y, g being f linearized at the root (for a
     scalar, `lambda g, y: y / g(1.0)`). The derivative with respect to what f closes over is
-    -tangent_solve(g, df) at the root; the solver's iterations and initial_guess get none."""
+    -tangent_solve(g, df) at the root; the solver's iterations and initial_guess get none.
+
+    Examples
+    --------
+    >>> def sqrt(a):  # the root of x ** 2 - a by Newton, differentiated implicitly
+    ...     newton = lambda f, x0: fgrad.lax.fori_loop(0, 30, lambda i, x: x - f(x) / (2 * x), x0)
+    ...     return fgrad.lax.custom_root(lambda x: x ** 2 - a, 1.0, newton, lambda g, y: y / g(1.0))
+    >>> round(float(sqrt(2.0)), 6), round(float(fgrad.grad(sqrt)(4.0)), 6)  # d sqrt(a) / da = 1 / (2 sqrt(a))
+    (1.414214, 0.25)
+    """
     guess = stop_gradient(initial_guess)
     solution, consts = closed_over(solve, f, guess)
     floats, others = _split(consts)
@@ -173,7 +182,16 @@ def custom_linear_solve(matvec: Callable[[PyTree], PyTree], b: PyTree, solve: Ca
     transpose_solve(vecmat, b) solves the transposed system (vecmat: matvec's transpose) for
     reverse mode; symmetric=True says the system is its own transpose (solve serves). With
     neither, reverse mode differentiates through `solve` (correct for a solver fgrad can
-    differentiate, where JAX refuses). has_aux: solve returns (x, aux)."""
+    differentiate, where JAX refuses). has_aux: solve returns (x, aux).
+
+    Examples
+    --------
+    >>> A = np.array([[2.0, 0.0], [0.0, 4.0]])
+    >>> solve = lambda matvec, b: b / np.diag(A)
+    >>> f = lambda b: fgrad.lax.custom_linear_solve(lambda x: A @ x, b, solve, symmetric=True)
+    >>> f(np.array([2.0, 2.0])), fgrad.grad(lambda b: fnp.sum(f(b)))(np.array([2.0, 2.0]))
+    (array([1. , 0.5]), array([0.5 , 0.25]))
+    """
     if transpose_solve is None and symmetric:
         transpose_solve = solve
     solution, consts = closed_over(solve, matvec, b)

@@ -20,7 +20,13 @@ def associative_scan(fn: Callable[[PyTree, PyTree], PyTree], elems: PyTree, reve
 
     fn takes two pytrees of elems' structure whose leaves are slices along `axis` (any
     length) and returns one such pytree, elementwise along `axis`; reverse scans from the
-    end. associative_scan(fnp.add, x) is fnp.cumsum(x, axis=0)."""
+    end. associative_scan(fnp.add, x) is fnp.cumsum(x, axis=0).
+
+    Examples
+    --------
+    >>> fgrad.lax.associative_scan(fnp.add, np.array([1.0, 2.0, 3.0, 4.0]))  # the prefix sums
+    array([ 1.,  3.,  6., 10.])
+    """
     leaves, tree = trees.flatten(elems)
     if not leaves:
         raise ValueError("fgrad.lax.associative_scan: elems has no arrays")
