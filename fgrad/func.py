@@ -20,13 +20,26 @@ __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "ja
 
 def vmap(func: Callable[..., PyTree], in_dims: Any = 0, out_dims: Any = 0, *,
          chunk_size: int | None = None) -> Callable[..., PyTree]:
-    """torch.func.vmap: fgrad.vmap with `in_dims`/`out_dims` for in_axes/out_axes."""
+    """torch.func.vmap: fgrad.vmap with `in_dims`/`out_dims` for in_axes/out_axes.
+
+    Examples
+    --------
+    >>> fgrad.func.vmap(fgrad.dot)(fgrad.ones(3, 2), fgrad.arange(6.0).reshape(3, 2))
+    tensor([1., 5., 9.])
+    """
     return _vmap(func, in_axes=in_dims, out_axes=out_dims, chunk_size=chunk_size)
 
 
 def grad_and_value(func: Callable[..., PyTree], argnums: int | tuple[int, ...] = 0,
                    has_aux: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
-    """torch.func.grad_and_value: `(gradient, value)`, or `(gradient, (value, aux))` with has_aux."""
+    """torch.func.grad_and_value: `(gradient, value)`, or `(gradient, (value, aux))` with has_aux.
+
+    Examples
+    --------
+    >>> g, value = fgrad.func.grad_and_value(lambda x: (x ** 2).sum())(fgrad.tensor([1.0, 2.0]))
+    >>> g, value
+    (tensor([2., 4.]), tensor(5.))
+    """
     value_and_grad_fun = value_and_grad(func, argnums, has_aux)
 
     def grad_and_value_fun(*args, **kwargs):
@@ -43,7 +56,15 @@ def functional_call(module: Module, parameter_and_buffer_dicts: dict[str, Any] |
     `named_parameters()` and `named_buffers()`, "0.weight") in place of its parameters and buffers;
     the module is unchanged after. `args` is one argument or a tuple of them. With tie_weights a
     value given for one name of a tied parameter (one tensor under several names) replaces it under
-    all of them; with strict every parameter and buffer must be given, and nothing else."""
+    all of them; with strict every parameter and buffer must be given, and nothing else.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Linear(2, 1)
+    >>> params = {"weight": fgrad.tensor([[1.0, 2.0]]), "bias": fgrad.tensor([0.5])}
+    >>> fgrad.func.functional_call(m, params, (fgrad.tensor([[1.0, 1.0]]),))  # m run with these parameters
+    tensor([[3.5]])
+    """
     dicts = parameter_and_buffer_dicts if isinstance(parameter_and_buffer_dicts, tuple) else \
         (parameter_and_buffer_dicts,)
     values = {}
@@ -101,7 +122,15 @@ def _tied(module, values):
 def stack_module_state(models: Sequence[Module]) -> tuple[dict[str, Any], dict[str, Any]]:
     """torch.func.stack_module_state: (parameters, buffers) of models of one structure, each name's
     tensors stacked along a new first axis (for vmap over an ensemble with functional_call); the
-    stacked parameters are new leaves that require grad where the models' do."""
+    stacked parameters are new leaves that require grad where the models' do.
+
+    Examples
+    --------
+    >>> models = [fgrad.nn.Linear(2, 1) for _ in range(3)]
+    >>> params, buffers = fgrad.func.stack_module_state(models)
+    >>> params["weight"].shape  # one leading axis over the models, for vmap
+    (3, 1, 2)
+    """
     models = list(models)
     if not models:
         raise RuntimeError("stack_module_state: Expected at least one model, got 0.")

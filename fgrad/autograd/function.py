@@ -44,7 +44,22 @@ __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
 
 class FunctionCtx:
-    """The `ctx` of forward/backward: saved tensors and flags."""
+    """The `ctx` of forward/backward: saved tensors and flags.
+
+    Examples
+    --------
+    >>> class Scale(fgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x, k):
+    ...         ctx.k = k  # anything not a Tensor is kept on ctx
+    ...         return x * k
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         return g * ctx.k, None
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> Scale.apply(x, 3.0).sum().backward(); x.grad
+    tensor([3.])
+    """
 
     def __init__(self, needs_input_grad: Iterable[bool] = ()) -> None:
         self.needs_input_grad = tuple(needs_input_grad)
@@ -98,7 +113,23 @@ def _raw(value):
 
 
 class Function:
-    """Subclass with static forward(ctx, *args) and backward(ctx, *grad_outputs); call MyOp.apply."""
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grad_outputs); call MyOp.apply.
+
+    Examples
+    --------
+    >>> class Exp(fgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         y = x.exp(); ctx.save_for_backward(y)
+    ...         return y
+    ...     @staticmethod
+    ...     def backward(ctx, g):
+    ...         (y,) = ctx.saved_tensors
+    ...         return g * y
+    >>> x = fgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> Exp.apply(x).sum().backward(); x.grad
+    tensor([1.        , 2.71828183])
+    """
 
     @staticmethod
     def forward(ctx: FunctionCtx, *args: Any) -> Any:
@@ -330,7 +361,24 @@ def _unpacked(ctx, k, t):
 def once_differentiable(backward):
     """Decorate a Function's backward that is not differentiable itself: it runs without
     recording, and differentiating its results again (after create_graph=True) raises, as
-    torch's, instead of silently giving zero."""
+    torch's, instead of silently giving zero.
+
+    Examples
+    --------
+    >>> class Square(fgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.save_for_backward(x)
+    ...         return x * x
+    ...     @staticmethod
+    ...     @fgrad.autograd.once_differentiable
+    ...     def backward(ctx, g):
+    ...         (x,) = ctx.saved_tensors
+    ...         return 2 * x * g
+    >>> x = fgrad.tensor([3.0], requires_grad=True)
+    >>> Square.apply(x).sum().backward(); x.grad
+    tensor([6.])
+    """
     @functools.wraps(backward)
     def wrapper(ctx, *grads):
         with no_grad():

@@ -118,7 +118,14 @@ def backward(tensors: Tensor | Sequence[Tensor],
              retain_graph: bool | None = None, create_graph: bool = False,
              inputs: Tensor | Sequence[Tensor] | None = None) -> None:
     """Compute d(tensors)/d(leaves) and accumulate it into each leaf's .grad; with `inputs`,
-    only into theirs (non-leaf tensors included, as in PyTorch)."""
+    only into theirs (non-leaf tensors included, as in PyTorch).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> fgrad.autograd.backward(x * x, grad_tensors=fgrad.tensor([1.0, 0.5])); x.grad  # 2 x * v
+    tensor([2., 2.])
+    """
     tensors = _as_tuple(tensors)
     roots = _roots(tensors, grad_tensors, create_graph, "backward")
     wanted = capture = None
@@ -189,7 +196,16 @@ def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: Tensor | ArrayLike | Sequence[Tensor | ArrayLike | None] | None = None,
          retain_graph: bool | None = None, create_graph: bool = False, allow_unused: bool | None = None,
          materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
-    """The gradients of `outputs` with respect to `inputs` (a tuple, one per input)."""
+    """The gradients of `outputs` with respect to `inputs` (a tuple, one per input).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor(3.0, requires_grad=True)
+    >>> (g,) = fgrad.autograd.grad(x ** 3, x, create_graph=True); g  # 3 x ** 2
+    tensor(27., grad_fn=<...>)
+    >>> fgrad.autograd.grad(g, x)  # and again: 6 x
+    (tensor(18.),)
+    """
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     _check_differentiable(inputs, "grad")
     allow_unused = materialize_grads if allow_unused is None else allow_unused
@@ -285,7 +301,14 @@ def _result(values, is_tuple, create_graph):
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
-    """torch.autograd.functional.vjp: (func(inputs), v^T J)."""
+    """torch.autograd.functional.vjp: (func(inputs), v^T J).
+
+    Examples
+    --------
+    >>> out, vjp = fgrad.autograd.functional.vjp(lambda x: x ** 2, fgrad.tensor([1.0, 2.0]), fgrad.tensor([1.0, 1.0]))
+    >>> out, vjp  # v @ J
+    (tensor([1., 4.]), tensor([2., 4.]))
+    """
     in_tuple, inputs = _inputs(inputs, create_graph)
     with enable_grad():
         out_tuple, outputs = _outputs(func(*inputs), "vjp")
@@ -294,7 +317,14 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """torch.autograd.functional.jvp: (func(inputs), J v), by the double-backward trick."""
+    """torch.autograd.functional.jvp: (func(inputs), J v), by the double-backward trick.
+
+    Examples
+    --------
+    >>> out, jvp = fgrad.autograd.functional.jvp(lambda x: x ** 2, fgrad.tensor([1.0, 2.0]), fgrad.tensor([1.0, 0.0]))
+    >>> out, jvp  # J @ v
+    (tensor([1., 4.]), tensor([2., 0.]))
+    """
     _, inputs = _inputs(inputs, create_graph)
     v = _v(v, inputs, "jvp", "input")
     with enable_grad():
@@ -310,7 +340,13 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """torch.autograd.functional.jacobian: d output / d input, of shape output.shape + input.shape,
     nested (outputs, then inputs) where func returns or takes a tuple. vectorize is accepted and
-    gives the same numbers; strategy "forward-mode" takes a jvp per input entry."""
+    gives the same numbers; strategy "forward-mode" takes a jvp per input entry.
+
+    Examples
+    --------
+    >>> fgrad.autograd.functional.jacobian(lambda x: x ** 2, fgrad.tensor([1.0, 2.0]))
+    tensor([[2., 0.], [0., 4.]])
+    """
     if strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     in_tuple, inputs = _inputs(inputs, create_graph)
@@ -355,7 +391,13 @@ def _jacobian_forward(func, inputs, outputs, create_graph, strict):
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """torch.autograd.functional.hessian of a function with one single-entry output: a Tensor
-    input.shape * 2, or a tuple of tuples for a tuple of inputs."""
+    input.shape * 2, or a tuple of tuples for a tuple of inputs.
+
+    Examples
+    --------
+    >>> fgrad.autograd.functional.hessian(lambda x: (x[0] ** 2 * x[1]), fgrad.tensor([1.0, 3.0]))
+    tensor([[6., 2.], [2., 0.]])
+    """
     in_tuple = isinstance(inputs, (tuple, list))
 
     def scalar(*args):
@@ -372,7 +414,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
-    """torch.autograd.functional.vhp: (func(inputs), v^T H) of a single-entry output."""
+    """torch.autograd.functional.vhp: (func(inputs), v^T H) of a single-entry output.
+
+    Examples
+    --------
+    >>> f = lambda x: (x ** 3).sum()
+    >>> fgrad.autograd.functional.vhp(f, fgrad.tensor([1.0, 2.0]), fgrad.tensor([1.0, 1.0]))  # v @ H
+    (tensor(9.), tensor([ 6., 12.]))
+    """
     in_tuple, inputs = _inputs(inputs, create_graph)
     with enable_grad():
         _, outputs = _outputs(func(*inputs), "vhp")
@@ -385,5 +434,12 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """torch.autograd.functional.hvp: (func(inputs), H v); the Hessian of a twice continuously
-    differentiable function is symmetric, so this is vhp's product (torch's equals it to rounding)."""
+    differentiable function is symmetric, so this is vhp's product (torch's equals it to rounding).
+
+    Examples
+    --------
+    >>> f = lambda x: (x ** 3).sum()
+    >>> fgrad.autograd.functional.hvp(f, fgrad.tensor([1.0, 2.0]), fgrad.tensor([1.0, 1.0]))  # H = diag(6 x)
+    (tensor(9.), tensor([ 6., 12.]))
+    """
     return vhp(func, inputs, v, create_graph, strict)

@@ -253,7 +253,14 @@ def gradcheck(func: Callable[..., Any], inputs: Tensor | ArrayLike | Sequence[Te
     the real and imaginary parts of complex values (both directions of each); `fast_mode`
     compares one random projection of it instead. `check_forward_ad` also checks the Jacobian
     forward mode gives (dual Tensors, or fgrad.jvp given arrays) and `check_backward_ad=False`
-    skips the reverse-mode check, as torch's (for a Function with only a jvp)."""
+    skips the reverse-mode check, as torch's (for a Function with only a jvp).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.5, 1.5], requires_grad=True)
+    >>> fgrad.gradcheck(lambda x: (x.sin() * x).sum(), (x,))  # analytic against finite differences
+    True
+    """
     inputs = tuple(inputs) if isinstance(inputs, (tuple, list)) else (inputs,)
     if not (check_forward_ad or check_backward_ad):
         raise ValueError("gradcheck: check_forward_ad and check_backward_ad are both False: nothing to check")
