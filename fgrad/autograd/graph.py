@@ -12,7 +12,16 @@ __all__ = ["Node", "disable_saved_tensors_hooks", "register_multi_grad_hook", "s
 class save_on_cpu(saved_tensors_hooks):
     """Values saved for backward inside it are kept on the CPU and moved back to their device
     when backward reads them (GPU memory for CPU memory, as torch's). pin_memory is accepted:
-    fgrad's host copies are plain NumPy arrays."""
+    fgrad's host copies are plain NumPy arrays.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with fgrad.autograd.graph.save_on_cpu():
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad
+    tensor([2., 4.])
+    """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
         super().__init__(lambda t: (t.device, t.detach().to("cpu")), lambda packed: packed[1].to(packed[0]))
@@ -32,7 +41,16 @@ class _MultiGradHandle:
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
     """fn once per backward for several tensors: mode "all" calls fn(grads) (None for a tensor
     this backward gives no gradient) when the backward has walked its graph; mode "any" calls
-    fn(grad) with the first of their gradients computed. Returns a handle with .remove()."""
+    fn(grad) with the first of their gradients computed. Returns a handle with .remove().
+
+    Examples
+    --------
+    >>> a, b = fgrad.tensor(1.0, requires_grad=True), fgrad.tensor(2.0, requires_grad=True)
+    >>> seen = []
+    >>> _ = fgrad.autograd.graph.register_multi_grad_hook((a, b), lambda grads: seen.append(grads))
+    >>> (a * b).backward(); seen  # once, with both gradients
+    [(tensor(2.), tensor(1.))]
+    """
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)

@@ -46,7 +46,20 @@ def pack(tensor):
 
 
 class saved_tensors_hooks:
-    """Context manager installing a (pack, unpack) pair for values saved inside it."""
+    """Context manager installing a (pack, unpack) pair for values saved inside it.
+
+    Examples
+    --------
+    >>> packed = []
+    >>> def pack(t):
+    ...     packed.append(t.shape)
+    ...     return t
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> with fgrad.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad, len(packed) > 0
+    (tensor([2., 4.]), True)
+    """
 
     def __init__(self, pack_hook, unpack_hook):
         self.pair = (pack_hook, unpack_hook)
@@ -68,7 +81,18 @@ class saved_tensors_hooks:
 
 class disable_saved_tensors_hooks:
     """Inside it, installing saved_tensors_hooks raises RuntimeError(error_message), as torch's
-    (for code whose saved values must stay where they are)."""
+    (for code whose saved values must stay where they are).
+
+    Examples
+    --------
+    >>> with fgrad.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+    ...     try:
+    ...         with fgrad.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+    ...             pass
+    ...     except RuntimeError as e:
+    ...         print(e)
+    no hooks here
+    """
 
     def __init__(self, error_message):
         self.message = error_message

@@ -44,6 +44,13 @@ class Node:
 
     No __init__ (Note [bare class calls]): the recording hot paths call `Node()` and store
     the slots themselves.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> y = x.sin() * 2
+    >>> y.grad_fn.name(), y.grad_fn.next_functions[0][0].name()
+    ('MulBackward0', 'SinBackward0')
     """
 
     __slots__ = ("prim", "params", "inputs", "primals", "out", "meta", "__weakref__")

@@ -56,12 +56,55 @@ LstsqResult = _namedtuple("LstsqResult", ["solution", "residuals", "rank", "sing
 QRResult = _namedtuple("QRResult", ["Q", "R"])
 SVDResult = _namedtuple("SVDResult", ["U", "S", "Vh"])
 # (numpy.linalg's result types, by the names NumPy gives them, documented as NumPy documents them)
-SlogdetResult.__doc__ = "slogdet's result (sign, logabsdet): det = sign * exp(logabsdet), as numpy.linalg's."
-EighResult.__doc__ = "eigh's result (eigenvalues ascending, eigenvectors as columns), as numpy.linalg's."
-EigResult.__doc__ = "eig's result (eigenvalues, eigenvectors as columns), as numpy.linalg's."
-LstsqResult.__doc__ = "lstsq's result (solution, residuals, rank, singular_values), as numpy.linalg's."
-QRResult.__doc__ = "qr's result (Q with orthonormal columns, R upper triangular), as numpy.linalg's."
-SVDResult.__doc__ = "svd's result (U, S the singular values descending, Vh): a = U @ diag(S) @ Vh, as numpy.linalg's."
+SlogdetResult.__doc__ = """slogdet's result (sign, logabsdet): det = sign * exp(logabsdet), as numpy.linalg's.
+
+Examples
+--------
+>>> sign, logabsdet = fnp.linalg.slogdet(np.array([[-2.0, 0.0], [0.0, 3.0]]))
+>>> float(sign), round(float(logabsdet), 4)  # det = -6
+(-1.0, 1.7918)
+"""
+EighResult.__doc__ = """eigh's result (eigenvalues ascending, eigenvectors as columns), as numpy.linalg's.
+
+Examples
+--------
+>>> w, V = fnp.linalg.eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
+>>> w
+array([1., 3.])
+"""
+EigResult.__doc__ = """eig's result (eigenvalues, eigenvectors as columns), as numpy.linalg's.
+
+Examples
+--------
+>>> w, V = fnp.linalg.eig(np.array([[2.0, 0.0], [0.0, 3.0]]))
+>>> w
+array([2., 3.])
+"""
+LstsqResult.__doc__ = """lstsq's result (solution, residuals, rank, singular_values), as numpy.linalg's.
+
+Examples
+--------
+>>> x, residuals, rank, s = fnp.linalg.lstsq(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]]), np.array([1.0, 2.0, 3.0]))
+>>> np.allclose(x, [1.0, 1.0]), int(rank)
+(True, 2)
+"""
+QRResult.__doc__ = """qr's result (Q with orthonormal columns, R upper triangular), as numpy.linalg's.
+
+Examples
+--------
+>>> A = np.array([[3.0, 1.0], [4.0, 2.0]])
+>>> Q, R = fnp.linalg.qr(A)
+>>> bool(np.allclose(Q @ R, A))
+True
+"""
+SVDResult.__doc__ = """svd's result (U, S the singular values descending, Vh): a = U @ diag(S) @ Vh, as numpy.linalg's.
+
+Examples
+--------
+>>> U, S, Vh = fnp.linalg.svd(np.array([[3.0, 0.0], [0.0, -2.0]]))
+>>> S
+array([3., 2.])
+"""
 
 
 def matmul(x1, x2):
