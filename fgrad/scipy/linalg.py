@@ -39,7 +39,14 @@ def _square(fn, a):
 
 # ---- expm ------------------------------------------------------------------------------------
 def expm(A):
-    """scipy.linalg.expm of a (stack of) square matrix; its derivative is the Frechet derivative."""
+    """scipy.linalg.expm of a (stack of) square matrix; its derivative is the Frechet derivative.
+
+    Examples
+    --------
+    >>> A = np.array([[0.0, 1.0], [0.0, 0.0]])
+    >>> fgrad.scipy.linalg.expm(A), fgrad.grad(lambda t: fgrad.scipy.linalg.expm(t * A)[0, 1])(1.0)
+    (array([[1., 1.], [0., 1.]]), np.float64(1.0))
+    """
     return _ops.expm(_square("expm", A))
 
 
@@ -47,7 +54,15 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
     """scipy.linalg.expm_frechet: (expm(A), L(A, E)), or L(A, E) alone without compute_expm.
 
     Both come from one expm of [[A, E], [0, A]] (SciPy's method='blockEnlarge'); method='SPS'
-    is accepted and computed the same way (the results agree to rounding)."""
+    is accepted and computed the same way (the results agree to rounding).
+
+    Examples
+    --------
+    >>> A, E = np.zeros((2, 2)), np.array([[0.0, 1.0], [0.0, 0.0]])
+    >>> expA, dexpA = fgrad.scipy.linalg.expm_frechet(A, E)  # the derivative of expm at A along E
+    >>> expA, dexpA
+    (array([[1., 0.], [0., 1.]]), array([[0., 1.], [0., 0.]]))
+    """
     if method not in (None, "SPS", "blockEnlarge"):
         raise ValueError(f"fgrad.scipy.linalg.expm_frechet: unknown method {method!r}")
     A, E = _square("expm_frechet", A), _square("expm_frechet", E)
@@ -62,7 +77,15 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):
 def sqrtm(A, disp=True, blocksize=64):
     """scipy.linalg.sqrtm, the principal square root; its derivative X solves sqrtm(A) X + X sqrtm(A) = dA.
     (A matrix with negative real eigenvalues has a complex root, which fgrad returns but does not
-    differentiate.) blocksize is ignored."""
+    differentiate.) blocksize is ignored.
+
+    Examples
+    --------
+    >>> fgrad.scipy.linalg.sqrtm(np.array([[4.0, 0.0], [0.0, 9.0]]))
+    array([[2., 0.], [0., 3.]])
+    >>> round(float(fgrad.grad(lambda a: fgrad.scipy.linalg.sqrtm(a * np.eye(2))[0, 0])(4.0)), 4)  # 1 / (2 sqrt(a))
+    0.25
+    """
     if disp is not True:
         _unsupported("sqrtm", "disp", disp, "SciPy deprecates it; compute the residual with fgrad.numpy")
     return _ops.sqrtm(_square("sqrtm", A))
@@ -100,7 +123,14 @@ def _triangular(a, b, lower, trans, unit_diagonal, conjugate=False):
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False, check_finite=True):
     """scipy.linalg.solve_triangular: x with op(a) x = b, reading one triangle of a (its diagonal
-    taken as ones with unit_diagonal); differentiable in a (that triangle) and b."""
+    taken as ones with unit_diagonal); differentiable in a (that triangle) and b.
+
+    Examples
+    --------
+    >>> L = np.array([[2.0, 0.0], [1.0, 1.0]])
+    >>> fgrad.scipy.linalg.solve_triangular(L, np.array([2.0, 3.0]), lower=True)
+    array([1., 2.])
+    """
     if trans not in _TRANS:
         raise ValueError(f"fgrad.scipy.linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' or 'C', got {trans!r}")
     a = _square("solve_triangular", a)
@@ -111,7 +141,14 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
     """scipy.linalg.solve_banded: x with A x = b, A given by its l subdiagonals and u superdiagonals in
     diagonal-ordered form, ab[u + i - j, j] = A[i, j] (shape (l + u + 1, n)); differentiable in the entries
-    of ab it reads and in b."""
+    of ab it reads and in b.
+
+    Examples
+    --------
+    >>> ab = np.array([[0.0, 1.0], [2.0, 2.0], [1.0, 0.0]])  # the tridiagonal [[2, 1], [1, 2]]
+    >>> fgrad.scipy.linalg.solve_banded((1, 1), ab, np.array([3.0, 3.0]))
+    array([1., 1.])
+    """
     try:
         lower, upper = (operator.index(w) for w in l_and_u)
     except TypeError:
@@ -128,7 +165,14 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
 
 def solve_sylvester(a, b, q):
     """scipy.linalg.solve_sylvester: x with a x + x b = q, a (M, M), b (N, N), q (M, N); differentiable
-    in a, b and q (dx solves a dx + dx b = dq - da x - x db)."""
+    in a, b and q (dx solves a dx + dx b = dq - da x - x db).
+
+    Examples
+    --------
+    >>> X = fgrad.scipy.linalg.solve_sylvester(np.eye(2), np.eye(2), 2 * np.ones((2, 2)))  # A X + X B = Q
+    >>> X
+    array([[1., 1.], [1., 1.]])
+    """
     a, b = _square("solve_sylvester", a), _square("solve_sylvester", b)
     q = _la._inexact(_as_operand(q))
     if _fnp.shape(q)[-2:] != (_fnp.shape(a)[-1], _fnp.shape(b)[-1]):
@@ -147,13 +191,28 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     """scipy.linalg.cho_factor -> (c, lower), c holding the Cholesky factor in its lower (upper)
     triangle. The other triangle, which SciPy documents as arbitrary, is zero here (as in JAX).
     Its derivative is that of the function on symmetric matrices (Note [symmetric gradients] in
-    fgrad/ops/linalg.py)."""
+    fgrad/ops/linalg.py).
+
+    Examples
+    --------
+    >>> c, lower = fgrad.scipy.linalg.cho_factor(np.array([[4.0, 2.0], [2.0, 2.0]]), lower=True)
+    >>> fnp.tril(c), lower
+    (array([[2., 0.], [1., 1.]]), True)
+    """
     return _la.cholesky(a, upper=not lower), bool(lower)
 
 
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """scipy.linalg.cho_solve: x with A x = b, A = c c^H (lower) or c^H c; only c's triangle is read.
-    Two triangular solves, differentiable in c and b."""
+    Two triangular solves, differentiable in c and b.
+
+    Examples
+    --------
+    >>> A = np.array([[4.0, 2.0], [2.0, 2.0]])
+    >>> f = lambda b: fgrad.scipy.linalg.cho_solve(fgrad.scipy.linalg.cho_factor(A), b)
+    >>> f(np.array([2.0, 0.0])), fgrad.grad(lambda b: fnp.sum(f(b)))(np.array([2.0, 0.0]))  # inv(A).T @ ones
+    (array([ 1., -1.]), array([0. , 0.5]))
+    """
     c, lower = c_and_lower
     c = _square("cho_solve", c)
     b, vector = _rhs("cho_solve", c, b)
@@ -172,7 +231,15 @@ def _permutation_matrix(perm, dtype):
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False):
     """scipy.linalg.lu -> (p, l, u) with a = p @ l @ u; (p @ l, u) with permute_l; p as row indices
-    (a = l[p] @ u) with p_indices. l and u carry the LU derivative (JAX's rule); p is constant."""
+    (a = l[p] @ u) with p_indices. l and u carry the LU derivative (JAX's rule); p is constant.
+
+    Examples
+    --------
+    >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> P, L, U = fgrad.scipy.linalg.lu(A)
+    >>> bool(np.allclose(P @ L @ U, A)), L[1, 0]
+    (True, np.float64(0.3333333333333333))
+    """
     a = _la._matrix("lu", a, square=False)
     packed, _, perm = _ops.lu(a)
     m, n = _fnp.shape(a)[-2:]
@@ -189,14 +256,28 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True, p_indices=False
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """scipy.linalg.lu_factor -> (lu, piv): L (unit diagonal, strictly below) and U packed, and
-    LAPACK's 0-based row interchanges; lu carries the LU derivative."""
+    LAPACK's 0-based row interchanges; lu carries the LU derivative.
+
+    Examples
+    --------
+    >>> lu, piv = fgrad.scipy.linalg.lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    >>> piv  # row 0 swapped with row 1
+    array([1, 1], dtype=int32)
+    """
     packed, piv, _ = _ops.lu(_la._matrix("lu_factor", a, square=False))
     return packed, piv
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """scipy.linalg.lu_solve: x with op(A) x = b for A = P L U given by lu_factor; differentiable in
-    lu and b (as a solve with the matrix lu_factor's factors make)."""
+    lu and b (as a solve with the matrix lu_factor's factors make).
+
+    Examples
+    --------
+    >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> fgrad.scipy.linalg.lu_solve(fgrad.scipy.linalg.lu_factor(A), np.array([5.0, 11.0]))
+    array([1., 2.])
+    """
     packed, piv = lu_and_piv
     if trans not in (0, 1, 2):
         raise ValueError(f"fgrad.scipy.linalg.lu_solve: trans must be 0, 1 or 2, got {trans!r}")
@@ -227,7 +308,13 @@ def _stack(a, b):
 
 # ---- constructors --------------------------------------------------------------------------------
 def block_diag(*arrs):
-    """scipy.linalg.block_diag: the arrays (0-D and 1-D ones as rows) on the diagonal of a 2-D array."""
+    """scipy.linalg.block_diag: the arrays (0-D and 1-D ones as rows) on the diagonal of a 2-D array.
+
+    Examples
+    --------
+    >>> fgrad.scipy.linalg.block_diag(np.eye(1), 2 * np.eye(2))
+    array([[1., 0., 0.], [0., 2., 0.], [0., 0., 2.]])
+    """
     if not arrs:
         return _np.empty((1, 0))
     arrs = [_as_operand(a) for a in arrs]
@@ -248,7 +335,13 @@ def block_diag(*arrs):
 
 def toeplitz(c, r=None):
     """scipy.linalg.toeplitz: first column c, first row r (conj(c) when None, Hermitian as SciPy's;
-    r[0] is ignored); N-D inputs are stacks of 1-D ones, as in SciPy >= 1.17."""
+    r[0] is ignored); N-D inputs are stacks of 1-D ones, as in SciPy >= 1.17.
+
+    Examples
+    --------
+    >>> fgrad.scipy.linalg.toeplitz(np.array([1.0, 2.0, 3.0]))
+    array([[1., 2., 3.], [2., 1., 2.], [3., 2., 1.]])
+    """
     c = _as_operand(c)
     r = _fnp.conj(c) if r is None else _as_operand(r)
     if c.ndim == 0:
@@ -266,13 +359,24 @@ def toeplitz(c, r=None):
 
 # ---- scipy.linalg's names for fgrad.numpy.linalg's ---------------------------------------------
 def inv(a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
-    """scipy.linalg.inv (assume_a is a hint: every structure gets the general inverse)."""
+    """scipy.linalg.inv (assume_a is a hint: every structure gets the general inverse).
+
+    Examples
+    --------
+    >>> fgrad.scipy.linalg.inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    array([[0.5 , 0.  ], [0.  , 0.25]])
+    """
     return _la.inv(a)
 
 
 def det(a, overwrite_a=False, check_finite=True):
     """The determinant of a square matrix (or of each in a stack), as scipy.linalg.det; overwrite_a
     and check_finite are accepted and ignored. Differentiable (fgrad.numpy.linalg.det's rule).
+
+    Examples
+    --------
+    >>> fgrad.grad(fgrad.scipy.linalg.det)(np.array([[2.0, 0.0], [0.0, 3.0]]))  # det(A) inv(A).T
+    array([[3., 0.], [0., 2.]])
     """
     return _la.det(a)
 
@@ -280,7 +384,15 @@ def det(a, overwrite_a=False, check_finite=True):
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a=None,
           transposed=False):
     """scipy.linalg.solve: a 1-D b is a vector, else (..., N, K). assume_a is a hint: every structure
-    gets the general solve (the same answer for a matrix that has the structure)."""
+    gets the general solve (the same answer for a matrix that has the structure).
+
+    Examples
+    --------
+    >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> f = lambda b: fgrad.scipy.linalg.solve(A, b)
+    >>> f(np.array([3.0, 5.0])), fgrad.grad(lambda b: fnp.sum(f(b)))(np.ones(2))  # inv(A).T @ ones
+    (array([0.8, 1.4]), array([0.4, 0.2]))
+    """
     a = _square("solve", a)
     if transposed:
         if a.dtype.kind == "c":
@@ -292,14 +404,28 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """scipy.linalg.cholesky: the upper factor U (a = U^T U) unless lower=True."""
+    """scipy.linalg.cholesky: the upper factor U (a = U^T U) unless lower=True.
+
+    Examples
+    --------
+    >>> fgrad.scipy.linalg.cholesky(np.array([[4.0, 2.0], [2.0, 2.0]]))  # upper by default, as SciPy's
+    array([[2., 1.], [0., 1.]])
+    """
     return _la.cholesky(a, upper=not lower)
 
 
 def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
          check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
     """scipy.linalg.eigh of a symmetric matrix: (w, v), or w with eigvals_only; subset_by_index
-    slices them. The generalized problem (b) and subset_by_value are not supported."""
+    slices them. The generalized problem (b) and subset_by_value are not supported.
+
+    Examples
+    --------
+    >>> A = np.array([[2.0, 1.0], [1.0, 2.0]])
+    >>> w, V = fgrad.scipy.linalg.eigh(A)
+    >>> w, bool(np.allclose(fgrad.grad(lambda A: fgrad.scipy.linalg.eigh(A)[0][1])(A), 0.5))  # v v.T
+    (array([1., 3.]), True)
+    """
     if b is not None:
         _unsupported("eigh", "b", "<array>", "the generalized eigenproblem is not implemented")
     if subset_by_value is not None:
@@ -313,7 +439,15 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """scipy.linalg.qr: mode 'full' (Q is M x M), 'economic', or 'r' (a tuple (R,), as SciPy's)."""
+    """scipy.linalg.qr: mode 'full' (Q is M x M), 'economic', or 'r' (a tuple (R,), as SciPy's).
+
+    Examples
+    --------
+    >>> A = np.array([[3.0, 1.0], [4.0, 2.0]])
+    >>> Q, R = fgrad.scipy.linalg.qr(A)
+    >>> bool(np.allclose(Q @ R, A)), bool(np.allclose(Q.T @ Q, np.eye(2)))
+    (True, True)
+    """
     if pivoting:
         _unsupported("qr", "pivoting", pivoting, "the column permutation is not differentiable")
     if mode not in ("full", "economic", "r"):
@@ -328,7 +462,14 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
 def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True, lapack_driver="gesdd"):
     """scipy.linalg.svd -> (U, s, Vh), or s when compute_uv=False (either lapack_driver: the same s,
-    and U, Vh up to the signs of their columns)."""
+    and U, Vh up to the signs of their columns).
+
+    Examples
+    --------
+    >>> U, s, Vh = fgrad.scipy.linalg.svd(np.array([[3.0, 0.0], [0.0, -2.0]]))
+    >>> s
+    array([3., 2.])
+    """
     if lapack_driver not in ("gesdd", "gesvd"):
         raise ValueError(f"fgrad.scipy.linalg.svd: lapack_driver must be 'gesdd' or 'gesvd', got {lapack_driver!r}")
     out = _la.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
