@@ -97,3 +97,8 @@ def test_pending_names_are_pending():
     done = sorted(name for name in PENDING if has_example(NAMES[name]))
     assert not done, f"these have an example now: take them off PENDING (docstring_examples_not_yet.txt): {done}"
     assert NOT_YET <= NAMES.keys(), f"not public names: {sorted(NOT_YET - NAMES.keys())}"
+
+
+def test_an_alias_carries_the_docstring_of_its_own_name():
+    """fgrad.numpy.max is also amax: it carries numpy.max's docstring (with its examples), not amax's alias one."""
+    assert "numpy.max's docstring" in fnp.max.__doc__ and "numpy.round's docstring" in fnp.round.__doc__

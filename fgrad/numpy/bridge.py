@@ -35,7 +35,8 @@ def _document(ours, theirs, prefix):
     """Each fgrad function of `ours` gets the docstring of `theirs`'s function of the same name, under
     fgrad's note: its own docstring where it has one, else what fgrad differentiates (kept as `_fgrad_doc`). Functions
     already documented from another library module keep theirs (fgrad.numpy's i0 in scipy.special)."""
-    for name, fn in vars(ours).items():
+    names = sorted(vars(ours).items(), key=lambda item: getattr(item[1], "__name__", None) != item[0])
+    for name, fn in names:  # (a function's own name first: np.max's docstring for max, not np.amax's alias one)
         if name.startswith("_") or getattr(fn, "_documented", False) or not callable(fn) or isinstance(fn, type) \
                 or not (getattr(fn, "__module__", None) or "").startswith("fgrad"):
             continue
