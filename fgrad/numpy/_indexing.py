@@ -37,7 +37,15 @@ class at:
     alike, where `b[i] = v` into a NumPy array would drop v's derivative.
 
     set: as NumPy's `b[index] = v` (v broadcast to the selection; a repeated index takes
-    the last value). add: as `np.add.at` (a repeated index adds each value)."""
+    the last value). add: as `np.add.at` (a repeated index adds each value).
+
+    Examples
+    --------
+    >>> fnp.at(np.zeros(3))[1].set(5.0), fnp.at(np.zeros(3))[np.array([0, 0])].add(1.0)
+    (array([0., 5., 0.]), array([2., 0., 0.]))
+    >>> float(fgrad.grad(lambda v: fnp.sum(fnp.at(np.zeros(3))[1].set(v) ** 2))(3.0))  # v's derivative kept
+    6.0
+    """
 
     __slots__ = ("x", "index")
 
@@ -84,7 +92,13 @@ class at:
 
 def getitem(a, index):
     """a[index] with ints, slices, None, Ellipsis, integer arrays and boolean masks (and, under
-    vmap, integer arrays that differ between examples: ops/indexing.py's gather)."""
+    vmap, integer arrays that differ between examples: ops/indexing.py's gather).
+
+    Examples
+    --------
+    >>> fnp.getitem(np.arange(5.0), slice(1, 3)), fgrad.grad(lambda x: fnp.sum(fnp.getitem(x, 1)))(np.ones(3))
+    (array([1., 2.]), array([0., 1., 0.]))
+    """
     template, operands = ix.split_dynamic(ix.normalize_index(index, dynamic=True))
     if operands:
         return ix.gather(a, *operands, template=template)

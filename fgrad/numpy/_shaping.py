@@ -435,7 +435,14 @@ def apply_over_axes(func, a, axes):
 
 
 class vectorize:
-    """np.vectorize: pyfunc called on each element (traced scalars), results stacked."""
+    """np.vectorize: pyfunc called on each element (traced scalars), results stacked.
+
+    Examples
+    --------
+    >>> f = fnp.vectorize(lambda x, y: fnp.where(x > y, x, y * 2))
+    >>> f(np.array([1.0, 3.0]), 2.0), fgrad.grad(lambda x: fnp.sum(f(x, 2.0)))(np.array([1.0, 3.0]))
+    (array([4., 3.]), array([0., 1.]))
+    """
 
     def __init__(self, pyfunc, otypes=None, doc=None, excluded=None, cache=False, signature=None):
         if signature is not None:

@@ -29,7 +29,14 @@ __all__ = ["odeint", "trapezoid"]
 
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """scipy.integrate.trapezoid: the integral of y along `axis` by the trapezoidal rule, at
-    sample points x (a 1-D array along the axis, or y's shape) or spacing dx."""
+    sample points x (a 1-D array along the axis, or y's shape) or spacing dx.
+
+    Examples
+    --------
+    >>> x = np.linspace(0.0, 1.0, 5)
+    >>> fgrad.scipy.integrate.trapezoid(x ** 2, x), fgrad.grad(lambda y: fgrad.scipy.integrate.trapezoid(y, x))(x)
+    (np.float64(0.34375), array([0.125, 0.25 , 0.25 , 0.25 , 0.125]))
+    """
     y = _as_operand(y)
     axis = normalize_axis(axis, y.ndim, "trapezoid")[0]
     n = _fnp.shape(y)[axis]
@@ -60,7 +67,15 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=_np.inf, hmax=_n
 
     Differentiable (reverse mode by the adjoint method, and every other transform through it) in
     y0, t and args, which must be pytrees of float arrays. func must not close over traced values
-    (fgrad raises if it does): pass them through *args."""
+    (fgrad raises if it does): pass them through *args.
+
+    Examples
+    --------
+    >>> t = np.array([0.0, 1.0])
+    >>> f = lambda k: fgrad.scipy.integrate.odeint(lambda y, t, k: -k * y, 1.0, t, k)[-1]  # exp(-k t)
+    >>> round(float(f(0.5)), 6), round(float(fgrad.grad(f)(0.5)), 6)  # d/dk exp(-k) = -exp(-k)
+    (0.606531, -0.606531)
+    """
     if scipy_args:
         if set(scipy_args) != {"args"}:
             raise TypeError(f"fgrad.scipy.integrate.odeint: unsupported arguments {sorted(set(scipy_args) - {'args'})}"

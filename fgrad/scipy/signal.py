@@ -71,14 +71,28 @@ def _convolve(fn, in1, in2, mode, round_up=False, method="direct"):
 
 def convolve(in1, in2, mode="full", method="auto"):
     """scipy.signal.convolve of two real N-D arrays (directly computed, or through the FFT for
-    method='fft'; differentiable in both)."""
+    method='fft'; differentiable in both).
+
+    Examples
+    --------
+    >>> fgrad.scipy.signal.convolve(np.array([1.0, 2.0]), np.array([1.0, 1.0, 1.0]))
+    array([1., 3., 3., 2.])
+    >>> fgrad.grad(lambda k: fnp.sum(fgrad.scipy.signal.convolve(np.array([1.0, 2.0]), k)))(np.ones(3))
+    array([3., 3., 3.])
+    """
     _method("convolve", method)
     in1, in2 = _operands("convolve", in1, in2, mode)
     return _convolve("convolve", in1, in2, mode, method=method)
 
 
 def correlate(in1, in2, mode="full", method="auto"):
-    """scipy.signal.correlate of two real N-D arrays: the convolution with in2 flipped."""
+    """scipy.signal.correlate of two real N-D arrays: the convolution with in2 flipped.
+
+    Examples
+    --------
+    >>> fgrad.scipy.signal.correlate(np.array([1.0, 2.0, 3.0]), np.array([1.0, 1.0]), mode="valid")
+    array([3., 5.])
+    """
     _method("correlate", method)
     in1, in2 = _operands("correlate", in1, in2, mode)
     return _convolve("correlate", in1, _fnp.flip(in2) if in2.ndim else in2, mode, method=method)
@@ -102,14 +116,26 @@ def _two_d(fn, in1, in2, mode, boundary, fillvalue):
 
 
 def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
-    """scipy.signal.convolve2d with boundary='fill' and fillvalue=0."""
+    """scipy.signal.convolve2d with boundary='fill' and fillvalue=0.
+
+    Examples
+    --------
+    >>> fgrad.scipy.signal.convolve2d(np.ones((2, 2)), np.ones((2, 2)))
+    array([[1., 2., 1.], [2., 4., 2.], [1., 2., 1.]])
+    """
     in1, in2 = _two_d("convolve2d", in1, in2, mode, boundary, fillvalue)
     return _convolve("convolve2d", in1, in2, mode)
 
 
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
     """scipy.signal.correlate2d with boundary='fill' and fillvalue=0. (Its 'same' output is centred
-    differently from correlate's when in2 has an even size: SciPy's, kept.)"""
+    differently from correlate's when in2 has an even size: SciPy's, kept.)
+
+    Examples
+    --------
+    >>> fgrad.scipy.signal.correlate2d(np.arange(9.0).reshape(3, 3), np.ones((2, 2)), mode="valid")
+    array([[ 8., 12.], [20., 24.]])
+    """
     in1, in2 = _two_d("correlate2d", in1, in2, mode, boundary, fillvalue)
     return _convolve("correlate2d", in1, _fnp.flip(in2), mode, round_up=True)
 
@@ -155,7 +181,13 @@ def _fftconvolve(fn, in1, in2, mode, axes):
 
 def fftconvolve(in1, in2, mode="full", axes=None):
     """scipy.signal.fftconvolve: the convolution of two N-D arrays (real or complex) over `axes`
-    (all by default; the others broadcast), through the FFT; differentiable in both."""
+    (all by default; the others broadcast), through the FFT; differentiable in both.
+
+    Examples
+    --------
+    >>> bool(np.allclose(fgrad.scipy.signal.fftconvolve(np.array([1.0, 2.0]), np.ones(3)), [1.0, 3.0, 3.0, 2.0]))
+    True
+    """
     in1, in2 = _as_operand(in1), _as_operand(in2)
     if mode not in _MODES:
         raise ValueError(f"fgrad.scipy.signal.fftconvolve: acceptable mode flags are 'valid', 'same', or 'full', "

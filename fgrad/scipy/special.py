@@ -194,7 +194,15 @@ def bernoulli(n):
 
 def bessel_jn(z, *, v, n_iter=50):
     """jv(k, z) for k = 0, 1, ..., v, stacked: shape (v + 1, *z.shape), as jax.scipy.special.bessel_jn
-    (SciPy has no bessel_jn; n_iter, JAX's recurrence length, is accepted and unused)."""
+    (SciPy has no bessel_jn; n_iter, JAX's recurrence length, is accepted and unused).
+
+    Examples
+    --------
+    >>> import scipy.special
+    >>> J = fgrad.scipy.special.bessel_jn(np.array([1.0, 2.0]), v=2)  # J_0, J_1, J_2
+    >>> J.shape, bool(np.allclose(J, [scipy.special.jv(k, [1.0, 2.0]) for k in range(3)]))
+    ((3, 2), True)
+    """
     _static("bessel_jn", "v (an integer)", v)
     z = _as_operand(z)
     return _fnp.stack([jv(k, z) for k in range(int(v) + 1)])
@@ -262,7 +270,14 @@ def zeta(x, q=None, out=None):
 
 def sph_harm_y(n, m, theta, phi, *, diff_n=0):
     """The spherical harmonic Y_n^m(theta, phi), as scipy.special.sph_harm_y: complex values,
-    not differentiated by fgrad (diff_n > 0: SciPy's derivatives too, on plain values only)."""
+    not differentiated by fgrad (diff_n > 0: SciPy's derivatives too, on plain values only).
+
+    Examples
+    --------
+    >>> y = fgrad.scipy.special.sph_harm_y(0, 0, 0.3, 0.2)  # Y_0^0 = 1 / (2 sqrt(pi))
+    >>> round(float(y.real), 6), round(float(1 / (2 * np.sqrt(np.pi))), 6)
+    (0.282095, 0.282095)
+    """
     if diff_n:
         _static("sph_harm_y", "every argument with diff_n > 0", n, m, theta, phi)
         return _scipy_special.sph_harm_y(n, m, theta, phi, diff_n=diff_n)

@@ -28,7 +28,13 @@ def _policy(fn, nan_policy, allowed):
 
 def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
     """The standard error of the mean, std(a, ddof) / sqrt(n), as scipy.stats.sem;
-    differentiable in a. nan_policy='omit' leaves nans out (nanstd over their count)."""
+    differentiable in a. nan_policy='omit' leaves nans out (nanstd over their count).
+
+    Examples
+    --------
+    >>> fgrad.scipy.stats.sem(np.array([1.0, 2.0, 3.0])), fgrad.grad(fgrad.scipy.stats.sem)(np.array([1.0, 2.0, 3.0]))
+    (np.float64(0.5773502691896258), array([-0.28867513,  0.        ,  0.28867513]))
+    """
     _policy("sem", nan_policy, ("propagate", "omit"))
     a = _as_operand(a)
     if a.dtype.kind in "biu":
@@ -64,7 +70,13 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
     'min', 'max', 'dense' or 'ordinal'), as scipy.stats.rankdata; all nan along the axis
     where that slice holds a nan. The ranks are float64 for every method (JAX's convention;
     SciPy's are integers for the methods other than 'average'). Not differentiable: ranks
-    are piecewise constant."""
+    are piecewise constant.
+
+    Examples
+    --------
+    >>> fgrad.scipy.stats.rankdata(np.array([3.0, 1.0, 3.0]))  # ties share their average rank
+    array([2.5, 1. , 2.5])
+    """
     if method not in ("average", "min", "max", "dense", "ordinal"):
         raise ValueError(f'unknown method "{method}"')
     _policy("rankdata", nan_policy, ("propagate",))
@@ -94,7 +106,14 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
 
 
 class ModeResult(NamedTuple):
-    """mode's result (mode, count): the most frequent value and how often it occurs, as scipy.stats's."""
+    """mode's result (mode, count): the most frequent value and how often it occurs, as scipy.stats's.
+
+    Examples
+    --------
+    >>> res = fgrad.scipy.stats.mode(np.array([1, 2, 2, 3]))
+    >>> int(res.mode), int(res.count)
+    (2, 2)
+    """
 
     mode: object
     count: object
@@ -103,7 +122,13 @@ class ModeResult(NamedTuple):
 def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     """The most frequent value along `axis` (the least of them where several are) and its
     count, as scipy.stats.mode: a ModeResult(mode, count), count as int64. nan counts as a
-    value (chosen only when it is more frequent than every number). Not differentiable."""
+    value (chosen only when it is more frequent than every number). Not differentiable.
+
+    Examples
+    --------
+    >>> fgrad.scipy.stats.mode(np.array([[1, 2], [1, 3], [0, 3]]))  # along axis 0
+    ModeResult(mode=array([1, 3]), count=array([2, 2]))
+    """
     _policy("mode", nan_policy, ("propagate",))
     a = _as_operand(a)
     if fnp.ndim(a) == 0:
