@@ -62,7 +62,13 @@ fftn, ifftn, rfftn, irfftn = (_many(n, None) for n in ("fftn", "ifftn", "rfftn",
 
 def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -1] / (d * n)
-    (torch.fft.fftfreq), a Tensor (dtype= to convert)."""
+    (torch.fft.fftfreq), a Tensor (dtype= to convert).
+
+    Examples
+    --------
+    >>> fgrad.fft.fftfreq(4, d=0.5)
+    tensor([ 0. ,  0.5, -1. , -0.5])
+    """
     out = Tensor(_fft.fftfreq(n, d) if dtype is None else _fft.fftfreq(n, d).astype(dtype),
                  requires_grad=requires_grad)
     return out if device is None else out.to(device)
@@ -70,7 +76,13 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point rfft with sample spacing d: [0, 1, ..., n // 2] / (d * n)
-    (torch.fft.rfftfreq), a Tensor (dtype= to convert)."""
+    (torch.fft.rfftfreq), a Tensor (dtype= to convert).
+
+    Examples
+    --------
+    >>> fgrad.fft.rfftfreq(4, d=0.5)
+    tensor([0. , 0.5, 1. ])
+    """
     out = Tensor(_fft.rfftfreq(n, d) if dtype is None else _fft.rfftfreq(n, d).astype(dtype),
                  requires_grad=requires_grad)
     return out if device is None else out.to(device)
@@ -78,10 +90,24 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
 
 def fftshift(input, dim=None):
     """input with the zero frequency moved to the middle along `dim` (None: every axis), as
-    torch.fft.fftshift. Differentiable; returns a Tensor."""
+    torch.fft.fftshift. Differentiable; returns a Tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 1.0, 2.0, -2.0, -1.0], requires_grad=True)
+    >>> y = fgrad.fft.fftshift(x); (y * fgrad.arange(5.0)).sum().backward()
+    >>> y, x.grad  # a permutation: the gradient is permuted back
+    (tensor([-2., -1.,  0.,  1.,  2.], grad_fn=<...>), tensor([2., 3., 4., 0., 1.]))
+    """
     return _t(_fft.fftshift(input, axes=_dims(dim)))
 
 
 def ifftshift(input, dim=None):
-    """The inverse of fftshift along `dim` (None: every axis), as torch.fft.ifftshift. Differentiable."""
+    """The inverse of fftshift along `dim` (None: every axis), as torch.fft.ifftshift. Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.fft.ifftshift(fgrad.tensor([-2.0, -1.0, 0.0, 1.0, 2.0]))
+    tensor([ 0.,  1.,  2., -2., -1.])
+    """
     return _t(_fft.ifftshift(input, axes=_dims(dim)))

@@ -77,13 +77,31 @@ log1p = _wrap(fnp.log1p, "log1p", "log(1 + x), accurate near 0", "np.log1p")
 
 def polygamma(n, input):
     """The n-th derivative of the digamma function at `input` (torch.special.polygamma: the order n first).
-    Differentiable in input; returns a Tensor."""
+    Differentiable in input; returns a Tensor.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0], requires_grad=True)
+    >>> y = fgrad.special.polygamma(1, x); y.backward()  # trigamma(1) = pi ** 2 / 6
+    >>> round(y.item(), 4), round(x.grad.item(), 4)  # its derivative, polygamma(2, 1) = -2 zeta(3)
+    (1.6449, -2.4041)
+    """
     return _t(_ops.polygamma(n, input))
 
 
 def multigammaln(input, p):
     """The log of the multivariate gamma function of dimension p: p (p - 1) / 4 log(pi) + sum_j
-    gammaln(input - j / 2) for j < p (torch.special.multigammaln). Differentiable in input."""
+    gammaln(input - j / 2) for j < p (torch.special.multigammaln). Differentiable in input.
+
+    Examples
+    --------
+    >>> import scipy.special
+    >>> x = fgrad.tensor([2.5], requires_grad=True)
+    >>> bool(np.allclose(fgrad.special.multigammaln(x, 2).detach().numpy(), scipy.special.multigammaln(2.5, 2)))
+    True
+    >>> fgrad.gradcheck(lambda x: fgrad.special.multigammaln(x, 2), (x,))
+    True
+    """
     total = _ops.gammaln(input)
     for j in range(1, p):
         total = total + _ops.gammaln(input - j / 2)
@@ -92,7 +110,15 @@ def multigammaln(input, p):
 
 def logit(input, eps=None):
     """log(p / (1 - p)), with `input` first clamped to [eps, 1 - eps] when eps is given (torch.special.logit).
-    Differentiable (zero gradient where the clamp is active)."""
+    Differentiable (zero gradient where the clamp is active).
+
+    Examples
+    --------
+    >>> p = fgrad.tensor([0.5, 0.999], requires_grad=True)
+    >>> y = fgrad.special.logit(p, eps=0.01); y.sum().backward()
+    >>> y, p.grad  # 1 / (p (1 - p)); zero where the clamp to [eps, 1 - eps] is active
+    (tensor([0.        , 4.59511985], grad_fn=<...>), tensor([4., 0.]))
+    """
     if eps is not None:
         input = fnp.clip(input, eps, 1 - eps)
     return _t(_ops.logit(input))
@@ -100,22 +126,50 @@ def logit(input, eps=None):
 
 def round(input, decimals=0):
     """input rounded to `decimals` places, halves to even (torch.special.round). Its gradient is zero, as
-    torch's."""
+    torch's.
+
+    Examples
+    --------
+    >>> fgrad.special.round(fgrad.tensor([1.25, 2.5, 3.5]))  # halves to even
+    tensor([1., 2., 4.])
+    >>> fgrad.special.round(fgrad.tensor([1.25, 2.5]), decimals=1)
+    tensor([1.2, 2.5])
+    """
     return _t(fnp.round(input, decimals))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """log(sum(exp(input))) along `dim`, stably (torch.special.logsumexp). Differentiable (the softmax)."""
+    """log(sum(exp(input))) along `dim`, stably (torch.special.logsumexp). Differentiable (the softmax).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[0.0, np.log(3.0)]], requires_grad=True)
+    >>> y = fgrad.special.logsumexp(x, 1); y.sum().backward()
+    >>> round(y.item(), 4), x.grad  # log 4; the gradient the softmax
+    (1.3863, tensor([[0.25, 0.75]]))
+    """
     return _t(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
 
 
 def softmax(input, dim, *, dtype=None):
     """exp(input) / sum(exp(input)) along `dim` (torch.special.softmax; dtype= converts input first).
-    Differentiable."""
+    Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.special.softmax(fgrad.tensor([0.0, np.log(3.0)]), 0)
+    tensor([0.25, 0.75])
+    """
     return _t(_softmax.softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
 
 
 def log_softmax(input, dim, *, dtype=None):
     """input - logsumexp(input) along `dim` (torch.special.log_softmax; dtype= converts input first).
-    Differentiable."""
+    Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.special.log_softmax(fgrad.tensor([0.0, np.log(3.0)]), 0).exp()
+    tensor([0.25, 0.75])
+    """
     return _t(_softmax.log_softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
