@@ -21,14 +21,32 @@ __all__ = ["DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subse
 
 
 class Dataset:
-    """A map-style dataset: subclasses define __getitem__(index) and __len__()."""
+    """A map-style dataset: subclasses define __getitem__(index) and __len__().
+
+    Examples
+    --------
+    >>> class Squares(fgrad.utils.data.Dataset):
+    ...     def __len__(self):
+    ...         return 3
+    ...     def __getitem__(self, i):
+    ...         return float(i * i)
+    >>> [x for x in fgrad.utils.data.DataLoader(Squares(), batch_size=2)]
+    [tensor([0., 1.]), tensor([4.])]
+    """
 
     def __getitem__(self, index):
         raise NotImplementedError(f"{type(self).__name__} (a Dataset) must implement __getitem__")
 
 
 class TensorDataset(Dataset):
-    """Samples are the rows of tensors sharing their first dimension: (x[i], y[i], ...)."""
+    """Samples are the rows of tensors sharing their first dimension: (x[i], y[i], ...).
+
+    Examples
+    --------
+    >>> ds = fgrad.utils.data.TensorDataset(fgrad.arange(3.0), fgrad.tensor([0, 1, 0]))
+    >>> len(ds), ds[1]
+    (3, (tensor(1.), tensor(1)))
+    """
 
     def __init__(self, *tensors):
         if not tensors:
@@ -54,7 +72,15 @@ class TensorDataset(Dataset):
 
 
 class Subset(Dataset):
-    """The samples of `dataset` at `indices`, in that order."""
+    """The samples of `dataset` at `indices`, in that order.
+
+    Examples
+    --------
+    >>> ds = fgrad.utils.data.TensorDataset(fgrad.arange(5.0))
+    >>> sub = fgrad.utils.data.Subset(ds, [4, 0])
+    >>> len(sub), sub[0]
+    (2, (tensor(4.),))
+    """
 
     def __init__(self, dataset, indices):
         self.dataset = dataset
@@ -76,7 +102,14 @@ class Subset(Dataset):
 
 def random_split(dataset, lengths, generator=None):
     """Split `dataset` at random into Subsets of the given lengths, or fractions summing to 1
-    (floored, the remainder handed out one by one from the first split on, as torch's)."""
+    (floored, the remainder handed out one by one from the first split on, as torch's).
+
+    Examples
+    --------
+    >>> train, test = fgrad.utils.data.random_split(range(10), [0.8, 0.2], generator=fgrad.Generator().manual_seed(0))
+    >>> len(train), len(test), sorted(list(train) + list(test)) == list(range(10))
+    (8, 2, True)
+    """
     generator = default_generator if generator is None else generator
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         for i, fraction in enumerate(lengths):
@@ -98,7 +131,13 @@ def random_split(dataset, lengths, generator=None):
 
 
 class SequentialSampler:
-    """Indices 0, 1, ..., len(data_source) - 1."""
+    """Indices 0, 1, ..., len(data_source) - 1.
+
+    Examples
+    --------
+    >>> list(fgrad.utils.data.SequentialSampler(range(3)))
+    [0, 1, 2]
+    """
 
     def __init__(self, data_source):
         self.data_source = data_source
@@ -111,7 +150,13 @@ class SequentialSampler:
 
 
 class RandomSampler:
-    """A fresh random order each pass (or num_samples draws with replacement), from `generator`."""
+    """A fresh random order each pass (or num_samples draws with replacement), from `generator`.
+
+    Examples
+    --------
+    >>> sorted(fgrad.utils.data.RandomSampler(range(4)))  # a permutation of the indices
+    [0, 1, 2, 3]
+    """
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
@@ -144,7 +189,13 @@ _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, num
 def default_collate(batch):
     """Batch a list of samples as torch's default_collate: Tensors and arrays stacked on a new
     first axis, Python floats to a float64 Tensor, ints to int64, strings kept as a list, and
-    dicts, named tuples, tuples and lists collated field by field (tuples become lists)."""
+    dicts, named tuples, tuples and lists collated field by field (tuples become lists).
+
+    Examples
+    --------
+    >>> fgrad.utils.data.default_collate([(fgrad.tensor([1.0]), 0), (fgrad.tensor([2.0]), 1)])
+    [tensor([[1.], [2.]]), tensor([0, 1])]
+    """
     elem = batch[0]
     if isinstance(elem, Tensor):
         if any(t.requires_grad for t in batch):
@@ -176,7 +227,13 @@ def default_collate(batch):
 def default_convert(sample):
     """One sample as torch's default_convert leaves it (the collate of a DataLoader with
     batch_size=None): NumPy arrays and scalars become Tensors, dicts, named tuples and lists are
-    converted field by field (a tuple becomes a list), anything else is kept."""
+    converted field by field (a tuple becomes a list), anything else is kept.
+
+    Examples
+    --------
+    >>> fgrad.utils.data.default_convert({"x": np.ones(2)})
+    {'x': tensor([1., 1.])}
+    """
     if isinstance(sample, Tensor):
         return sample
     if isinstance(sample, (np.ndarray, np.generic)):
@@ -199,7 +256,16 @@ class DataLoader:
 
     shuffle=True draws a new order each epoch from `generator` (fgrad.default_generator if
     None); drop_last drops a last batch smaller than batch_size; batch_size=None yields the
-    samples one by one, converted by default_convert (torch's loading without batching)."""
+    samples one by one, converted by default_convert (torch's loading without batching).
+
+    Examples
+    --------
+    >>> ds = fgrad.utils.data.TensorDataset(fgrad.arange(4.0), fgrad.arange(4.0) * 2)
+    >>> for x, y in fgrad.utils.data.DataLoader(ds, batch_size=2):
+    ...     print(x, y)
+    tensor([0., 1.]) tensor([0., 2.])
+    tensor([2., 3.]) tensor([4., 6.])
+    """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, num_workers=0, collate_fn=None,
                  drop_last=False, generator=None):
