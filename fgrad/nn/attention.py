@@ -49,7 +49,18 @@ def _causal(length, source, dtype, like):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v over the last two axes (scale 1/sqrt(E) by default); a
-    boolean attn_mask is True where attention is allowed, as torch's."""
+    boolean attn_mask is True where attention is allowed, as torch's.
+
+    Examples
+    --------
+    >>> q = k = fgrad.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+    >>> v = fgrad.tensor([[[1.0, 2.0], [3.0, 4.0]]], requires_grad=True)
+    >>> out = fgrad.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True); out.sum().backward()
+    >>> out  # the first query sees only the first key
+    tensor([[[1.        , 2.        ], [2.33...,  3.33...]]], grad_fn=<...>)
+    >>> v.grad  # each value's total attention weight
+    tensor([[[1.33..., 1.33...], [0.66..., 0.66...]]])
+    """
     if enable_gqa:
         raise ValueError("scaled_dot_product_attention: enable_gqa is not supported by fgrad")
     length, source = query.shape[-2], key.shape[-2]
@@ -109,7 +120,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
     """torch.nn.functional.multi_head_attention_forward on (L, N, E) query and (S, N, E) key and
-    value (or unbatched (L, E), (S, E)): (attn_output, attn_weights or None)."""
+    value (or unbatched (L, E), (S, E)): (attn_output, attn_weights or None).
+
+    Examples
+    --------
+    >>> mha = fgrad.nn.MultiheadAttention(4, num_heads=2)
+    >>> x = fgrad.randn(5, 1, 4)
+    >>> out, _ = fgrad.nn.functional.multi_head_attention_forward(
+    ...     x, x, x, 4, 2, mha.in_proj_weight, mha.in_proj_bias, None, None, False, 0.0,
+    ...     mha.out_proj.weight, mha.out_proj.bias)
+    >>> bool(fgrad.allclose(out, mha(x, x, x)[0]))  # what the Module computes
+    True
+    """
     if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
         raise ValueError("multi_head_attention_forward: bias_k/bias_v, add_zero_attn and static_k/static_v are not "
                          "supported by fgrad")
@@ -168,7 +190,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 class MultiheadAttention(Module):
     """torch.nn.MultiheadAttention: in_proj_weight (3E, E) (or q/k/v_proj_weight where kdim or
     vdim differ from E), in_proj_bias (3E,), out_proj (a Linear); xavier-uniform projections and
-    zero biases, as torch's."""
+    zero biases, as torch's.
+
+    Examples
+    --------
+    >>> mha = fgrad.nn.MultiheadAttention(8, num_heads=2, batch_first=True)
+    >>> x = fgrad.randn(3, 5, 8)
+    >>> out, weights = mha(x, x, x)
+    >>> out.shape, weights.shape  # weights averaged over the heads
+    ((3, 5, 8), (3, 5, 5))
+    """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
                  kdim=None, vdim=None, batch_first=False, device=None, dtype=None):

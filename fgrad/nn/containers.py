@@ -63,7 +63,14 @@ class _Indexed(Module):
 
 
 class Sequential(_Indexed):
-    """Modules applied in order; Sequential(OrderedDict) names them."""
+    """Modules applied in order; Sequential(OrderedDict) names them.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Sequential(fgrad.nn.Linear(2, 4), fgrad.nn.ReLU(), fgrad.nn.Linear(4, 1))
+    >>> m(fgrad.ones(3, 2)).shape, len(m), type(m[1]).__name__
+    ((3, 1), 3, 'ReLU')
+    """
 
     def __init__(self, *modules):
         super().__init__()
@@ -92,7 +99,14 @@ class Sequential(_Indexed):
 
 
 class ModuleList(_Indexed):
-    """A list of modules, registered (no forward of its own)."""
+    """A list of modules, registered (no forward of its own).
+
+    Examples
+    --------
+    >>> layers = fgrad.nn.ModuleList([fgrad.nn.Linear(2, 2) for _ in range(3)])
+    >>> len(layers), len(list(layers.parameters()))  # each layer's weight and bias registered
+    (3, 6)
+    """
 
     def __init__(self, modules=None):
         super().__init__()
@@ -116,7 +130,14 @@ class ModuleList(_Indexed):
 
 
 class ParameterList(_Indexed):
-    """A list of parameters, registered (a tensor given is made a Parameter, as torch's)."""
+    """A list of parameters, registered (a tensor given is made a Parameter, as torch's).
+
+    Examples
+    --------
+    >>> ps = fgrad.nn.ParameterList([fgrad.nn.Parameter(fgrad.ones(2)) for _ in range(2)])
+    >>> len(list(ps.parameters()))
+    2
+    """
 
     def __init__(self, values=None):
         super().__init__()
@@ -183,7 +204,14 @@ class _Keyed(Module):
 
 
 class ModuleDict(_Keyed):
-    """Modules by name, registered (no forward of its own)."""
+    """Modules by name, registered (no forward of its own).
+
+    Examples
+    --------
+    >>> heads = fgrad.nn.ModuleDict({"a": fgrad.nn.Linear(2, 1), "b": fgrad.nn.Linear(2, 3)})
+    >>> heads["b"](fgrad.ones(1, 2)).shape, sorted(heads.keys())
+    ((1, 3), ['a', 'b'])
+    """
 
     def _items(self):
         return self._modules
@@ -193,7 +221,14 @@ class ModuleDict(_Keyed):
 
 
 class ParameterDict(_Keyed):
-    """Parameters by name, registered (a tensor given is made a Parameter)."""
+    """Parameters by name, registered (a tensor given is made a Parameter).
+
+    Examples
+    --------
+    >>> pd = fgrad.nn.ParameterDict({"scale": fgrad.nn.Parameter(fgrad.ones(1))})
+    >>> [name for name, _ in pd.named_parameters()]
+    ['scale']
+    """
 
     def _items(self):
         return self._parameters

@@ -218,19 +218,42 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
-    """torch.nn.Conv1d: conv1d with its own weight (C_out, C_in / groups, k) and bias."""
+    """torch.nn.Conv1d: conv1d with its own weight (C_out, C_in / groups, k) and bias.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Conv1d(2, 4, kernel_size=3, padding=1)
+    >>> m(fgrad.ones(5, 2, 10)).shape  # (batch, channels, length)
+    (5, 4, 10)
+    """
 
     k = 1
 
 
 class Conv2d(_Conv):
-    """torch.nn.Conv2d: conv2d with its own weight (C_out, C_in / groups, kH, kW) and bias."""
+    """torch.nn.Conv2d: conv2d with its own weight (C_out, C_in / groups, kH, kW) and bias.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Conv2d(1, 1, kernel_size=2, bias=False)
+    >>> _ = fgrad.nn.init.ones_(m.weight)
+    >>> y = m(fgrad.ones(1, 1, 3, 3)); y.sum().backward()
+    >>> y.shape, m.weight.grad  # each weight sees 4 inputs of 1
+    ((1, 1, 2, 2), tensor([[[[4., 4.], [4., 4.]]]]))
+    """
 
     k = 2
 
 
 class ConvTranspose2d(_ConvNd):
-    """torch.nn.ConvTranspose2d: conv_transpose2d with its own weight (C_in, C_out / groups, kH, kW)."""
+    """torch.nn.ConvTranspose2d: conv_transpose2d with its own weight (C_in, C_out / groups, kH, kW).
+
+    Examples
+    --------
+    >>> m = fgrad.nn.ConvTranspose2d(1, 2, kernel_size=2, stride=2)
+    >>> m(fgrad.ones(1, 1, 3, 3)).shape  # the spatial size doubled
+    (1, 2, 6, 6)
+    """
 
     k = 2
     transposed = True

@@ -67,14 +67,30 @@ class _DropoutNd(Module):
 
 
 class Dropout(_DropoutNd):
-    """torch.nn.Dropout: dropout in training mode, the identity in eval mode."""
+    """torch.nn.Dropout: dropout in training mode, the identity in eval mode.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Dropout(0.5)
+    >>> y = m(fgrad.ones(1000))
+    >>> sorted(set(y.tolist())), m.eval()(fgrad.ones(2))  # kept entries scaled by 1 / (1 - p); off in eval
+    ([0.0, 2.0], tensor([1., 1.]))
+    """
 
     def forward(self, input):
         return dropout(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
-    """torch.nn.Dropout2d: dropout2d (whole channels) in training mode, the identity in eval mode."""
+    """torch.nn.Dropout2d: dropout2d (whole channels) in training mode, the identity in eval mode.
+
+    Examples
+    --------
+    >>> y = fgrad.nn.Dropout2d(0.5)(fgrad.ones(1, 100, 2, 2))
+    >>> v = y.numpy().reshape(100, 4)
+    >>> bool(((v == 0).all(1) | (v == 2).all(1)).all())  # whole channels zeroed (the rest scaled by 2)
+    True
+    """
 
     def forward(self, input):
         return dropout2d(input, self.p, self.training, self.inplace)

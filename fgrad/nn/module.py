@@ -39,7 +39,14 @@ def _typename(value):
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module registers as a parameter (requires grad by default)."""
+    """A leaf tensor that a Module registers as a parameter (requires grad by default).
+
+    Examples
+    --------
+    >>> p = fgrad.nn.Parameter(fgrad.ones(2))
+    >>> p.requires_grad, isinstance(p, fgrad.Tensor)
+    (True, True)
+    """
 
     __slots__ = ()
 
@@ -73,7 +80,20 @@ def _check_name(kind, name, module):
 
 class Module:
     """Base class: assign Parameters, buffers (register_buffer) and Modules as attributes;
-    implement forward()."""
+    implement forward().
+
+    Examples
+    --------
+    >>> class Scale(fgrad.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.k = fgrad.nn.Parameter(fgrad.tensor(2.0))
+    ...     def forward(self, x):
+    ...         return self.k * x
+    >>> m = Scale(); m(fgrad.tensor([1.0, 3.0])).sum().backward()
+    >>> [name for name, _ in m.named_parameters()], m.k.grad
+    (['k'], tensor(4.))
+    """
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:

@@ -22,7 +22,16 @@ _TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "com
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias, as torch.nn.functional.linear. As torch's, input and weight must
-    have one dtype: a float64 batch into a float32 layer raises instead of promoting silently."""
+    have one dtype: a float64 batch into a float32 layer raises instead of promoting silently.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[1.0, 2.0]])
+    >>> W = fgrad.tensor([[1.0, 1.0], [0.0, 2.0]], requires_grad=True)
+    >>> y = fgrad.nn.functional.linear(x, W, fgrad.tensor([0.5, 0.0])); y.sum().backward()
+    >>> y, W.grad  # x @ W.T + b; dW = g.T @ x
+    (tensor([[3.5, 4. ]], grad_fn=<...>), tensor([[1., 2.], [1., 2.]]))
+    """
     if fnp.result_type(input) != weight.dtype:
         a, b = (str(np.dtype(d)) for d in (fnp.result_type(input), weight.dtype))
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_TORCH_NAMES.get(a, a)} and "
@@ -38,7 +47,16 @@ def _factory(array, device, dtype):
 
 
 class Linear(Module):
-    """y = x @ W.T + b, with W of shape (out_features, in_features), PyTorch's initialization."""
+    """y = x @ W.T + b, with W of shape (out_features, in_features), PyTorch's initialization.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Linear(3, 2)
+    >>> m.weight.shape, m(fgrad.ones(4, 3)).shape
+    ((2, 3), (4, 2))
+    >>> m(fgrad.ones(4, 3)).sum().backward(); m.bias.grad  # one per row of the batch
+    tensor([4., 4.])
+    """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
@@ -56,7 +74,14 @@ class Linear(Module):
 
 
 class Identity(Module):
-    """Its input unchanged (constructor arguments are accepted and ignored, as torch's)."""
+    """Its input unchanged (constructor arguments are accepted and ignored, as torch's).
+
+    Examples
+    --------
+    >>> x = fgrad.ones(2)
+    >>> fgrad.nn.Identity()(x) is x
+    True
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__()
@@ -66,7 +91,13 @@ class Identity(Module):
 
 
 class Flatten(Module):
-    """Axes start_dim..end_dim flattened into one (by default all but the batch axis)."""
+    """Axes start_dim..end_dim flattened into one (by default all but the batch axis).
+
+    Examples
+    --------
+    >>> fgrad.nn.Flatten()(fgrad.zeros(2, 3, 4)).shape  # all but the batch axis
+    (2, 12)
+    """
 
     def __init__(self, start_dim=1, end_dim=-1):
         super().__init__()
@@ -80,7 +111,13 @@ class Flatten(Module):
 
 
 class Unflatten(Module):
-    """Axis `dim` split into the axes `unflattened_size`."""
+    """Axis `dim` split into the axes `unflattened_size`.
+
+    Examples
+    --------
+    >>> fgrad.nn.Unflatten(1, (3, 4))(fgrad.zeros(2, 12)).shape
+    (2, 3, 4)
+    """
 
     def __init__(self, dim, unflattened_size):
         super().__init__()

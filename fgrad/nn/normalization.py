@@ -173,19 +173,42 @@ def _buffer(parameter):
 
 
 class BatchNorm1d(_BatchNorm):
-    """torch.nn.BatchNorm1d over (N, C) or (N, C, L) input."""
+    """torch.nn.BatchNorm1d over (N, C) or (N, C, L) input.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.BatchNorm1d(2)
+    >>> y = m(fgrad.tensor([[1.0, 10.0], [3.0, 30.0]]))  # each feature normalized over the batch
+    >>> bool(fgrad.allclose(y, fgrad.tensor([[-1.0, -1.0], [1.0, 1.0]]), atol=1e-4)), m.running_mean
+    (True, tensor([0.2, 2. ]))
+    """
 
     dims = (2, 3)
 
 
 class BatchNorm2d(_BatchNorm):
-    """torch.nn.BatchNorm2d over (N, C, H, W) input."""
+    """torch.nn.BatchNorm2d over (N, C, H, W) input.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.BatchNorm2d(3)
+    >>> y = m(fgrad.randn(4, 3, 5, 5))
+    >>> y.shape, bool(abs(y.mean().item()) < 1e-6)
+    ((4, 3, 5, 5), True)
+    """
 
     dims = (4,)
 
 
 class LayerNorm(Module):
-    """torch.nn.LayerNorm: layer_norm over the trailing normalized_shape axes, with weight and bias."""
+    """torch.nn.LayerNorm: layer_norm over the trailing normalized_shape axes, with weight and bias.
+
+    Examples
+    --------
+    >>> y = fgrad.nn.LayerNorm(2)(fgrad.tensor([[1.0, 3.0]]))  # over the last axis
+    >>> bool(fgrad.allclose(y, fgrad.tensor([[-1.0, 1.0]]), atol=1e-4))
+    True
+    """
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
@@ -204,7 +227,15 @@ class LayerNorm(Module):
 
 
 class GroupNorm(Module):
-    """torch.nn.GroupNorm: group_norm with a per-channel weight and bias."""
+    """torch.nn.GroupNorm: group_norm with a per-channel weight and bias.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.GroupNorm(2, 4)
+    >>> y = m(fgrad.arange(8.0).reshape(1, 4, 2))  # two groups of two channels
+    >>> bool(fgrad.allclose(y.reshape(2, 4).mean(1), fgrad.zeros(2), atol=1e-6))
+    True
+    """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
         super().__init__()
@@ -222,7 +253,14 @@ class GroupNorm(Module):
 
 
 class RMSNorm(Module):
-    """torch.nn.RMSNorm: rms_norm over the trailing normalized_shape axes, with a weight."""
+    """torch.nn.RMSNorm: rms_norm over the trailing normalized_shape axes, with a weight.
+
+    Examples
+    --------
+    >>> y = fgrad.nn.RMSNorm(2)(fgrad.tensor([[3.0, 4.0]]))  # x / sqrt(mean(x ** 2))
+    >>> bool(fgrad.allclose(y, fgrad.tensor([[3.0, 4.0]]) / 12.5 ** 0.5, atol=1e-4))
+    True
+    """
 
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
         super().__init__()

@@ -173,19 +173,41 @@ class _MaxPoolNd(_Pool):
 
 
 class MaxPool1d(_MaxPoolNd):
-    """torch.nn.MaxPool1d: max_pool1d with its settings."""
+    """torch.nn.MaxPool1d: max_pool1d with its settings.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[[1.0, 3.0, 2.0, 0.0]]], requires_grad=True)
+    >>> y = fgrad.nn.MaxPool1d(2)(x); y.sum().backward()
+    >>> y, x.grad  # the gradient goes to each window's maximum
+    (tensor([[[3., 2.]]], grad_fn=<...>), tensor([[[0., 1., 1., 0.]]]))
+    """
 
     pool = staticmethod(max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
-    """torch.nn.MaxPool2d: max_pool2d with its settings."""
+    """torch.nn.MaxPool2d: max_pool2d with its settings.
+
+    Examples
+    --------
+    >>> x = fgrad.arange(16.0).reshape(1, 1, 4, 4)
+    >>> fgrad.nn.MaxPool2d(2)(x)
+    tensor([[[[ 5.,  7.], [13., 15.]]]])
+    """
 
     pool = staticmethod(max_pool2d)
 
 
 class AvgPool2d(_Pool):
-    """torch.nn.AvgPool2d: avg_pool2d with its settings."""
+    """torch.nn.AvgPool2d: avg_pool2d with its settings.
+
+    Examples
+    --------
+    >>> x = fgrad.arange(16.0).reshape(1, 1, 4, 4)
+    >>> fgrad.nn.AvgPool2d(2)(x)
+    tensor([[[[ 2.5,  4.5], [10.5, 12.5]]]])
+    """
 
     _shown = ("kernel_size", "stride", "padding")
 
@@ -202,7 +224,13 @@ class AvgPool2d(_Pool):
 
 
 class AdaptiveAvgPool2d(_Pool):
-    """torch.nn.AdaptiveAvgPool2d: adaptive_avg_pool2d to a fixed output size."""
+    """torch.nn.AdaptiveAvgPool2d: adaptive_avg_pool2d to a fixed output size.
+
+    Examples
+    --------
+    >>> fgrad.nn.AdaptiveAvgPool2d(1)(fgrad.arange(16.0).reshape(1, 1, 4, 4))  # the mean of each channel
+    tensor([[[[7.5]]]])
+    """
 
     _shown = ("output_size",)
 

@@ -149,7 +149,14 @@ class RNNCellBase(Module):
 
 
 class RNNCell(RNNCellBase):
-    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu).
+
+    Examples
+    --------
+    >>> cell = fgrad.nn.RNNCell(3, 5)
+    >>> cell(fgrad.ones(2, 3)).shape  # h' = tanh(W_ih x + b_ih + W_hh h + b_hh)
+    (2, 5)
+    """
 
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
@@ -163,7 +170,14 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    """(h', c') from input and hx = (h, c) (zeros when None)."""
+    """(h', c') from input and hx = (h, c) (zeros when None).
+
+    Examples
+    --------
+    >>> h, c = fgrad.nn.LSTMCell(3, 5)(fgrad.ones(2, 3))
+    >>> h.shape, c.shape
+    ((2, 5), (2, 5))
+    """
 
     mode = "LSTM"
 
@@ -185,6 +199,11 @@ class GRUCell(RNNCellBase):
 
     Parameters weight_ih (3*hidden_size, input_size), weight_hh (3*hidden_size, hidden_size) and,
     with `bias`, bias_ih and bias_hh, initialized from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+
+    Examples
+    --------
+    >>> fgrad.nn.GRUCell(3, 5)(fgrad.ones(2, 3)).shape
+    (2, 5)
     """
 
     mode = "GRU"
@@ -198,7 +217,14 @@ class GRUCell(RNNCellBase):
 
 # ---- the sequence layers -----------------------------------------------------------------------
 class RNNBase(Module):
-    """A stack of recurrent layers, each one or two directions, over a whole sequence."""
+    """A stack of recurrent layers, each one or two directions, over a whole sequence.
+
+    Examples
+    --------
+    >>> lstm = fgrad.nn.LSTM(3, 4)
+    >>> isinstance(lstm, fgrad.nn.RNNBase), [name for name, _ in lstm.named_parameters()]
+    (True, ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0'])
+    """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
@@ -317,7 +343,15 @@ class RNNBase(Module):
 
 class RNN(RNNBase):
     """Elman RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu); returns
-    (output, h_n)."""
+    (output, h_n).
+
+    Examples
+    --------
+    >>> rnn = fgrad.nn.RNN(3, 4, num_layers=2, batch_first=True)
+    >>> output, h = rnn(fgrad.ones(2, 6, 3))
+    >>> output.shape, h.shape  # (batch, time, hidden), (layers, batch, hidden)
+    ((2, 6, 4), (2, 2, 4))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, device=None, dtype=None):
@@ -333,7 +367,15 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory; forward(input, (h_0, c_0)) returns (output, (h_n, c_n))."""
+    """Long short-term memory; forward(input, (h_0, c_0)) returns (output, (h_n, c_n)).
+
+    Examples
+    --------
+    >>> lstm = fgrad.nn.LSTM(3, 4)
+    >>> output, (h, c) = lstm(fgrad.ones(6, 2, 3))
+    >>> output.shape, h.shape, c.shape
+    ((6, 2, 4), (1, 2, 4), (1, 2, 4))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, proj_size=0, device=None, dtype=None):
@@ -346,7 +388,15 @@ class LSTM(RNNBase):
 
 
 class GRU(RNNBase):
-    """Gated recurrent unit; forward(input, h_0) returns (output, h_n)."""
+    """Gated recurrent unit; forward(input, h_0) returns (output, h_n).
+
+    Examples
+    --------
+    >>> gru = fgrad.nn.GRU(3, 4, bidirectional=True)
+    >>> output, h = gru(fgrad.ones(6, 2, 3))
+    >>> output.shape, h.shape
+    ((6, 2, 8), (2, 2, 4))
+    """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, device=None, dtype=None):

@@ -41,7 +41,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 class Embedding(Module):
     """torch.nn.Embedding: a (num_embeddings, embedding_dim) table, N(0, 1) initialized, its
-    padding_idx row zero."""
+    padding_idx row zero.
+
+    Examples
+    --------
+    >>> m = fgrad.nn.Embedding(4, 2)
+    >>> y = m(fgrad.tensor([1, 1, 3])); y.sum().backward()
+    >>> y.shape, m.weight.grad[:, 0]  # each row's gradient counts its uses
+    ((3, 2), tensor([0., 2., 0., 1.]))
+    """
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):

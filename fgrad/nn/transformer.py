@@ -15,7 +15,14 @@ _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 
 class TransformerEncoderLayer(Module):
     """self_attn (MultiheadAttention), linear1 -> activation -> dropout -> linear2, norm1, norm2,
-    dropout1, dropout2, as torch's."""
+    dropout1, dropout2, as torch's.
+
+    Examples
+    --------
+    >>> layer = fgrad.nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=16, batch_first=True)
+    >>> layer(fgrad.randn(3, 5, 8)).shape
+    (3, 5, 8)
+    """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
