@@ -10,7 +10,6 @@ and NumPy's or SciPy's own examples count as the name's example.
 import doctest
 import importlib
 import inspect
-import pathlib
 
 import numpy as np
 import pytest
@@ -25,9 +24,7 @@ OWNED_ELSEWHERE = frozenset(f"fgrad.{name}" for name in (
     "Tensor", "all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log_softmax", "max", "mean",
     "min", "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t", "transpose",
     "unsqueeze", "var", "autograd.detect_anomaly", "autograd.set_detect_anomaly"))
-# The names still to be given an example (issue 34, item 3), one a line: this list only shrinks.
-NOT_YET = frozenset((pathlib.Path(__file__).parent / "docstring_examples_not_yet.txt").read_text().split())
-PENDING = OWNED_ELSEWHERE | NOT_YET
+PENDING = OWNED_ELSEWHERE
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -95,8 +92,8 @@ def test_every_public_name_has_an_example():
 
 def test_pending_names_are_pending():
     done = sorted(name for name in PENDING if has_example(NAMES[name]))
-    assert not done, f"these have an example now: take them off PENDING (docstring_examples_not_yet.txt): {done}"
-    assert NOT_YET <= NAMES.keys(), f"not public names: {sorted(NOT_YET - NAMES.keys())}"
+    assert not done, f"these have an example now: take them off PENDING: {done}"
+    assert PENDING <= NAMES.keys(), f"not public names: {sorted(PENDING - NAMES.keys())}"
 
 
 def test_an_alias_carries_the_docstring_of_its_own_name():

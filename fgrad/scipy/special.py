@@ -284,5 +284,18 @@ def sph_harm_y(n, m, theta, phi, *, diff_n=0):
     return _ops.sph_harm_y(n, m, theta, phi)
 
 
+# The examples of the entry functions scipy.special has and NumPy has not (SciPy's docstrings of
+# them have none); before cover(), which puts each under fgrad's note.
+_EXAMPLES = {
+    entr: ">>> fgrad.scipy.special.entr(0.5), fgrad.grad(fgrad.scipy.special.entr)(0.5)  # -x log x; -log x - 1\n"
+          "(np.float64(0.34657359...), np.float64(-0.30685281...))",
+    kl_div: ">>> fgrad.scipy.special.kl_div(0.5, 0.25), fgrad.grad(fgrad.scipy.special.kl_div)(0.5, 0.25)\n"
+            "(np.float64(0.09657359...), np.float64(0.69314718...))",
+    rel_entr: ">>> fgrad.scipy.special.rel_entr(0.5, 0.25), fgrad.grad(fgrad.scipy.special.rel_entr)(0.5, 0.25)\n"
+              "(np.float64(0.34657359...), np.float64(1.69314718...))",
+}
+for _fn, _example in _EXAMPLES.items():
+    _fn.__doc__ += f"\n\nExamples\n--------\n{_example}\n"
+
 # scipy.special's ufuncs on traced values run these (its Python-level functions convert first).
 _bridge.cover(_sys.modules[__name__], _scipy_special, "scipy.special.", ufuncs_only=True)
