@@ -377,7 +377,7 @@ def _node_grads(node, g, retain_graph, create_graph):
     """The cotangents of `node`'s inputs (through its meta when it has extras), timed if a
     profile records; what a worker runs (engine/threads.py)."""
     t0 = profiler.clock() if profiler is not None else None
-    checker = watching() if watch else None  # (Note [NaN provenance]: ops made here name the node)
+    checker = watching() if watch else None  # (ops made here name the node: see debug_nans.py)
     if checker is not None:
         outer, checker.node = checker.node, node
     meta = node.meta

@@ -351,6 +351,7 @@ def _nan_in(c):
 def _zeroed(c, zero):
     """c with 0 where it is NaN and `zero` (a factor is 0) holds."""
     xp = array_module(c)
+    c = xp.asarray(c)  # (Python floats too: 0.0 * inf)
     out = xp.where(xp.isnan(c) & zero, xp.zeros((), c.dtype), c)
     return out if out.ndim else out[()]
 
@@ -361,7 +362,7 @@ def _safe_multiply(a, b):
 
 
 def _safe_divide(a, b):
-    c = a / b
+    c = np.true_divide(a, b)  # (not a / b: two Python floats raise ZeroDivisionError; CuPy's dispatch)
     return _zeroed(c, a == 0) if _nan_in(c) else c
 
 

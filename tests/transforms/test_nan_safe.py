@@ -224,3 +224,17 @@ def test_switched_off_most_of_the_list_is_not_finite():
     with config.overriding(nan_safe_zeros=False):
         broken = [name for name in IDS if not np.all(np.isfinite(fgrad.grad(_fg(_case(name)[0]))(_case(name)[1])))]
     assert len(broken) >= 20, broken
+
+
+@pytest.mark.parametrize("a, b", [
+    (0.0, np.inf), (np.float64(0.0), np.float64(np.nan)), (np.array([0.0, 1.0, 2.0]), np.array([np.inf, 2.0, np.nan])),
+    (np.float64(2.0), np.float32(3.0)), (np.float32(0.0), np.array([np.inf], np.float32)), (np.inf, 0.0)])
+def test_the_rules_products_of_python_floats_and_numpy_values(a, b):
+    from fgrad.ops.elementwise import over, safe_multiply, times
+    with np.errstate(all="ignore"):
+        product, quotient = np.multiply(a, b), np.true_divide(a, b)
+        product = np.where(np.isnan(product) & ((np.asarray(a) == 0) | (np.asarray(b) == 0)), 0.0, product)
+        quotient = np.where(np.isnan(quotient) & (np.asarray(a) == 0), 0.0, quotient)
+        np.testing.assert_array_equal(times(a, b), product)
+        np.testing.assert_array_equal(safe_multiply(a, b), product)
+        np.testing.assert_array_equal(over(a, b), quotient)
