@@ -11,11 +11,12 @@ for both; fgrad.numpy's signatures are in its stubs (`fgrad/numpy/__init__.pyi`,
 tools/make_stubs.py, which tests/test_types.py keeps in step with the runtime names).
 """
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, ParamSpec, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeAlias, TypeVar
 
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-__all__ = ["Any", "Array", "ArrayLike", "Callable", "DTypeLike", "Iterable", "Iterator", "P", "PyTree", "R", "Sequence"]
+__all__ = ["TYPE_CHECKING", "Any", "Array", "ArrayLike", "Callable", "DTypeLike", "Generic", "Iterable", "Iterator",
+           "P", "PyTree", "R", "Sequence"]
 
 # The public array type: a NumPy array statically (traced values behave as arrays; see above).
 Array: TypeAlias = NDArray[Any]

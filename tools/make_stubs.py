@@ -12,6 +12,7 @@ cannot fall behind the runtime; rerun this script after adding or changing a fun
 `python tools/make_stubs.py --check` only reports the stubs that differ (exit status 1).
 """
 import argparse
+import ast
 import importlib
 import inspect
 import pathlib
@@ -185,9 +186,79 @@ def _text(imports, body):
     return "\n\n".join(sections) + "\n\n" + text.rstrip() + "\n"
 
 
+# ---- Tensor's methods bound at import ------------------------------------------------------
+# fgrad.Tensor gets its operators from fgrad/numpy/methods.py and most of torch's methods from
+# autograd/torch_functions.py and torch_complex.py, attached with setattr when they load, and
+# Tracer's shape and dtype are attrgetter properties: fgrad/autograd/_tensor_methods.pyi declares
+# them, as the class TensorMethods that tensor.py gives Tensor as a base for type checkers only.
+TENSOR_RETURNS = {
+    **dict.fromkeys(["allclose", "equal", "is_complex", "is_contiguous", "is_floating_point"], "builtins.bool"),
+    **dict.fromkeys(["element_size", "nelement"], "int"),
+    **dict.fromkeys(["chunk", "split", "unbind"], "tuple[Tensor, ...]"),
+    **dict.fromkeys(["sort", "topk", "slogdet"], "tuple[Tensor, Tensor]"),
+    "stride": "Any", "at": "Any",
+}
+# Tracer's properties, as a Tensor has them, and its slots.
+TENSOR_ATTRIBUTES = {"shape": "tuple[int, ...]", "dtype": "np.dtype[Any]", "ndim": "int", "device": "Device",
+                     "index": "int", "primal": "Any"}
+_UNARY = ("__abs__", "__neg__", "__pos__", "__invert__")
+_COMPARISONS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__")
+
+
+def _class_body_names(path, cls):
+    """The names a class's body defines in the source (defs, assignments, annotations)."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            names = set()
+            for b in node.body:
+                if isinstance(b, ast.FunctionDef | ast.ClassDef):
+                    names.add(b.name)
+                elif isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name):
+                    names.add(b.target.id)
+                elif isinstance(b, ast.Assign):
+                    for t in b.targets:
+                        elts = t.elts if isinstance(t, ast.Tuple) else [t]
+                        names |= {e.id for e in elts if isinstance(e, ast.Name)}
+            return names
+    raise LookupError(f"no class {cls} in {path}")
+
+
+def tensor_methods():
+    """The stub of fgrad/autograd/_tensor_methods.pyi: what Tensor has that its source does not declare."""
+    from fgrad.autograd.tensor import Tensor
+    own = _class_body_names(ROOT / "fgrad/autograd/tensor.py", "Tensor")
+    lines = ["class TensorMethods:"]
+    lines += [f"    {name}: {kind}" for name, kind in TENSOR_ATTRIBUTES.items() if name not in own]
+    static = own | _class_body_names(ROOT / "fgrad/ir/value.py", "Tracer") | set(dir(object))
+    for name in sorted(n for n in dir(Tensor) if n not in static or n in _COMPARISONS):
+        value = inspect.getattr_static(Tensor, name)
+        if name in own or name in TENSOR_ATTRIBUTES or (name.startswith("_") and not (
+                name.startswith("__") and name.endswith("__"))) or value is getattr(object, name, None):
+            continue
+        returns = TENSOR_RETURNS.get(name, "Tensor")
+        if isinstance(value, property):
+            lines += ["    @property", f"    def {name}(self) -> {returns}: ..."]
+        elif isinstance(value, types.FunctionType):
+            if name in ("__array_ufunc__", "__array_function__"):
+                continue
+            if name.startswith("__"):  # (an operator: its runtime function may be a generic wrapper)
+                other = "" if name in _UNARY else ", other: Any"
+                line = f"    def {name}(self{other}) -> {returns}: ..."
+            else:
+                line = _def(name, value, returns, "    ", method=True)
+            lines.append(line + ("  # type: ignore[override]" if name in ("__eq__", "__ne__") else ""))
+        elif not name.startswith("__"):
+            raise TypeError(f"make_stubs: no rule for Tensor.{name} ({type(value).__name__}); add one")
+    text = "\n".join(lines)
+    head = [HEADER.rstrip(), "import builtins\nfrom typing import Any", "import numpy as np",
+            "from fgrad.autograd.tensor import Tensor\nfrom fgrad.backend import Device"]
+    return "\n\n".join(head) + "\n\n" + text + "\n"
+
+
 def stubs():
-    """{path of each .pyi: its text}, for every namespace of MODULES and their own submodules."""
-    out, queue = {}, list(MODULES)
+    """{path of each .pyi: its text}, for every namespace of MODULES and their own submodules, and
+    the stub of Tensor's methods bound at import."""
+    out, queue = {ROOT / "fgrad/autograd/_tensor_methods.pyi": tensor_methods()}, list(MODULES)
     while queue:
         modname = queue.pop(0)
         text, submodules = render(modname)

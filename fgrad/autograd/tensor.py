@@ -28,7 +28,7 @@ from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..tree_util import tree_leaves, tree_map
-from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
+from ..typing import TYPE_CHECKING, Any, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
 from .dtypes import Size, inferred
 from .grad_mode import is_grad_enabled, no_grad
@@ -44,7 +44,15 @@ _Axes = int | tuple[int, ...] | None  # dim= of the reductions
 autograd_backward = None
 
 
-class Tensor(Tracer):
+if TYPE_CHECKING:  # (type checkers see what Tensor gets at import: its operators, torch's methods, shape and dtype)
+    from ._tensor_methods import TensorMethods  # (a stub: tools/make_stubs.py writes it from the runtime)
+
+    class _TensorBase(TensorMethods, Tracer): ...
+else:
+    _TensorBase = Tracer
+
+
+class Tensor(_TensorBase):
     """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward()."""
 
     __slots__ = ("_grad_fn", "index", "_requires_grad", "_grad", "_version_counter", "_accumulator",
@@ -150,7 +158,7 @@ class Tensor(Tracer):
         return self._accumulator
 
     @property
-    def _version(self):
+    def _version(self) -> _int:
         return self._version_counter.value
 
     @property
@@ -243,7 +251,7 @@ class Tensor(Tracer):
         array = _readable(self).primal
         return array if array.__class__ is np.ndarray else to_device("cpu").send(array)
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: DTypeLike | None = None, copy: _bool | None = None) -> np.ndarray:
         if self._requires_grad and is_grad_enabled():
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         array = self.numpy(force=True)
@@ -268,10 +276,10 @@ class Tensor(Tracer):
 
     # PyTorch's conversions: a Tensor's value is concrete, and float(loss) is the user's to take
     # (functional traced values refuse them: Note [no silent conversions] in ir/value.py).
-    def __float__(self):
+    def __float__(self) -> _float:
         return float(self.item())
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
         return complex(self.item())
 
     def tolist(self) -> list[Any] | _int | _float | complex:
@@ -659,19 +667,19 @@ class Tensor(Tracer):
         with no_grad():
             return self._inplace(value.primal if isinstance(value, Tensor) else concrete(value), op)
 
-    def __iadd__(self, other):
+    def __iadd__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.add_(other)
 
-    def __isub__(self, other):
+    def __isub__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.sub_(other)
 
-    def __imul__(self, other):
+    def __imul__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.mul_(other)
 
-    def __itruediv__(self, other):
+    def __itruediv__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.div_(other)
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: "Tensor | ArrayLike") -> None:
         if _of_traced(value) and not _of_traced(self):  # (a traced self raises: traced values are immutable)
             raise _traced_inplace_error("__setitem__")
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
@@ -687,7 +695,7 @@ class Tensor(Tracer):
         shape = tuple(self.shape)
         self._inplace(self + ix.scatter_add(new - old, index=index, shape=shape), "__setitem__")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         body = np.array2string(np.asarray(peek(self.primal)), separator=", ", prefix="tensor(")
         extras = []
         if self.primal.dtype != np.float64 and self.primal.dtype.kind == "f":
@@ -702,7 +710,7 @@ class Tensor(Tracer):
 
     __str__ = __repr__
 
-    def __hash__(self):
+    def __hash__(self) -> _int:
         return id(self)
 
     def __reduce__(self):  # (its class too: a Parameter stays a Parameter through pickle and deepcopy)

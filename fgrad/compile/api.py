@@ -27,7 +27,7 @@ from ..ir.pictures import Pictured
 from ..ir.value import WEAK_TYPES, StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..transforms import checks, debug_nans, trees
-from ..typing import Callable, PyTree, Sequence
+from ..typing import Any, Callable, Generic, P, R, Sequence
 from . import explain
 from .codegen import Retrace, generate
 from .optimize import optimize
@@ -116,11 +116,12 @@ def _is_traced_leaf(x):
     return (hasattr(x, "shape") and hasattr(x, "dtype")) or x.__class__ in WEAK_TYPES
 
 
-class Compiled:
+class Compiled(Generic[P, R]):
     """A function compiled by `fgrad.compile`: call it as the function; `lower(*args)` gives
     the program for those arguments; `cache_info()` shows how the cache is doing."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), maxsize=64):
+    def __init__(self, fun: Callable[P, R], static_argnums: int | Sequence[int] = (),
+                 static_argnames: str | Sequence[str] = (), maxsize: int = 64) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
@@ -133,12 +134,12 @@ class Compiled:
         self._warned = set()
         self._lock = threading.Lock()  # (the cache's bookkeeping; replays and traces run outside it)
 
-    def __get__(self, obj, objtype=None):
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
         """As a method: the instance is the first argument (static: keyed by the object)."""
         return self if obj is None else functools.partial(self, obj)
 
     # ---- the call ----------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if config.debug_nans and not debug_nans.state.busy:  # (a hit re-runs fun eagerly: Note [NaN provenance])
             return debug_nans.checked_call("compile", lambda t: self(*t[0], **t[1]), [args, kwargs])
         if _state.trace is not EVAL:  # under another transform: run eagerly, in its trace
@@ -273,7 +274,7 @@ class Compiled:
         return lowered, lowered.results([o.primal if o.__class__ is StageTracer else o for o in out_leaves])
 
     # ---- inspection --------------------------------------------------------------------
-    def lower(self, *args, **kwargs) -> Lowered:
+    def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered:
         """The program these arguments replay (traced now if the cache has none that holds)."""
         key, dynamic, leaves, treedef = self._key(args, kwargs)
         if key is None:
@@ -318,8 +319,8 @@ def _check_output(o, trace, j, out_tree, name):
                         f"of them (return other things from a function that calls the compiled one)")
 
 
-def compile(fun: Callable[..., PyTree], static_argnums: int | Sequence[int] = (),
-            static_argnames: str | Sequence[str] = ()) -> Compiled:
+def compile(fun: Callable[P, R], static_argnums: int | Sequence[int] = (),
+            static_argnames: str | Sequence[str] = ()) -> Compiled[P, R]:
     """Trace `fun` once per kind of input into a flat, optimized program, and replay it.
 
     `fun` may be any composition (grad, value_and_grad, jvp, vmap, hessian, custom rules,

@@ -19,6 +19,7 @@ from ..ops.indexing import getitem
 from ..ops.primitive import Trace, _state, pop_trace, push_trace
 from ..ops.shape import concatenate
 from ..tree_util import NAMESPACE, tree_leaves, tree_structure
+from ..typing import Any, Callable, P, PyTree
 from . import checks, debug_nans, faces, trees
 
 __all__ = ["BatchTrace", "BatchTracer", "keeping", "leaf_axes", "vmap"]
@@ -240,7 +241,8 @@ def _chunk(x, axis, start, stop):
 _UNSET = object()
 
 
-def vmap(fun, in_axes=0, out_axes=0, axis_size=None, chunk_size=None, *, in_dims=_UNSET, out_dims=_UNSET):
+def vmap(fun: Callable[P, Any], in_axes: PyTree = 0, out_axes: PyTree = 0, axis_size: int | None = None,
+         chunk_size: int | None = None, *, in_dims: PyTree = _UNSET, out_dims: PyTree = _UNSET) -> Callable[P, PyTree]:
     """`fun` mapped over an axis of its arguments: one call on stacked examples, as JAX's vmap
     (and torch.vmap: the keywords in_dims and out_dims are its names of in_axes and out_axes).
 

@@ -21,7 +21,7 @@ from ..ops.broadcasting import reduce_sum
 from ..ops.primitive import Primitive, current_trace, escaped_tracer_error, run_under
 from ..ops.zeros import materialize, zeros_like_value
 from ..tree_util import tree_map, tree_structure
-from ..typing import Callable, Iterable, PyTree
+from ..typing import Callable, Generic, Iterable, PyTree, R
 from . import checks, trees
 from .batching import keeping, leaf_axes, vmap
 from .forward import JVPTracer, dual
@@ -200,7 +200,7 @@ def _jvp_by_custom(primals, tangents, ans, custom, **params):
     return custom.jvp_rule(primals, tangents, ans, **params)
 
 
-class _CustomBase:
+class _CustomBase(Generic[R]):
     """What custom_vjp and custom_jvp share: a primitive for their tape nodes, and dispatch.
 
     The primitive's rules are module functions that find this object in the node's params
@@ -208,7 +208,7 @@ class _CustomBase:
     holds, would be a reference cycle, and checkpoint(body)(x) inside a differentiated
     function would leave one to the cyclic collector per call."""
 
-    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
+    def __init__(self, fun: Callable[..., R], nondiff_argnums: Iterable[int] = ()) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.nondiff_argnums = _nondiff_argnums(nondiff_argnums, type(self).__name__)
@@ -225,7 +225,7 @@ class _CustomBase:
     def __repr__(self):
         return f"<{type(self).__name__} {getattr(self, '__name__', 'fun')}>"
 
-    def __call__(self, *args: PyTree) -> PyTree:
+    def __call__(self, *args: PyTree) -> R:
         return current_trace().process_custom(self, args)
 
     def process_eval(self, trace, args):
@@ -338,7 +338,7 @@ class _CustomBase:
         return trees.unflatten(out_tree, trace.record(self.prim, params, inputs, primals, tuple(out_leaves)))
 
 
-class custom_vjp(_CustomBase):
+class custom_vjp(_CustomBase[R]):
     """A function with a user-defined vjp: `f.defvjp(fwd, bwd)` as in JAX.
 
     fwd(*args) -> (out, residuals), where out must be fun(*args) (its structure, shapes and
@@ -357,14 +357,14 @@ class custom_vjp(_CustomBase):
     np.float64(1.0)
     """
 
-    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
+    def __init__(self, fun: Callable[..., R], nondiff_argnums: Iterable[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.fwd = self.bwd = None
         self.jvp_through_fun = False   # checkpoint: forward mode simply traces fun
         self.jvp_from_residuals = None  # optional (res, tangents) -> tangent out (autograd.Function.jvp)
 
     def defvjp(self, fwd: Callable[..., tuple[PyTree, PyTree]],
-               bwd: Callable[..., tuple[PyTree, ...]]) -> "custom_vjp":
+               bwd: Callable[..., tuple[PyTree, ...]]) -> "custom_vjp[R]":
         """Define the rule: `fwd(*args) -> (out, residuals)` (out must be fun(*args)) and
         `bwd(*nondiff_args, residuals, cotangent_out)` -> one cotangent per differentiable argument
         (None for a zero). Returns this function, so it can be used as a decorator's result.
@@ -492,7 +492,7 @@ class custom_vjp(_CustomBase):
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_out)])
 
 
-class custom_jvp(_CustomBase):
+class custom_jvp(_CustomBase[R]):
     """A function with a user-defined jvp: `f.defjvp(rule)`, rule(primals, tangents) -> (out,
     tangent_out), where out must be fun(*primals) (checked: Note [fun's output type]); or
     `f.defjvps(*rules)`, one rule per argument. With nondiff_argnums those arguments come
@@ -511,7 +511,7 @@ class custom_jvp(_CustomBase):
     0.9526
     """
 
-    def __init__(self, fun: Callable[..., PyTree], nondiff_argnums: Iterable[int] = ()) -> None:
+    def __init__(self, fun: Callable[..., R], nondiff_argnums: Iterable[int] = ()) -> None:
         super().__init__(fun, nondiff_argnums)
         self.jvp = None
 
@@ -646,7 +646,7 @@ class custom_jvp(_CustomBase):
         return trees.unflatten(out_tree, [dual(trace, o, t) for o, t in zip(out_leaves, t_leaves)])
 
 
-def checkpoint(fun: Callable[..., PyTree]) -> custom_vjp:
+def checkpoint(fun: Callable[..., R]) -> custom_vjp[R]:
     """`fun`, but its backward pass recomputes fun's intermediates instead of keeping them.
 
     Only the inputs are saved; reverse mode re-runs fun under vjp when the cotangent

@@ -6,6 +6,8 @@ parent trace, then its jvp rule, also under the parent, so an enclosing transfor
 sees and differentiates the tangent computation too. (When the parent is the bottom
 trace, everything is concrete and the rule runs in place: see JVPTrace.process.)
 """
+from typing import Literal, overload
+
 import numpy as np
 
 from ..config import config
@@ -177,6 +179,15 @@ def _split_duals(out, trace):
     return trees.unflatten_out(out_tree, primals_out), trees.unflatten_out(out_tree, tangents_out)
 
 
+@overload
+def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
+        has_aux: Literal[False] = False) -> tuple[PyTree, PyTree]: ...
+@overload
+def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
+        has_aux: Literal[True]) -> tuple[PyTree, PyTree, PyTree]: ...
+@overload
+def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
+        has_aux: bool) -> tuple[PyTree, ...]: ...
 def jvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree],
         has_aux: bool = False) -> tuple[PyTree, PyTree] | tuple[PyTree, PyTree, PyTree]:
     """Evaluate `fun` at `primals` and its Jacobian-vector product with `tangents` (forward mode).

@@ -17,7 +17,7 @@ from ..config import config
 from ..ir.value import peek
 from ..ops import shape as sh
 from ..ops.indexing import getitem
-from ..typing import Callable, PyTree, Sequence
+from ..typing import Any, Callable, P, PyTree, Sequence
 from . import checks, debug_nans, faces, trees
 from .batching import vmap
 from .forward import jvp_named
@@ -178,8 +178,8 @@ def _jacfwd(fun, argnums, has_aux, transform, chunk_size=None, holomorphic=False
     return trees.wraps(jacfwd_fun, fun, transform)
 
 
-def jacrev(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
+def jacrev(fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[P, PyTree]:
     """The Jacobian by reverse mode: fun runs once, then every basis cotangent is pulled back
     in one batched pass (at most `chunk_size` at a time). Real outputs, unless `holomorphic`.
 
@@ -191,8 +191,8 @@ def jacrev(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux
     return _jacrev(fun, argnums, has_aux, "jacrev", chunk_size, holomorphic)
 
 
-def jacfwd(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[..., PyTree]:
+def jacfwd(fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, chunk_size: int | None = None) -> Callable[P, PyTree]:
     """The Jacobian by forward mode: every basis tangent is pushed through one batched jvp, in
     which fun's primal computation runs once (at most `chunk_size` tangents at a time). Real
     inputs, unless `holomorphic`.
@@ -209,8 +209,8 @@ def _any_complex(leaves):
     return any(_dtype(x).kind == "c" for x in leaves)
 
 
-def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-             mode: str = "auto", chunk_size: int | None = None, holomorphic: bool = False) -> Callable[..., PyTree]:
+def jacobian(fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+             mode: str = "auto", chunk_size: int | None = None, holomorphic: bool = False) -> Callable[P, PyTree]:
     """The Jacobian, by forward mode (`mode="forward"`), reverse mode ("reverse"), or the cheaper
     of the two for the sizes at hand ("auto"): reverse when the outputs have fewer elements than
     the differentiated inputs, forward otherwise (as one would choose by hand). "auto" runs fun
@@ -249,8 +249,8 @@ def jacobian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_a
     return trees.wraps(jacobian_fun, fun, "jacobian")
 
 
-def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
-            chunk_size: int | None = None, holomorphic: bool = False) -> Callable[..., PyTree]:
+def hessian(fun: Callable[P, Any], argnums: int | Sequence[int] = 0,
+            chunk_size: int | None = None, holomorphic: bool = False) -> Callable[P, PyTree]:
     """The Hessian, forward over reverse: jacfwd(jacrev(fun)), each one batched pass; complex
     inputs need `holomorphic=True` (as JAX's).
 
@@ -263,7 +263,7 @@ def hessian(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0,
                    chunk_size, holomorphic)
 
 
-def hvp(fun, primals, tangents):
+def hvp(fun: Callable[..., PyTree], primals: Sequence[PyTree], tangents: Sequence[PyTree]) -> tuple[PyTree, PyTree]:
     """The Hessian-vector product of a scalar-valued `fun`: `(fun(*primals), H @ tangents)`.
 
     Computed as one jvp (forward mode) of the gradient (reverse mode); no Hessian is formed, so it

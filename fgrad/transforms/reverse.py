@@ -6,6 +6,8 @@ anything else pass through to the parent trace. The backward engine then walks t
 recorded nodes in reverse (fgrad/engine).
 """
 
+from typing import Literal, overload
+
 from ..config import config
 from ..engine.backward import backward
 from ..engine.gc_pause import paused
@@ -14,7 +16,7 @@ from ..ir.node import KEEPS_VALUES, Edge, Leaf, Node, new_node, unread
 from ..ir.value import Tracer, VJPTracer
 from ..ops import transpose
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
-from ..typing import Callable, PyTree, Sequence
+from ..typing import Any, Callable, P, PyTree, R, Sequence
 from . import checks, debug_nans, faces, owned, trees
 
 __all__ = ["VJPTrace", "VJPTracer", "grad", "value_and_grad", "vjp", "vjp_tracer"]
@@ -194,6 +196,12 @@ def run_vjp(trace, tape, in_tracers, outs, cts, retain_graph):
     return [leaves.get(t.edge) for t in in_tracers]  # (an input's edge is its Leaf)
 
 
+@overload
+def vjp(fun: Callable[..., PyTree], *primals: PyTree, has_aux: Literal[False] = False) -> tuple[PyTree, Pullback]: ...
+@overload
+def vjp(fun: Callable[..., PyTree], *primals: PyTree, has_aux: Literal[True]) -> tuple[PyTree, Pullback, PyTree]: ...
+@overload
+def vjp(fun: Callable[..., PyTree], *primals: PyTree, has_aux: bool) -> tuple[PyTree, ...]: ...
 def vjp(fun: Callable[..., PyTree], *primals: PyTree,
         has_aux: bool = False) -> tuple[PyTree, Pullback] | tuple[PyTree, Pullback, PyTree]:
     """Evaluate `fun` at `primals` and return its vector-Jacobian product function (reverse mode).
@@ -257,8 +265,8 @@ def vjp_named(fun, primals, has_aux, transform):
     return (value, vjp_fun, aux) if has_aux else (value, vjp_fun)
 
 
-def value_and_grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False) -> Callable[..., tuple[PyTree, PyTree]]:
+def value_and_grad(fun: Callable[P, R], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False) -> Callable[P, tuple[R, PyTree]]:
     """Like grad, but the function returned gives `(fun(*args), gradient)` from one evaluation.
 
     Parameters are grad's (`argnums`, `has_aux`, `holomorphic`); with has_aux the value is the pair
@@ -316,8 +324,8 @@ def value_and_grad_call(fun, nums, argnums, has_aux, args, kwargs, transform, ho
         trace.held.release()
 
 
-def grad(fun: Callable[..., PyTree], argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False) -> Callable[..., PyTree]:
+def grad(fun: Callable[P, Any], argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False) -> Callable[P, PyTree]:
     """The gradient of a scalar-valued `fun` with respect to its argument(s) `argnums` (reverse mode).
 
     As jax.grad: a real output's cotangent 1 pulled back; for complex inputs the conjugate
