@@ -13,7 +13,7 @@ from ..engine.backward import _count_dependencies, apply_rule, send
 from ..errors import NonFiniteError
 from ..ir.node import Edge
 from ..ops.indexing import dense
-from ..transforms.debug_nans import Origin, non_finite, user_frame
+from ..transforms.debug_nans import Brought, Origin, non_finite, operand_text, user_frame
 
 __all__ = ["check_op", "check_rule", "first_made", "non_finite", "raise_for", "release"]
 
@@ -76,10 +76,17 @@ def _operands(values):
     return [f"{p.dtype}{list(p.shape)}" for p in values if hasattr(p, "dtype")]
 
 
+def _has_inf(values):
+    return any(v is not None and non_finite(v) == "inf" for v in values)
+
+
 def check_op(prim, primals, out):
-    """debug_nans "full", forward: raise when `prim` made a NaN from NaN-free operands."""
+    """debug_nans "full", forward: raise when `prim` made a NaN from NaN-free operands (an inf
+    among them is said: the forward pass lets infs through)."""
     if _has_nan(out if prim.multiple_results else (out,)) and not _has_nan(primals):
-        origin = Origin(prim.name, _operands(primals), user_frame(), None, None, "nan", None)
+        cause = Brought("inf", "with an operand (the check lets an inf through; a NaN raises)") \
+            if _has_inf(primals) else None
+        origin = Origin(prim.name, [operand_text(p) for p in primals], user_frame(), None, None, "nan", cause)
         raise NonFiniteError(f"fgrad debug_nans: {origin.describe()}.", origin)
 
 
@@ -88,18 +95,20 @@ def check_rule(node, g, primals, grads):
     cotangents and saved values."""
     for i, gi in enumerate(grads):
         if gi is not None and _has_nan((gi,)):
-            if not _has_nan(g if g.__class__ is list else (g,)) and not _has_nan(primals):
-                _raise_made(node, i, "nan", "backward() made a NaN")
+            g = g if g.__class__ is list else (g,)
+            if not _has_nan(g) and not _has_nan(primals):
+                source = "values holding inf" if _has_inf(g) or _has_inf(primals) else "finite values"
+                _raise_made(node, i, "nan", "backward() made a NaN", source)
             return
 
 
-def _raise_made(node, i, made, what):
+def _raise_made(node, i, made, what, source="finite values"):
     operands = ", ".join(_operands(node.primals)) or "no saved values"
     stack = node.meta.stack if node.meta is not None else None
     where = f"; the forward call:\n{stack}" if stack else \
         " (run the forward pass under fgrad.autograd.detect_anomaly() to see the line that made the node)"
     raise NonFiniteError(f"fgrad debug_nans: {what}: {node.name()} (of {operands}) made "
-                         f"{made} from finite values in the gradient of its input {i}{where}", node=node)
+                         f"{made} from {source} in the gradient of its input {i}{where}", node=node)
 
 
 def raise_for(roots, leaf, kind):

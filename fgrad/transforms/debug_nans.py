@@ -31,8 +31,19 @@ from ..ir.value import Tracer, peek
 from ..ops.primitive import EVAL, Trace, pop_trace, push_trace, split_owned
 from ..tree_util import keystr, tree_flatten_with_path, tree_leaves, tree_map
 
-__all__ = ["CheckTrace", "CheckTracer", "Origin", "checked_call", "non_finite", "replaced", "rerunning", "state",
-           "user_frame"]
+__all__ = [
+    "Brought",
+    "CheckTrace",
+    "CheckTracer",
+    "Origin",
+    "checked_call",
+    "non_finite",
+    "operand_text",
+    "replaced",
+    "rerunning",
+    "state",
+    "user_frame",
+]
 
 _FGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -100,7 +111,8 @@ def non_finite(x):
     return "nan" if bool(np.isnan(x).any()) else "inf"
 
 
-def _aval(x):
+def operand_text(x):
+    """How an error names an operand: its dtype and shape, else its type."""
     x = peek(x)
     dtype = getattr(x, "dtype", None)
     return type(x).__name__ if dtype is None else f"{dtype}{list(x.shape)}"
@@ -128,7 +140,7 @@ class CheckTrace(Trace):
             out = self.parent.process(prim, primals, params)
         inherited = None
         for a, p in zip(owned, primals):
-            o = a.origin if a is not None else _Brought.of(p, "with a constant (an array the function closed over "
+            o = a.origin if a is not None else Brought.of(p, "with a constant (an array the function closed over "
                                                                 "or was given untraced)")
             if o is not None:
                 inherited = o
@@ -146,7 +158,8 @@ class CheckTrace(Trace):
             if origin is None or (kind == "nan" and origin.kind == "inf" and _no_nan(primals)):
                 node = self.node  # (in the backward pass, a rule's ops run from the transform's call site)
                 own = None if node is not None and where == self.call_site else where
-                origin = Origin(prim.name, [_aval(p) for p in primals], own, None if node is None else node.name(),
+                origin = Origin(prim.name, [operand_text(p) for p in primals], own,
+                                None if node is None else node.name(),
                                 None if node is None else _forward_line(node), kind, origin)
                 if kind == "nan" and self.raise_nan:
                     raise NonFiniteError(f"fgrad debug_nans: {origin.describe()}.", origin)
@@ -163,7 +176,7 @@ def _no_nan(values):
     return True
 
 
-class _Brought:
+class Brought:
     """The origin of non-finite values that came in (an input, a constant), not made by an op."""
 
     __slots__ = ("kind", "how")
@@ -303,7 +316,7 @@ def _rerun(transform, again, traced, raise_nan, numbers):
                 return x
             t = CheckTracer()
             t._trace, t.primal, t.where = trace, x, None
-            t.origin = None if kind is None else _Brought(kind, _AS_INPUT)
+            t.origin = None if kind is None else Brought(kind, _AS_INPUT)
             return t
         results = again(tree_map(wrap, traced))
     finally:

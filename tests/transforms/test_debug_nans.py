@@ -185,6 +185,8 @@ def test_full_mode_on_the_tensor_face_checks_every_op_forward_and_backward():
         _raises(lambda: forward_nan(fgrad.tensor(X, requires_grad=True)), "`sqrt` of float64[3] made nan",
                 f"line {_line(forward_nan, 'nan below 2')}")
         _raises(lambda: forward_nan(fgrad.tensor(X)), "`sqrt`")  # (no grad recorded: checked all the same)
+        inf = fgrad.tensor([np.inf, 1.0])
+        _raises(lambda: inf - inf, "`subtract` of float64[2], float64[2] made nan from inf", "with an operand")
         error = _raises(lambda: NanRule.apply(x).sum().backward(), "backward() made a NaN: NanRuleBackward",
                         "the forward call", "NanRule.apply(x)")
         assert error.node is not None and x.grad is None
