@@ -78,10 +78,8 @@ from numpy import zeros as zeros
 
 from fgrad.typing import Array
 
-from . import bridge as bridge
 from . import fft as fft
 from . import linalg as linalg
-from . import methods as methods
 
 class _Indexer:
     def __getitem__(self, key: Any) -> Array: ...
