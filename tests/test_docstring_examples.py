@@ -18,13 +18,6 @@ import fgrad
 import fgrad.numpy as fnp
 from tests.test_docstrings import MODULES, _fgrads, _names
 
-# Names whose docstring lives in a file another engineer owns (fgrad/autograd/tensor.py,
-# fgrad/autograd/anomaly_mode.py): their examples are pending there.
-OWNED_ELSEWHERE = frozenset(f"fgrad.{name}" for name in (
-    "Tensor", "all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log_softmax", "max", "mean",
-    "min", "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t", "transpose",
-    "unsqueeze", "var", "autograd.detect_anomaly", "autograd.set_detect_anomaly"))
-PENDING = OWNED_ELSEWHERE
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -85,15 +78,9 @@ def test_examples_run(name):
 
 
 def test_every_public_name_has_an_example():
-    missing = sorted(name for name, obj in NAMES.items() if not has_example(obj) and name not in PENDING)
+    missing = sorted(name for name, obj in NAMES.items() if not has_example(obj))
     assert not missing, f"{len(missing)} public names without an example (>>> in the docstring):\n  " + \
         "\n  ".join(missing)
-
-
-def test_pending_names_are_pending():
-    done = sorted(name for name in PENDING if has_example(NAMES[name]))
-    assert not done, f"these have an example now: take them off PENDING: {done}"
-    assert PENDING <= NAMES.keys(), f"not public names: {sorted(PENDING - NAMES.keys())}"
 
 
 def test_an_alias_carries_the_docstring_of_its_own_name():

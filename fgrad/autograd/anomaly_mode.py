@@ -70,7 +70,33 @@ def check_nan(meta, grads):
 
 
 class set_detect_anomaly:
-    """Turn anomaly detection on or off (a context manager, like detect_anomaly)."""
+    """Turn anomaly detection on or off: called, from now on; as a context manager, inside the
+    `with` block, the previous setting restored at its end (torch.autograd.set_detect_anomaly).
+
+    What anomaly detection does is detect_anomaly's: each recorded node keeps its forward
+    traceback, and (with `check_nan`) a backward step whose result has a NaN raises. The
+    setting is per thread, as grad mode is; the engine's worker threads follow the thread that
+    runs backward.
+
+    Parameters
+    ----------
+    mode : bool
+        Turn anomaly detection on (True) or off (False).
+    check_nan : bool
+        With `mode`, also check each backward step's results for NaN (default True).
+
+    Examples
+    --------
+    >>> from fgrad.autograd import anomaly_mode
+    >>> with fgrad.autograd.set_detect_anomaly(True):
+    ...     anomaly_mode.is_enabled()
+    True
+    >>> anomaly_mode.is_enabled()  # restored
+    False
+    >>> _ = fgrad.autograd.set_detect_anomaly(True); anomaly_mode.is_enabled()
+    True
+    >>> _ = fgrad.autograd.set_detect_anomaly(False)
+    """
 
     def __init__(self, mode, check_nan=True):
         global ever_enabled
@@ -87,7 +113,37 @@ class set_detect_anomaly:
 
 
 class detect_anomaly(set_detect_anomaly):
-    """Context manager: record forward tracebacks and check backward for NaN."""
+    """A context manager that turns anomaly detection on inside its block
+    (torch.autograd.detect_anomaly).
+
+    Under it, every node recorded in the forward pass keeps the traceback of the user's code that
+    made it, so an error in backward names the node and shows the forward line that created it;
+    and with `check_nan`, a backward step whose result has a NaN raises RuntimeError naming the
+    node ("Function 'MulBackward0' returned nan values in its 0th output.") with that traceback
+    in the message (torch prints it as a warning instead). For debugging only: keeping a traceback
+    per op makes the forward pass many times slower. fgrad.config.update("debug_nans", "full")
+    checks the forward pass and the functional transforms too.
+
+    Parameters
+    ----------
+    check_nan : bool
+        Raise when a backward step returns NaN (default True); False keeps the tracebacks alone.
+
+    Raises
+    ------
+    RuntimeError
+        In backward, from a node whose gradient has a NaN (with `check_nan`).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, float("nan")], requires_grad=True)  # a NaN that came with the data
+    >>> with fgrad.autograd.detect_anomaly():
+    ...     y = (x * x).sum()
+    ...     y.backward()
+    Traceback (most recent call last):
+    ...
+    RuntimeError: Function 'MulBackward0' returned nan values in its 0th output...
+    """
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan

@@ -53,7 +53,42 @@ else:
 
 
 class Tensor(_TensorBase):
-    """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward()."""
+    """A NumPy (or CuPy) array with autograd: requires_grad, grad, grad_fn, backward().
+
+    torch.Tensor's face on fgrad's tape: operations on a tensor that requires grad are recorded
+    (each result's `grad_fn` is the node that made it), and `backward()` accumulates the
+    gradient of a scalar into the `.grad` of every leaf that requires grad. Operators, NumPy
+    functions (`np.sin(t)`, through NumPy's protocols) and fgrad.numpy's functions all
+    differentiate it; the methods have torch's names and semantics.
+
+    Parameters
+    ----------
+    data : array_like
+        The values, copied: a list, a number, a NumPy or CuPy array, or a Tensor.
+    requires_grad : bool
+        Record operations on this tensor, so backward() fills its `.grad` (default False).
+    dtype : dtype, optional
+        The dtype (a NumPy dtype or fgrad.float32, ...); by default the array's own, and for
+        Python numbers torch.tensor's inference with NumPy's default float (float64). Unlike
+        `torch.Tensor(data)`, which always makes float32, this is `fgrad.tensor(data)`.
+    device : str or fgrad.Device, optional
+        Where the values live: "cpu" (NumPy) or "cuda:N" (CuPy); by default that of `data`.
+
+    Raises
+    ------
+    RuntimeError
+        `requires_grad=True` for a dtype that is not floating point or complex.
+
+    Examples
+    --------
+    >>> x = fgrad.Tensor([1.0, 2.0], requires_grad=True)
+    >>> y = (x * x).sum(); y
+    tensor(5., grad_fn=<SumBackward0>)
+    >>> y.backward(); x.grad  # d/dx sum(x * x) = 2 x
+    tensor([2., 4.])
+    >>> x.is_leaf, y.is_leaf, x.shape, x.dtype
+    (True, False, (2,), dtype('float64'))
+    """
 
     __slots__ = ("_grad_fn", "index", "_requires_grad", "_grad", "_version_counter", "_accumulator",
                  "_leaf_hooks", "_post_acc_hooks", "_view", "_views", "_retains_grad", "__weakref__")
@@ -173,8 +208,28 @@ class Tensor(_TensorBase):
         self.primal = value
 
     def detach(self) -> "Tensor":
-        """A tensor sharing this one's data, cut from the graph (of a traced value, from the
-        transform's too: Note [tensors of traced values] in tape.py)."""
+        """A tensor sharing this one's data, cut from the graph (torch.Tensor.detach).
+
+        The result is a leaf that does not require grad: no gradient flows through it, so
+        `x * x.detach()` differentiates as `c * x` with c the value of x. It shares memory and
+        the version counter with self, so an in-place change to either shows in both and is
+        caught by backward where the value was saved. Of a traced value (a Function's forward
+        under a transform) it cuts the transform's derivative too: Note [tensors of traced
+        values] in tape.py.
+
+        Returns
+        -------
+        Tensor
+            The same values, `requires_grad=False`, `grad_fn=None`.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> (x * x.detach()).sum().backward(); x.grad  # x.detach() is a constant: the gradient is x
+        tensor([1., 2.])
+        >>> d = x.detach(); d[0] = 5.0; x  # shared memory
+        tensor([5., 2.], requires_grad=True)
+        """
         source = _readable(self)  # (of a dual, its primal: the tangent is dropped too, as torch's)
         primal = source.primal
         t = Tensor._wrap(primal if primal.__class__ is np.ndarray or not isinstance(primal, Tracer)
@@ -289,7 +344,24 @@ class Tensor(_TensorBase):
         return _readable(self).primal.tolist()
 
     def clone(self) -> "Tensor":
-        """A copy that stays in the graph (its gradient flows back to self)."""
+        """A copy of this tensor's values that stays in the graph (torch.Tensor.clone).
+
+        The copy has its own memory (in-place changes to it leave self alone) and records the
+        copy, so a gradient through it flows back to self unchanged.
+
+        Returns
+        -------
+        Tensor
+            A new tensor of self's shape, dtype and device; with self's requires_grad.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+        >>> c = x.clone(); c
+        tensor([1., 2.], grad_fn=<CloneBackward0>)
+        >>> (3 * c).sum().backward(); x.grad
+        tensor([3., 3.])
+        """
         return fnp.copy(self)
 
     def to(self, *args: "str | Device | DTypeLike | Tensor", **kwargs: Any) -> "Tensor":
@@ -367,9 +439,36 @@ class Tensor(_TensorBase):
         return int(self.primal.size)
 
     def view(self, *shape: _int | Sequence[_int]) -> "Tensor":
-        """This tensor's values with a new shape, given as ints or one sequence; one entry may be -1 (inferred).
+        """This tensor's values with a new shape (torch.Tensor.view and reshape; `reshape` is this method).
 
-        `reshape` is the same method. Differentiable; raises ValueError when the sizes do not match.
+        The entries keep their row-major order, as numpy.reshape's. Differentiable: the gradient is
+        the output's gradient reshaped back.
+
+        Parameters
+        ----------
+        *shape : int or sequence of int
+            The new shape, as ints (`view(2, 3)`) or one sequence (`view((2, 3))`); one entry may be
+            -1, inferred from the number of entries.
+
+        Returns
+        -------
+        Tensor
+            A tensor of the new shape, in the graph.
+
+        Raises
+        ------
+        ValueError
+            The new shape does not hold exactly `numel()` entries.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        >>> y = x.reshape(3, 2); y
+        tensor([[1., 2.], [3., 4.], [5., 6.]], grad_fn=<ViewBackward0>)
+        >>> x.view(-1).shape, fgrad.reshape(x, (3, -1)).shape
+        ((6,), (3, 2))
+        >>> (y * fgrad.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])).sum().backward(); x.grad
+        tensor([[1., 2., 3.], [4., 5., 6.]])
         """
         return fnp.reshape(self, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape)
 
@@ -380,36 +479,162 @@ class Tensor(_TensorBase):
         return self.view(other.shape)
 
     def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> "Tensor":
-        """The axes start_dim..end_dim (inclusive, negative from the end) merged into one. Differentiable."""
+        """The axes start_dim..end_dim (inclusive; negative counts from the end) merged into one
+        (torch.Tensor.flatten). Differentiable, as `view` of the merged shape.
+
+        Parameters
+        ----------
+        start_dim : int
+            The first axis merged (default 0).
+        end_dim : int
+            The last axis merged (default -1, the last axis).
+
+        Returns
+        -------
+        Tensor
+            A tensor with the axes in between replaced by one of their sizes' product; a 0-D tensor
+            becomes 1-D.
+
+        Raises
+        ------
+        IndexError
+            start_dim or end_dim is not an axis of this tensor.
+        RuntimeError
+            start_dim comes after end_dim.
+
+        Examples
+        --------
+        >>> x = fgrad.zeros(2, 3, 4)
+        >>> x.flatten().shape, x.flatten(1).shape, fgrad.flatten(x, 0, 1).shape
+        ((24,), (2, 12), (6, 4))
+        """
         return self.view(flattened_shape(self.shape, start_dim, end_dim))
 
     def unsqueeze(self, dim: _int) -> "Tensor":
-        """This tensor with a new axis of size 1 at position `dim` (negative counts from the end of the
-        result). Differentiable.
+        """This tensor with a new axis of size 1 at position `dim` (torch.Tensor.unsqueeze).
+
+        Differentiable: the gradient is the output's with that axis removed.
+
+        Parameters
+        ----------
+        dim : int
+            The new axis's position in the result, in [-ndim - 1, ndim]; negative counts from the end
+            (-1 appends an axis).
+
+        Returns
+        -------
+        Tensor
+            A tensor with one more axis, of size 1.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0, 3.0])
+        >>> x.unsqueeze(0).shape, x.unsqueeze(-1).shape, fgrad.unsqueeze(x, 1)
+        ((1, 3), (3, 1), tensor([[1.], [2.], [3.]]))
         """
         return fnp.expand_dims(self, dim)
 
     def squeeze(self, dim: _int | None = None) -> "Tensor":
-        """This tensor with its axes of size 1 removed; with `dim`, only that axis, and only if its size is 1
-        (else self, as torch). Differentiable.
+        """This tensor with its axes of size 1 removed (torch.Tensor.squeeze).
+
+        Differentiable: the gradient is the output's reshaped back.
+
+        Parameters
+        ----------
+        dim : int, optional
+            Remove only this axis (negative counts from the end), and only if its size is 1; else
+            self is returned unchanged, as torch's (numpy.squeeze raises there).
+
+        Returns
+        -------
+        Tensor
+            A tensor without those axes (self where `dim`'s size is not 1).
+
+        Examples
+        --------
+        >>> x = fgrad.zeros(1, 3, 1)
+        >>> x.squeeze().shape, x.squeeze(0).shape, x.squeeze(1).shape, fgrad.squeeze(x, -1).shape
+        ((3,), (3, 1), (1, 3, 1), (1, 3))
         """
         if dim is not None and self.shape[dim] != 1:
             return self
         return fnp.squeeze(self, dim)
 
     def permute(self, *dims: _int | Sequence[_int]) -> "Tensor":
-        """This tensor with its axes reordered: axis i of the result is axis dims[i] (ints or one sequence).
-        Differentiable.
+        """This tensor with its axes reordered: axis i of the result is axis dims[i] (torch.Tensor.permute).
+
+        Differentiable: the gradient is the output's under the inverse permutation.
+
+        Parameters
+        ----------
+        *dims : int or sequence of int
+            A permutation of the axes, as ints (`permute(2, 0, 1)`) or one sequence.
+
+        Returns
+        -------
+        Tensor
+            A tensor of shape `[self.shape[d] for d in dims]`.
+
+        Raises
+        ------
+        ValueError
+            `dims` is not a permutation of this tensor's axes.
+
+        Examples
+        --------
+        >>> x = fgrad.zeros(2, 3, 4)
+        >>> x.permute(2, 0, 1).shape, fgrad.permute(x, (1, 0, 2)).shape
+        ((4, 2, 3), (3, 2, 4))
         """
         return fnp.transpose(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
 
     def transpose(self, dim0: _int, dim1: _int) -> "Tensor":
-        """This tensor with axes dim0 and dim1 swapped. Differentiable."""
+        """This tensor with axes dim0 and dim1 swapped (torch.Tensor.transpose; numpy.swapaxes).
+
+        Differentiable: the gradient is the output's with the two axes swapped back.
+
+        Parameters
+        ----------
+        dim0, dim1 : int
+            The two axes (negative counts from the end).
+
+        Returns
+        -------
+        Tensor
+            A tensor of self's shape with sizes dim0 and dim1 exchanged.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        >>> x.transpose(0, 1)
+        tensor([[1.], [2.], [3.]], grad_fn=<...>)
+        >>> fgrad.transpose(fgrad.zeros(2, 3, 4), 0, -1).shape
+        (4, 3, 2)
+        """
         return fnp.swapaxes(self, dim0, dim1)
 
     def t(self) -> "Tensor":
-        """The transpose of a 2-D tensor (a 0-D or 1-D tensor as it is). Differentiable; raises RuntimeError
-        for more than 2 axes.
+        """The transpose of a 2-D tensor, a 0-D or 1-D tensor as it is (torch.Tensor.t). Differentiable.
+
+        Returns
+        -------
+        Tensor
+            transpose(0, 1) of a matrix; self's values otherwise.
+
+        Raises
+        ------
+        RuntimeError
+            The tensor has more than 2 axes (use transpose or permute).
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> x.t()
+        tensor([[1., 3.], [2., 4.]], grad_fn=<PermuteBackward0>)
+        >>> (x.t() * fgrad.tensor([[1.0, 0.0], [0.0, 0.0]])).sum().backward(); x.grad
+        tensor([[1., 0.], [0., 0.]])
+        >>> fgrad.t(fgrad.tensor([1.0, 2.0]))  # a 1-D tensor as it is
+        tensor([1., 2.])
         """
         if self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
@@ -431,36 +656,163 @@ class Tensor(_TensorBase):
     # ---- math with PyTorch's names ---------------------------------------------------------
     def sum(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
             keepdims: _bool | None = None) -> "Tensor":
-        """The sum over `dim` (an int, a tuple, or None: all entries); `keepdim` keeps reduced axes with size
-        1, `dtype` the accumulator's type (NumPy's axis=/keepdims= are accepted too). Differentiable.
+        """The sum of the entries over `dim` (torch.Tensor.sum; fgrad.sum is this method).
+
+        Differentiable: each entry's gradient is the output's gradient at its position.
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            The axes summed over; None (the default) sums all entries.
+        keepdim : bool
+            Keep the summed axes, with size 1 (default False).
+        dtype : dtype, optional
+            The result's (and the accumulator's) dtype.
+        axis, keepdims
+            NumPy's names for `dim` and `keepdim`, accepted too.
+
+        Returns
+        -------
+        Tensor
+            The sums: a 0-D tensor when all entries are summed.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> x.sum(), x.sum(0), fgrad.sum(x, dim=1, keepdim=True).shape
+        (tensor(10., grad_fn=<SumBackward0>), tensor([4., 6.], grad_fn=<SumBackward0>), (2, 1))
+        >>> x.sum().backward(); x.grad
+        tensor([[1., 1.], [1., 1.]])
         """
         return fnp.sum(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def mean(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
              keepdims: _bool | None = None) -> "Tensor":
-        """The mean over `dim` (an int, a tuple, or None: all entries); `keepdim` and `dtype` as in sum.
-        Differentiable.
+        """The mean of the entries over `dim` (torch.Tensor.mean; fgrad.mean is this method).
+
+        Differentiable: each entry's gradient is the output's gradient divided by the number of
+        entries averaged.
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            The axes averaged over; None (the default) averages all entries.
+        keepdim : bool
+            Keep the averaged axes, with size 1 (default False).
+        dtype : dtype, optional
+            The result's (and the accumulator's) dtype.
+        axis, keepdims
+            NumPy's names for `dim` and `keepdim`, accepted too.
+
+        Returns
+        -------
+        Tensor
+            The means: a 0-D tensor when all entries are averaged.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> x.mean(), fgrad.mean(x, dim=0)
+        (tensor(2.5, grad_fn=<...>), tensor([2., 3.], grad_fn=<...>))
+        >>> x.mean().backward(); x.grad
+        tensor([[0.25, 0.25], [0.25, 0.25]])
         """
         return fnp.mean(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def var(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
-        """The variance over `dim`, with Bessel's correction when `unbiased` (or `correction` as the
-        degrees-of-freedom subtracted); `keepdim` keeps reduced axes. Differentiable.
+        """The variance of the entries over `dim`: sum((x - mean)**2) / (N - correction) (torch.Tensor.var).
+
+        Unbiased (Bessel's correction, N - 1) by default, as torch's; numpy.var's default is the
+        biased one. fgrad.var is this method. Differentiable: the gradient of each entry is
+        2 (x - mean) / (N - correction) times the output's.
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            The axes reduced over; None (the default) all entries.
+        unbiased : bool
+            Divide by N - 1 (default True) or by N.
+        keepdim : bool
+            Keep the reduced axes, with size 1 (default False).
+        correction : float, optional
+            The number subtracted from N (torch's newer argument); given, it overrides `unbiased`.
+
+        Returns
+        -------
+        Tensor
+            The variances: a 0-D tensor when all entries are reduced.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0, 4.0], requires_grad=True)
+        >>> x.var(), x.var(unbiased=False), fgrad.var(x, correction=0)
+        (tensor(2.33333333, grad_fn=<...>), tensor(1.55555556, grad_fn=<...>), tensor(1.55555556, grad_fn=<...>))
+        >>> x.var().backward(); x.grad  # 2 (x - mean) / (N - 1)
+        tensor([-1.33333333, -0.33333333,  1.66666667])
         """
         ddof = (1 if unbiased else 0) if correction is None else correction
         return fnp.var(self, axis=dim, ddof=ddof, keepdims=keepdim)
 
     def std(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
-        """The standard deviation: the square root of var(dim, unbiased, keepdim, correction).
-        Differentiable.
+        """The standard deviation over `dim`: the square root of var(dim, unbiased, keepdim, correction)
+        (torch.Tensor.std; fgrad.std is this method).
+
+        Unbiased (N - 1) by default, as torch's. Differentiable: each entry's gradient is
+        (x - mean) / ((N - correction) std) times the output's.
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            The axes reduced over; None (the default) all entries.
+        unbiased : bool
+            Divide by N - 1 (default True) or by N.
+        keepdim : bool
+            Keep the reduced axes, with size 1 (default False).
+        correction : float, optional
+            The number subtracted from N; given, it overrides `unbiased`.
+
+        Returns
+        -------
+        Tensor
+            The standard deviations: a 0-D tensor when all entries are reduced.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0, 4.0], requires_grad=True)
+        >>> x.std(), fgrad.std(x, unbiased=False)
+        (tensor(1.52752523, grad_fn=<...>), tensor(1.24721913, grad_fn=<...>))
+        >>> x.std().backward(); x.grad
+        tensor([-0.43643578, -0.10910895,  0.54554473])
         """
         return fnp.sqrt(self.var(dim, unbiased, keepdim, correction))
 
     def prod(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
-        """The product over `dim` (an int, a tuple, or None: all entries); `keepdim` keeps reduced axes.
-        Differentiable.
+        """The product of the entries over `dim` (torch.Tensor.prod; fgrad.prod is this method).
+
+        Differentiable: each entry's gradient is the product of the others (exact where entries
+        are 0) times the output's gradient.
+
+        Parameters
+        ----------
+        dim : int or tuple of int, optional
+            The axes multiplied over; None (the default) all entries.
+        keepdim : bool
+            Keep the reduced axes, with size 1 (default False).
+
+        Returns
+        -------
+        Tensor
+            The products: a 0-D tensor when all entries are multiplied.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        >>> x.prod(), fgrad.prod(x, 1)
+        (tensor(24., grad_fn=<ProdBackward0>), tensor([ 2., 12.], grad_fn=<ProdBackward0>))
+        >>> x.prod().backward(); x.grad  # the product of the other entries
+        tensor([[24., 12.], [ 8.,  6.]])
         """
         return fnp.prod(self, axis=dim, keepdims=keepdim)
 
@@ -469,47 +821,179 @@ class Tensor(_TensorBase):
             return (fnp.maximum if fn is fnp.max else fnp.minimum)(self, other)
         if dim is None:
             return fn(self)
-        return MinMax(fn(self, axis=dim, keepdims=keepdim), arg(self, axis=dim, keepdims=keepdim))
+        # The values are read at the indices, so the gradient goes to the index alone, as torch's
+        # (fnp.max's would be shared among tied entries).
+        indices = arg(self, axis=dim, keepdims=True)
+        values = fnp.take_along_axis(self, indices, axis=dim)
+        if not keepdim:
+            values, indices = fnp.squeeze(values, dim), fnp.squeeze(indices, dim)
+        return MinMax(values, indices)
 
     def max(self, dim: "_int | Tensor | None" = None, keepdim: _bool = False,
             other: "Tensor | None" = None) -> "Tensor | MinMax":
-        """max() over all elements, or (values, indices) along `dim`, as PyTorch."""
+        """The largest entry, the largest along `dim` with their indices, or the elementwise maximum with
+        another tensor (torch.Tensor.max; fgrad.max is this method).
+
+        Differentiable in the values: over all entries a gradient shared evenly among tied
+        maxima; along `dim` it goes to the returned index alone; elementwise, to the larger
+        operand. A NaN entry is the maximum, as torch's.
+
+        Parameters
+        ----------
+        dim : int or Tensor, optional
+            The axis to reduce; None (the default) reduces all entries. A Tensor here is `other`.
+        keepdim : bool
+            Keep the reduced axis, with size 1 (only with an int `dim`).
+        other : Tensor, optional
+            Return the elementwise maximum of self and other (broadcast).
+
+        Returns
+        -------
+        Tensor or MinMax
+            A 0-D tensor without `dim`; along `dim`, a named tuple (values, indices), the indices an
+            int64 tensor (torch.return_types.max's fields); with `other`, a tensor of the broadcast
+            shape.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 5.0], [4.0, 2.0]], requires_grad=True)
+        >>> x.max()
+        tensor(5., grad_fn=<...>)
+        >>> values, indices = x.max(1); values, indices
+        (tensor([5., 4.], grad_fn=<...>), tensor([1, 0]))
+        >>> values.sum().backward(); x.grad
+        tensor([[0., 1.], [1., 0.]])
+        >>> fgrad.max(x, fgrad.tensor(3.0))  # elementwise
+        tensor([[3., 5.], [4., 3.]], grad_fn=<MaximumBackward0>)
+        """
         if isinstance(dim, Tensor):
             dim, other = None, dim
         return self._extremum(fnp.max, fnp.argmax, dim, keepdim, other)
 
     def min(self, dim: "_int | Tensor | None" = None, keepdim: _bool = False,
             other: "Tensor | None" = None) -> "Tensor | MinMax":
-        """min() over all entries, (values, indices) along `dim` (a MinMax named tuple), or with a Tensor
-        (as `dim` or `other`) the elementwise minimum, as PyTorch. Differentiable in the values.
+        """The smallest entry, the smallest along `dim` with their indices, or the elementwise minimum
+        with another tensor (torch.Tensor.min; fgrad.min is this method).
+
+        Differentiable in the values: over all entries a gradient shared evenly among tied
+        minima; along `dim` it goes to the returned index alone; elementwise, to the smaller
+        operand. A NaN entry is the minimum, as torch's.
+
+        Parameters
+        ----------
+        dim : int or Tensor, optional
+            The axis to reduce; None (the default) reduces all entries. A Tensor here is `other`.
+        keepdim : bool
+            Keep the reduced axis, with size 1 (only with an int `dim`).
+        other : Tensor, optional
+            Return the elementwise minimum of self and other (broadcast).
+
+        Returns
+        -------
+        Tensor or MinMax
+            A 0-D tensor without `dim`; along `dim`, a named tuple (values, indices), the indices an
+            int64 tensor (torch.return_types.min's fields); with `other`, a tensor of the broadcast
+            shape.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 5.0], [4.0, 2.0]], requires_grad=True)
+        >>> x.min().backward(); x.grad
+        tensor([[1., 0.], [0., 0.]])
+        >>> fgrad.min(x, dim=1)
+        MinMax(values=tensor([1., 2.], grad_fn=<...>), indices=tensor([0, 1]))
+        >>> x.min(fgrad.tensor(3.0))  # elementwise
+        tensor([[1., 3.], [3., 2.]], grad_fn=<MinimumBackward0>)
         """
         if isinstance(dim, Tensor):
             dim, other = None, dim
         return self._extremum(fnp.min, fnp.argmin, dim, keepdim, other)
 
     def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
-        """The index of the largest entry (of the flattened tensor when dim is None) along `dim`; `keepdim`
-        keeps the axis. An integer tensor: no gradient.
+        """The index of the largest entry along `dim` (torch.Tensor.argmax; fgrad.argmax is this method).
+
+        Not differentiable (the result is an integer tensor). With ties, the first index.
+
+        Parameters
+        ----------
+        dim : int, optional
+            The axis searched; None (the default) searches the flattened tensor.
+        keepdim : bool
+            Keep the searched axis, with size 1 (default False).
+
+        Returns
+        -------
+        Tensor
+            int64 indices: a 0-D tensor (an index into the flattened tensor) without `dim`.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> x.argmax(), x.argmax(1), fgrad.argmax(x, 0, keepdim=True)
+        (tensor(1), tensor([1, 0]), tensor([[1, 0]]))
         """
         return fnp.argmax(self, axis=dim, keepdims=keepdim)
 
     def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
-        """The index of the smallest entry (of the flattened tensor when dim is None) along `dim`; `keepdim`
-        keeps the axis. An integer tensor: no gradient.
+        """The index of the smallest entry along `dim` (torch.Tensor.argmin; fgrad.argmin is this method).
+
+        Not differentiable (the result is an integer tensor). With ties, the first index.
+
+        Parameters
+        ----------
+        dim : int, optional
+            The axis searched; None (the default) searches the flattened tensor.
+        keepdim : bool
+            Keep the searched axis, with size 1 (default False).
+
+        Returns
+        -------
+        Tensor
+            int64 indices: a 0-D tensor (an index into the flattened tensor) without `dim`.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([[1.0, 5.0], [4.0, 2.0]])
+        >>> x.argmin(), fgrad.argmin(x, dim=1)
+        (tensor(0), tensor([0, 1]))
         """
         return fnp.argmin(self, axis=dim, keepdims=keepdim)
 
     def norm(self, p: _float | str | None = "fro", dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
-        """The p-norm over `dim` (None: all entries): p='fro', 2 or None the Euclidean norm, 1 the sum of
-        absolute values, inf the largest one, else (sum |x|**p)**(1/p). Differentiable.
+        """The vector p-norm of the entries over `dim` (torch.Tensor.norm; fgrad.norm is this method).
+
+        p='fro', 2 or None: the Euclidean norm; 1: the sum of absolute values; inf: the largest
+        one; 0: the number of nonzero entries; else (sum |x|**p)**(1/p). Differentiable (not for
+        p=0): the gradient at an all-zero input is 0, as torch's.
+
+        Parameters
+        ----------
+        p : float, 'fro' or None
+            The order (default 'fro', the Euclidean norm of all the entries reduced).
+        dim : int or tuple of int, optional
+            The axes reduced; None (the default) all entries, as one vector.
+        keepdim : bool
+            Keep the reduced axes, with size 1 (default False).
+
+        Returns
+        -------
+        Tensor
+            The norms: a 0-D tensor when all entries are reduced.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([3.0, -4.0], requires_grad=True)
+        >>> x.norm(), x.norm(1), fgrad.norm(x, float("inf"))
+        (tensor(5., grad_fn=<...>), tensor(7., grad_fn=<...>), tensor(4., grad_fn=<...>))
+        >>> x.norm().backward(); x.grad  # x / |x|
+        tensor([ 0.6, -0.8])
+        >>> fgrad.tensor([[3.0, 4.0], [1.0, 0.0]]).norm(dim=1)
+        tensor([5., 1.])
         """
-        if p in ("fro", 2, None):
-            return fnp.sqrt(fnp.sum(self * self, axis=dim, keepdims=keepdim))
-        if p == 1:
-            return fnp.sum(fnp.abs(self), axis=dim, keepdims=keepdim)
-        if p in (np.inf, float("inf")):
-            return fnp.max(fnp.abs(self), axis=dim, keepdims=keepdim)
-        return fnp.sum(fnp.abs(self) ** p, axis=dim, keepdims=keepdim) ** (1.0 / p)
+        # (fnp.linalg.vector_norm: torch's norm of any dims is a vector norm, and its rule is
+        # 0 at a zero input where sqrt(sum(x * x))'s would be nan)
+        ord = 2 if p in ("fro", None) else p
+        return fnp.linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=ord)
 
     def clamp(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         """This tensor limited to [min, max] elementwise (either may be None; `clip` is the same method).
@@ -546,19 +1030,102 @@ class Tensor(_TensorBase):
         return fnp.where(self > 0, self, 0.0)
 
     def softmax(self, dim: _int) -> "Tensor":
-        """exp(self) normalized to sum 1 along `dim`, computed stably. Differentiable."""
+        """exp(self) normalized to sum 1 along `dim` (torch.Tensor.softmax; fgrad.softmax is this method).
+
+        Computed stably (the largest entry subtracted first), so large entries do not overflow.
+        Differentiable: the gradient is s * (g - sum(g * s, dim)) for s the softmax and g the
+        output's gradient.
+
+        Parameters
+        ----------
+        dim : int
+            The axis normalized over (negative counts from the end).
+
+        Returns
+        -------
+        Tensor
+            Nonnegative values of self's shape, summing to 1 along `dim`.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> s = x.softmax(0); s
+        tensor([0.09003057, 0.24472847, 0.66524096], grad_fn=<...>)
+        >>> s[0].backward(); x.grad
+        tensor([ 0.08192507, -0.02203304, -0.05989202])
+        >>> fgrad.softmax(fgrad.tensor([1000.0, 1000.0]), dim=0)  # no overflow
+        tensor([0.5, 0.5])
+        """
         return _softmax.softmax(self, axis=dim)
 
     def log_softmax(self, dim: _int) -> "Tensor":
-        """log(softmax(self, dim)), computed stably (self minus its logsumexp along `dim`). Differentiable."""
+        """log(softmax(self, dim)), computed stably as self minus its logsumexp along `dim`
+        (torch.Tensor.log_softmax; fgrad.log_softmax is this method).
+
+        Finite where softmax underflows to 0. Differentiable: the gradient is
+        g - softmax(self) * sum(g, dim) for g the output's gradient.
+
+        Parameters
+        ----------
+        dim : int
+            The axis normalized over (negative counts from the end).
+
+        Returns
+        -------
+        Tensor
+            Log-probabilities of self's shape: their exp sums to 1 along `dim`.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> y = x.log_softmax(dim=0); y
+        tensor([-2.40760596, -1.40760596, -0.40760596], grad_fn=<...>)
+        >>> y[0].backward(); x.grad
+        tensor([ 0.90996943, -0.24472847, -0.66524096])
+        >>> fgrad.log_softmax(fgrad.tensor([0.0, -1000.0]), 0)  # finite where softmax is 0
+        tensor([    0., -1000.])
+        """
         return _softmax.log_softmax(self, axis=dim)
 
     def all(self) -> _bool:
-        """True when every entry is nonzero, as a Python bool (fgrad; torch returns a tensor)."""
+        """True when every entry is nonzero (True for an empty tensor); fgrad.all is this method.
+
+        Unlike torch.Tensor.all, the result is a Python bool, not a 0-D bool tensor, and there is no
+        `dim`: `if t.all():` reads the same, and `fnp.all(t, axis=...)` reduces along axes. Not
+        differentiable.
+
+        Returns
+        -------
+        bool
+            Whether no entry is zero (False, 0 or 0.0).
+
+        Examples
+        --------
+        >>> fgrad.tensor([1.0, 2.0]).all(), fgrad.all(fgrad.tensor([1.0, 0.0]))
+        (True, False)
+        """
         return bool(np.all(self.primal))
 
     def any(self) -> _bool:
-        """True when some entry is nonzero, as a Python bool (fgrad; torch returns a tensor)."""
+        """True when some entry is nonzero (False for an empty tensor); fgrad.any is this method.
+
+        Unlike torch.Tensor.any, the result is a Python bool, not a 0-D bool tensor, and there is no
+        `dim`: `if t.any():` reads the same, and `fnp.any(t, axis=...)` reduces along axes. Not
+        differentiable.
+
+        Returns
+        -------
+        bool
+            Whether some entry is not zero.
+
+        Examples
+        --------
+        >>> fgrad.tensor([0.0, 2.0]).any(), fgrad.any(fgrad.tensor([0.0, 0.0]))
+        (True, False)
+        >>> x = fgrad.tensor([1.0, float("nan")])
+        >>> fgrad.isnan(x).any()
+        True
+        """
         return bool(np.any(self.primal))
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
@@ -856,10 +1423,17 @@ def _protect_saved(node, tensor):
 
 def flattened_shape(shape, start_dim, end_dim):
     """`shape` with axes start_dim..end_dim (negative ones count from the end) made one, as
-    torch.flatten's; a 0-d shape becomes (1,)."""
+    torch.flatten's; a 0-d shape becomes (1,). Raises as torch's where the axes are out of range or
+    in the wrong order (a modulo alone would flatten the wrong axes silently)."""
     if not shape:
         return (1,)
-    s, e = start_dim % len(shape), end_dim % len(shape)
+    n = len(shape)
+    for d in (start_dim, end_dim):
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    s, e = start_dim % n, end_dim % n
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
 
 

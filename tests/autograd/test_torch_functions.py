@@ -250,6 +250,33 @@ def test_sort_and_topk_order_nan_and_ties_as_torch():
         np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
 
 
+TIES = np.array([[2.0, 2.0, 1.0], [0.0, 3.0, 3.0]])
+ZERO_ROW = np.array([[0.0, 0.0, 0.0], [3.0, -4.0, 1.0]])
+EDGE_CASES = {  # (float inputs where the obvious formula's derivative differs from torch's)
+    "max(dim),min(dim) of ties: the gradient to the index alone": (
+        lambda L, a: L.max(a, 1).values + a.min(dim=1, keepdim=True)[0].sum(1), (TIES,)),
+    "max(),min() of ties: the gradient shared": (lambda L, a: a.max() + L.min(a), (TIES,)),
+    "norm at a zero vector: gradient 0": (lambda L, a: a.norm(dim=1) + L.norm(a, 1, dim=1), (ZERO_ROW,)),
+    "norm p=3, inf, keepdim, dims": (lambda L, a: a.norm(3, dim=0, keepdim=True).sum() + a.norm(float("inf"))
+                                     + a.norm(dim=(0, 1)), (A,)),
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_CASES))
+def test_edge_cases_match_torch(name):
+    fn, floats = EDGE_CASES[name]
+    _same(_run(fgrad, fn, floats), _run(torch, fn, floats))
+
+
+@pytest.mark.parametrize("start, end, error", [(1, 0, RuntimeError), (2, -2, RuntimeError), (3, -1, IndexError),
+                                               (0, -4, IndexError)])
+def test_flatten_of_wrong_axes_raises_as_torch(start, end, error):
+    """(a modulo alone flattened the wrong axes silently: flatten(1, 0) of (2, 3, 4) gave (2, 1, 3, 4))"""
+    for make in (fgrad.tensor, torch.tensor):
+        with pytest.raises(error, match=r"start_dim cannot come after end_dim|Dimension out of range"):
+            make(S3).flatten(start, end)
+
+
 @pytest.mark.parametrize("call", [lambda L, a, i: L.gather(a, 1, i), lambda L, a, i: L.index_select(a, 1, i[0]),
                                   lambda L, a, i: L.scatter_add(a, 1, i, a[:, :2])])
 def test_an_index_out_of_range_raises_as_torch(call):
