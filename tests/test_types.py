@@ -111,6 +111,7 @@ import numpy as np
 
 import fgrad
 import fgrad.numpy as fnp
+import fgrad.nn.functional as F
 from fgrad import nn, optim
 from fgrad.typing import Array
 
@@ -205,6 +206,22 @@ with fgrad.no_grad():
     doubled = t * 2
 shape: tuple[int, ...] = t.shape
 print(err.item(), shape, t.dtype, t.data, grad, doubled.numpy(), model.hidden.weight.grad, t[0] @ t[1])
+
+# torch's layers, losses, containers, optimizers and functions, as docs/pytorch-users.md uses them
+net = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2)).double()
+adam = optim.Adam(net.parameters(), lr=1e-3, betas=(0.9, 0.99))
+labels = fgrad.tensor([0, 1, 1, 0, 1, 0, 0, 1])
+logits: fgrad.Tensor = net(fgrad.tensor(x))
+ce = nn.CrossEntropyLoss(label_smoothing=0.1)(logits, labels) + F.cross_entropy(logits, labels)
+adam.zero_grad(set_to_none=True)
+ce.backward()
+adam.step()
+hidden_t: fgrad.Tensor = F.relu(logits) + F.softmax(logits, dim=1) + fgrad.relu(logits) + fgrad.exp(logits)
+hidden_a: Array = F.relu(x) + F.tanh(x)
+total: fgrad.Tensor = fgrad.sum(logits, dim=1) + fgrad.cat([logits, logits], dim=0).mean() + logits.norm()
+names = [name for name, _ in net.named_parameters()]
+net.load_state_dict(net.state_dict())
+print(hidden_t, hidden_a, total, names, net.eval(), fgrad.where(logits > 0, logits, 0.0), fgrad.split(logits, 1, 1))
 '''
 
 # Each line that mypy must flag, and the error code it must give.
@@ -231,6 +248,10 @@ count: int = fnp.sum(x)  # E: assignment
 t = fgrad.tensor([1.0])
 t.requires_grad = "yes"  # E: assignment
 t.no_such_method()  # E: attr-defined
+fgrad.optim.SGD([t], lr="fast")  # E: arg-type
+on_tensor: fgrad.Tensor = fgrad.nn.functional.relu(x)  # E: assignment
+fgrad.nn.Linear(3, 2).train("yes")  # E: arg-type
+fgrad.relu(t).no_such_method()  # E: attr-defined
 '''
 
 
@@ -262,8 +283,6 @@ def mypy_output(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="fgrad.nn's Module/Linear and fgrad.optim's SGD are not annotated yet (issue 34, item 5)",
-                   strict=False)
 def test_mypy_strict_passes_on_a_user_program(mypy_output):
     errors, stdout = mypy_output
     assert not errors.get("user_program.py"), "mypy --strict on the user program:\n" + "\n".join(

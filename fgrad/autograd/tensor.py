@@ -11,6 +11,7 @@ import weakref
 from builtins import bool as _bool  # (in the class body bool, float and int are Tensor's methods)
 from builtins import float as _float
 from builtins import int as _int
+from typing import TypeVar
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..tree_util import tree_leaves, tree_map
-from ..typing import TYPE_CHECKING, Any, ArrayLike, Callable, DTypeLike, Sequence
+from ..typing import TYPE_CHECKING, Any, Array, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
 from .dtypes import Size, inferred
 from .grad_mode import is_grad_enabled, no_grad
@@ -1436,6 +1437,10 @@ def flattened_shape(shape, start_dim, end_dim):
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
 
+
+# The type of torch.nn.functional's functions: a Tensor in gives a Tensor out, an array an array
+# (fgrad.func.functional_call runs the same functions on arrays and traced values).
+TensorOrArray = TypeVar("TensorOrArray", Tensor, Array)
 
 tape.Tensor = Tensor  # the tape wraps results in this class
 faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)

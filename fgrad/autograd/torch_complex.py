@@ -12,6 +12,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy import linalg as fla
 from ..ops.linalg import triangular_solve as _triangular_solve
+from ..typing import ArrayLike
 from .tensor import Tensor
 
 __all__ = ["angle", "cdist", "cholesky", "cholesky_solve", "complex", "diagonal", "nan_to_num", "polar",
@@ -22,7 +23,7 @@ def _t(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def view_as_real(input):
+def view_as_real(input: Tensor | ArrayLike) -> Tensor:
     """A complex tensor as a real one with a trailing axis of 2 (real part, imaginary part), as
     torch.view_as_real (a copy here, not a view). Differentiable.
 
@@ -36,7 +37,7 @@ def view_as_real(input):
     return _t(fnp.stack([fnp.real(input), fnp.imag(input)], axis=-1))
 
 
-def view_as_complex(input):
+def view_as_complex(input: Tensor) -> Tensor:
     """A real tensor whose last axis has size 2 as the complex tensor real + 1j * imag, as
     torch.view_as_complex (a copy here). Differentiable.
 
@@ -50,7 +51,7 @@ def view_as_complex(input):
     return complex(input[..., 0], input[..., 1])
 
 
-def complex(real, imag):
+def complex(real: Tensor | ArrayLike, imag: Tensor | ArrayLike) -> Tensor:
     """The complex tensor real + 1j * imag from two real tensors of one floating dtype, broadcasting
     (torch.complex: float64 parts give complex128). Differentiable in both.
 
@@ -68,7 +69,7 @@ def complex(real, imag):
     return _t(fnp.astype(real, one.dtype) + fnp.astype(imag, one.dtype) * (1j * one))
 
 
-def polar(abs, angle):
+def polar(abs: Tensor | ArrayLike, angle: Tensor | ArrayLike) -> Tensor:
     """The complex tensor abs * (cos(angle) + 1j * sin(angle)) (torch.polar). Differentiable in both.
 
     Examples
@@ -80,7 +81,7 @@ def polar(abs, angle):
     return complex(abs * fnp.cos(angle), abs * fnp.sin(angle))
 
 
-def angle(input):
+def angle(input: Tensor | ArrayLike) -> Tensor:
     """The argument of each entry in radians, in (-pi, pi] (torch.angle). For a real tensor: 0 where
     input >= 0, pi where it is negative (NaN stays NaN), with a zero gradient, as torch's. Differentiable
     for complex input.
@@ -96,7 +97,7 @@ def angle(input):
     return _t(fnp.where(input < 0, np.pi + zero, zero))
 
 
-def cdist(x1, x2, p=2.0, compute_mode=None):
+def cdist(x1: Tensor | ArrayLike, x2: Tensor | ArrayLike, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
     """The p-norm distances between the rows of x1 (..., P, M) and of x2 (..., R, M), a (..., P, R)
     tensor (torch.cdist; batches broadcast). Differentiable in both (where the distance is not 0).
 
@@ -122,7 +123,7 @@ def _tri_solve(a, b, lower):
     return _triangular_solve(a, b, lower=lower, trans=0, unit_diagonal=False)
 
 
-def cholesky_solve(B, L, upper=False):
+def cholesky_solve(B: Tensor | ArrayLike, L: Tensor | ArrayLike, upper: bool = False) -> Tensor:
     """X with A X = B, A = L L^H given by its Cholesky factor L (upper=True: A = U^H U, L holding U), as
     torch.cholesky_solve (B first); B (..., n, k), batches broadcasting. Differentiable in B and L.
 
@@ -138,7 +139,7 @@ def cholesky_solve(B, L, upper=False):
     return _t(_tri_solve(_adjoint(L), _tri_solve(L, B, True), False))
 
 
-def cholesky(input, upper=False):
+def cholesky(input: Tensor | ArrayLike, upper: bool = False) -> Tensor:
     """The Cholesky factor of a Hermitian positive-definite matrix or stack, lower (A = L L^H) or upper
     (A = U^H U), as torch.cholesky and Tensor.cholesky. Differentiable.
 
@@ -150,7 +151,7 @@ def cholesky(input, upper=False):
     return _t(fla.cholesky(input, upper=upper))
 
 
-def diagonal(input, offset=0, dim1=0, dim2=1):
+def diagonal(input: Tensor | ArrayLike, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal `offset` over the axes dim1 and dim2 (torch.diagonal: the first two axes), those axes
     removed and the diagonal appended last. Differentiable.
 
@@ -162,7 +163,8 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _t(fnp.diagonal(input, offset, dim1, dim2))
 
 
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(input: Tensor | ArrayLike, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
     """input with NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (None: the dtype's largest and
     smallest finite values), as torch.nan_to_num. Differentiable: the gradient is zero at replaced entries.
 

@@ -8,6 +8,7 @@ defines as a method (sum, mean, max, reshape, ...) is taken from there as the fu
 import builtins  # (sum, max, min, abs, all, any and pow are torch's here)
 import collections
 import math
+from typing import overload
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from .. import numpy as fnp
 from ..numpy import _softmax
 from ..numpy import linalg as fla
 from ..ops import special as ops_special
+from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
 from .tensor import Tensor
@@ -45,7 +47,7 @@ def _dim(dim, ndim):
 
 
 # ---- joining, splitting and moving axes -------------------------------------------------------
-def cat(tensors, dim=0):
+def cat(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     """Tensors joined along their existing axis `dim` (torch.cat, also concat and concatenate); the
     other axes must match. Differentiable in each.
 
@@ -62,7 +64,7 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     """Tensors of one shape joined along a new axis `dim` (torch.stack). Differentiable in each; raises
     ValueError when the shapes differ.
 
@@ -74,7 +76,7 @@ def stack(tensors, dim=0):
     return _tensor(fnp.stack(list(tensors), axis=dim))
 
 
-def movedim(input, source, destination):
+def movedim(input: Tensor | ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """The tensor with its axes `source` moved to positions `destination` (ints or sequences), the
     others in their order (torch.movedim). Differentiable; returns a Tensor.
 
@@ -86,7 +88,7 @@ def movedim(input, source, destination):
     return _tensor(fnp.moveaxis(input, source, destination))
 
 
-def narrow(input, dim, start, length):
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """input[..., start:start + length, ...] along `dim` (a view in torch, a slice here).
 
     Examples
@@ -101,7 +103,7 @@ def narrow(input, dim, start, length):
     return input[(slice(None),) * dim + (slice(start, start + length),)]
 
 
-def split(tensor, split_size_or_sections, dim=0):
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Pieces along `dim`: of size split_size_or_sections (the last smaller), or of the given sizes.
 
     Examples
@@ -123,7 +125,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return tuple(narrow(tensor, dim, int(s), k) for s, k in zip(starts, sizes))
 
 
-def chunk(input, chunks, dim=0):
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """At most `chunks` pieces along `dim`, each of ceil(size / chunks) (the last smaller).
 
     Examples
@@ -137,7 +139,7 @@ def chunk(input, chunks, dim=0):
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
 
-def unbind(input, dim=0):
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """The slices along `dim`, that axis removed.
 
     Examples
@@ -149,7 +151,7 @@ def unbind(input, dim=0):
     return tuple(input[(slice(None),) * dim + (i,)] for i in range(input.shape[dim]))
 
 
-def flip(input, dims):
+def flip(input: Tensor | ArrayLike, dims: int | Sequence[int]) -> Tensor:
     """The tensor with the order of its entries reversed along each axis of `dims` (an int or a
     sequence), as torch.flip. Differentiable; returns a Tensor.
 
@@ -161,7 +163,7 @@ def flip(input, dims):
     return _tensor(fnp.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims))
 
 
-def roll(input, shifts, dims=None):
+def roll(input: Tensor | ArrayLike, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
     """The tensor with its entries shifted by `shifts` along `dims`, wrapping around (torch.roll);
     `dims=None` rolls the flattened tensor and restores its shape. Differentiable.
 
@@ -173,7 +175,7 @@ def roll(input, shifts, dims=None):
     return _tensor(fnp.roll(input, shifts, axis=dims))
 
 
-def tile(input, dims):
+def tile(input: Tensor | ArrayLike, dims: Sequence[int]) -> Tensor:
     """The tensor repeated `dims[i]` times along axis i (torch.tile; a shorter `dims` is padded with
     ones on the left). Differentiable; returns a Tensor.
 
@@ -185,7 +187,7 @@ def tile(input, dims):
     return _tensor(fnp.tile(input, tuple(dims)))
 
 
-def repeat_interleave(input, repeats, dim=None):
+def repeat_interleave(input: Tensor | ArrayLike, repeats: int | Tensor | ArrayLike, dim: int | None = None) -> Tensor:
     """Each entry repeated `repeats` times (an int, or one count per entry along `dim`) along `dim`;
     `dim=None` flattens first (torch.repeat_interleave). Differentiable in `input`.
 
@@ -222,7 +224,7 @@ def _coordinates(index, dim):
     return tuple(index if d == dim else g for d, g in enumerate(grid))
 
 
-def gather(input, dim, index):
+def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor:
     """`out[i][j] = input[index[i][j]][j]` (dim 0), ...: index may be smaller than input off `dim`.
 
     Examples
@@ -248,7 +250,8 @@ def _scattered(input, dim, index, src, how):
     return _tensor(getattr(fnp.at(input)[coords], how)(values))
 
 
-def scatter(input, dim, index, src=None, value=None, reduce=None):
+def scatter(input: Tensor | Array, dim: int, index: Tensor | ArrayLike, src: Tensor | ArrayLike | None = None,
+            value: float | None = None, reduce: str | None = None) -> Tensor:
     """A copy of input with `input[..., index[i][j], ...] = src[i][j]` (positions of index).
 
     Examples
@@ -263,7 +266,7 @@ def scatter(input, dim, index, src=None, value=None, reduce=None):
     return _scattered(input, dim, index, value if src is None else src, "set")
 
 
-def scatter_add(input, dim, index, src):
+def scatter_add(input: Tensor | Array, dim: int, index: Tensor | ArrayLike, src: Tensor | ArrayLike) -> Tensor:
     """A copy of input with `src[i][j]` added at `input[..., index[i][j], ...]` (repeats add up).
 
     Examples
@@ -274,7 +277,7 @@ def scatter_add(input, dim, index, src):
     return _scattered(input, dim, index, src, "add")
 
 
-def index_select(input, dim, index):
+def index_select(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor:
     """The entries of `input` at the integer positions `index` (1-D) along `dim` (torch.index_select).
 
     Differentiable in `input` (the gradient is scattered back, repeats adding up). Raises
@@ -289,7 +292,7 @@ def index_select(input, dim, index):
     return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
 
-def masked_fill(input, mask, value):
+def masked_fill(input: Tensor | ArrayLike, mask: Tensor | ArrayLike, value: Tensor | ArrayLike) -> Tensor:
     """input with value where mask is True (value cast to input's dtype).
 
     Examples
@@ -302,7 +305,7 @@ def masked_fill(input, mask, value):
     return _tensor(fnp.where(mask, value, input))
 
 
-def masked_select(input, mask):
+def masked_select(input: Tensor | ArrayLike, mask: Tensor | Array) -> Tensor:
     """The entries of input where the (broadcast) mask is True, as a 1-D tensor.
 
     Examples
@@ -315,7 +318,12 @@ def masked_select(input, mask):
     return _tensor(fnp.broadcast_to(input, mask.shape)[mask])
 
 
-def where(condition, input=None, other=None):
+@overload
+def where(condition: Tensor | ArrayLike, input: None = None, other: None = None) -> tuple[Tensor, ...]: ...
+@overload
+def where(condition: Tensor | ArrayLike, input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor: ...
+def where(condition: Tensor | ArrayLike, input: Tensor | ArrayLike | None = None,
+          other: Tensor | ArrayLike | None = None) -> Tensor | tuple[Tensor, ...]:
     """input where condition, else other; where(condition) is condition.nonzero(as_tuple=True).
 
     Examples
@@ -331,7 +339,7 @@ def where(condition, input=None, other=None):
 
 
 # ---- ordering --------------------------------------------------------------------------------
-def sort(input, dim=-1, descending=False, stable=False):
+def sort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, stable: bool = False) -> _sort_result:
     """(values, indices) sorted along dim; ties keep their order (torch's stable=True), and NaN
     counts as the largest value, as torch's (last ascending, first descending).
 
@@ -351,7 +359,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     return _sort_result(_tensor(fnp.take_along_axis(input, indices, axis=dim)), Tensor(indices))
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+def argsort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort `input` along `dim` (ascending, or `descending`): `sort(...).indices`.
     Ties keep their order and NaN sorts as the largest value. Returns an integer Tensor (no gradient).
 
@@ -363,7 +371,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return sort(input, dim, descending, stable).indices
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input: Tensor | ArrayLike, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _topk_result:
     """(values, indices) of the k largest (smallest) entries along dim, largest first.
 
     Examples
@@ -378,10 +386,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 
 
 # ---- math ------------------------------------------------------------------------------------
-def _unary(fn, name=None):
+def _unary(fn: Callable[..., Any], name: str | None = None) -> Callable[[Tensor | ArrayLike], Tensor]:
     name = name or fn.__name__
 
-    def op(input):
+    def op(input: Tensor | ArrayLike) -> Tensor:
         return _tensor(fn(input))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise {name} of `input`, as torch.{name}: fgrad.numpy's {fn.__name__}, returned as a "
@@ -413,7 +421,7 @@ erf = _unary(ops_special.erf)
 sigmoid = _unary(ops_special.expit, "sigmoid")
 
 
-def relu(input):
+def relu(input: Tensor | ArrayLike) -> Tensor:
     """max(input, 0), elementwise (torch.relu). Differentiable: the gradient is 1 where input > 0, else 0.
 
     Examples
@@ -425,7 +433,8 @@ def relu(input):
     return _tensor(fnp.where(input > 0, input, fnp.zeros_like(input)))
 
 
-def clamp(input, min=None, max=None):
+def clamp(input: Tensor | ArrayLike, min: Tensor | ArrayLike | None = None,
+          max: Tensor | ArrayLike | None = None) -> Tensor:
     """`input` limited to [min, max] elementwise (either bound may be None; torch.clamp, also `clip`).
 
     Differentiable in `input` (the gradient is 0 where a bound is active) and in Tensor bounds.
@@ -443,7 +452,7 @@ def clamp(input, min=None, max=None):
 clip = clamp
 
 
-def pow(input, exponent):
+def pow(input: Tensor | ArrayLike, exponent: Tensor | ArrayLike) -> Tensor:
     """`input` ** `exponent`, elementwise with broadcasting (torch.pow); either may be a Tensor or a number.
     Differentiable in both.
 
@@ -456,7 +465,7 @@ def pow(input, exponent):
     return _tensor(fnp.power(input, exponent))
 
 
-def maximum(input, other):
+def maximum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The elementwise maximum of `input` and `other`, broadcasting (torch.maximum; NaN propagates).
     Differentiable in both; returns a Tensor.
 
@@ -470,7 +479,7 @@ def maximum(input, other):
     return _tensor(fnp.maximum(input, other))
 
 
-def minimum(input, other):
+def minimum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The elementwise minimum of `input` and `other`, broadcasting (torch.minimum; NaN propagates).
     Differentiable in both; returns a Tensor.
 
@@ -484,7 +493,7 @@ def minimum(input, other):
     return _tensor(fnp.minimum(input, other))
 
 
-def lerp(input, end, weight):
+def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | ArrayLike) -> Tensor:
     """The linear interpolation input + weight * (end - input), broadcasting (torch.lerp; weight a
     number or a Tensor). Differentiable in all three.
 
@@ -498,7 +507,7 @@ def lerp(input, end, weight):
     return _tensor(input + weight * (end - input))
 
 
-def cumsum(input, dim):
+def cumsum(input: Tensor | ArrayLike, dim: int) -> Tensor:
     """The cumulative sums of `input` along `dim` (torch.cumsum). Differentiable; returns a Tensor
     of input's shape.
 
@@ -512,7 +521,7 @@ def cumsum(input, dim):
     return _tensor(fnp.cumsum(input, axis=dim))
 
 
-def cumprod(input, dim):
+def cumprod(input: Tensor | ArrayLike, dim: int) -> Tensor:
     """The cumulative products of `input` along `dim` (torch.cumprod). Differentiable; returns a
     Tensor of input's shape.
 
@@ -526,7 +535,7 @@ def cumprod(input, dim):
     return _tensor(fnp.cumprod(input, axis=dim))
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) along `dim` (an int or a tuple), computed stably by shifting by the
     maximum; `keepdim` keeps the reduced axes with size 1 (torch.logsumexp). Differentiable:
     the gradient is the softmax of input.
@@ -542,7 +551,7 @@ def logsumexp(input, dim, keepdim=False):
 
 
 # ---- products and linear algebra -------------------------------------------------------------
-def matmul(input, other):
+def matmul(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The matrix product of `input` and `other` with NumPy's/torch's rules: 1-D operands are vectors,
     leading axes broadcast as stacks of matrices (torch.matmul, the @ operator). Differentiable in both.
 
@@ -562,7 +571,7 @@ def _check_ndim(name, want, *tensors):
             raise RuntimeError(f"{name}: expected a {want}-D tensor, got {t.ndim}-D (shape {tuple(t.shape)})")
 
 
-def mm(input, mat2):
+def mm(input: Tensor | ArrayLike, mat2: Tensor | ArrayLike) -> Tensor:
     """The product of two matrices (2-D only, as torch's).
 
     Examples
@@ -574,7 +583,7 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
-def bmm(input, mat2):
+def bmm(input: Tensor | ArrayLike, mat2: Tensor | ArrayLike) -> Tensor:
     """The products of two stacks of matrices (3-D only, as torch's).
 
     Examples
@@ -586,7 +595,8 @@ def bmm(input, mat2):
     return matmul(input, mat2)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input: Tensor | ArrayLike, mat1: Tensor | ArrayLike, mat2: Tensor | ArrayLike, *, beta: float = 1,
+          alpha: float = 1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2), `input` broadcast to the product's shape (torch.addmm).
     Differentiable in all three; mat1 and mat2 must be 2-D (else RuntimeError).
 
@@ -598,7 +608,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     return _tensor(beta * input + alpha * mm(mat1, mat2))
 
 
-def dot(input, other):
+def dot(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The inner product of two 1-D tensors (torch.dot). Differentiable in both; raises RuntimeError
     when either is not 1-D.
 
@@ -613,7 +623,7 @@ def dot(input, other):
     return _tensor(fnp.dot(input, other))
 
 
-def outer(input, vec2):
+def outer(input: Tensor | ArrayLike, vec2: Tensor | ArrayLike) -> Tensor:
     """The outer product of the 1-D tensors `input` and `vec2`: a matrix of input[i] * vec2[j]
     (torch.outer). Differentiable in both.
 
@@ -625,7 +635,7 @@ def outer(input, vec2):
     return _tensor(fnp.outer(input, vec2))
 
 
-def einsum(equation, *operands):
+def einsum(equation: str, *operands: Tensor | ArrayLike) -> Tensor:
     """torch.einsum(equation, *operands), operands also given as one list.
 
     Examples
@@ -640,7 +650,7 @@ def einsum(equation, *operands):
     return _tensor(fnp.einsum(equation, *operands))
 
 
-def tensordot(a, b, dims=2):
+def tensordot(a: Tensor | ArrayLike, b: Tensor | ArrayLike, dims: int | Sequence[Sequence[int]] = 2) -> Tensor:
     """The sum of products of `a` and `b` over `dims` axes: an int (the last `dims` of a with the first of
     b) or a pair of axis lists (torch.tensordot). Differentiable in both.
 
@@ -652,7 +662,7 @@ def tensordot(a, b, dims=2):
     return _tensor(fnp.tensordot(a, b, axes=dims))
 
 
-def kron(input, other):
+def kron(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The Kronecker product of `input` and `other` (torch.kron): blocks input[i, j] * other.
     Differentiable in both.
 
@@ -664,7 +674,7 @@ def kron(input, other):
     return _tensor(fnp.kron(input, other))
 
 
-def cross(input, other, dim=None):
+def cross(input: Tensor | ArrayLike, other: Tensor | ArrayLike, dim: int | None = None) -> Tensor:
     """The cross product along dim (None: the first axis of size 3, torch's old default).
 
     Examples
@@ -677,7 +687,7 @@ def cross(input, other, dim=None):
     return _tensor(fnp.cross(input, other, axis=dim))
 
 
-def trace(input):
+def trace(input: Tensor | ArrayLike) -> Tensor:
     """The sum of the main diagonal of a 2-D tensor (torch.trace), a 0-D Tensor. Differentiable;
     raises RuntimeError for an input that is not 2-D.
 
@@ -692,7 +702,7 @@ def trace(input):
     return _tensor(fnp.trace(input))
 
 
-def diag(input, diagonal=0):
+def diag(input: Tensor | ArrayLike, diagonal: int = 0) -> Tensor:
     """A 1-D input's diagonal matrix, or a 2-D input's diagonal.
 
     Examples
@@ -703,7 +713,7 @@ def diag(input, diagonal=0):
     return _tensor(fnp.diag(input, diagonal))
 
 
-def tril(input, diagonal=0):
+def tril(input: Tensor | ArrayLike, diagonal: int = 0) -> Tensor:
     """The lower triangle of a matrix (or of each in a stack): entries above diagonal `diagonal` set to
     zero (torch.tril). Differentiable.
 
@@ -715,7 +725,7 @@ def tril(input, diagonal=0):
     return _tensor(fnp.tril(input, diagonal))
 
 
-def triu(input, diagonal=0):
+def triu(input: Tensor | ArrayLike, diagonal: int = 0) -> Tensor:
     """The upper triangle of a matrix (or of each in a stack): entries below diagonal `diagonal` set to
     zero (torch.triu). Differentiable.
 
@@ -727,7 +737,7 @@ def triu(input, diagonal=0):
     return _tensor(fnp.triu(input, diagonal))
 
 
-def det(input):
+def det(input: Tensor | ArrayLike) -> Tensor:
     """The determinant of a square matrix, or of each in a stack (torch.det). Differentiable; returns
     a Tensor.
 
@@ -741,7 +751,7 @@ def det(input):
     return _tensor(fla.det(input))
 
 
-def inverse(input):
+def inverse(input: Tensor | ArrayLike) -> Tensor:
     """The inverse of a square matrix, or of each in a stack (torch.inverse). Differentiable
     (d inv = -inv dA inv); a singular matrix raises numpy.linalg.LinAlgError.
 
@@ -753,7 +763,7 @@ def inverse(input):
     return _tensor(fla.inv(input))
 
 
-def logdet(input):
+def logdet(input: Tensor | ArrayLike) -> Tensor:
     """log det(input): nan for a negative determinant, -inf for a zero one (as torch's).
 
     Examples
@@ -769,7 +779,7 @@ def logdet(input):
 _slogdet_result = collections.namedtuple("slogdet", ["sign", "logabsdet"])
 
 
-def slogdet(input):
+def slogdet(input: Tensor | ArrayLike) -> _slogdet_result:
     """(sign, logabsdet) of a square matrix or a stack: det = sign * exp(logabsdet), stable where det
     under- or overflows (torch.slogdet, a named tuple). logabsdet is differentiable.
 
@@ -784,7 +794,7 @@ def slogdet(input):
 
 
 # ---- tests of tensors ------------------------------------------------------------------------
-def is_tensor(obj):
+def is_tensor(obj: object) -> bool:
     """True when `obj` is an fgrad.Tensor (a Parameter too), as torch.is_tensor; False for arrays and
     numbers.
 
@@ -796,7 +806,7 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def numel(input):
+def numel(input: Tensor | Array) -> int:
     """The number of entries of `input`: the product of its shape, 1 for a 0-D tensor (torch.numel).
 
     Examples
@@ -807,7 +817,7 @@ def numel(input):
     return int(np.prod(input.shape, dtype=np.int64))
 
 
-def equal(input, other):
+def equal(input: Tensor | Array, other: Tensor | Array) -> bool:
     """True when both have one shape and equal entries.
 
     Examples
@@ -819,7 +829,8 @@ def equal(input, other):
     return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(_values(input), _values(other)))
 
 
-def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(input: Tensor | ArrayLike, other: Tensor | ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
     """True when |input - other| <= atol + rtol * |other| everywhere, broadcasting (torch.allclose);
     `equal_nan` counts NaNs in the same places as equal. Not differentiable: returns a bool.
 
@@ -846,11 +857,12 @@ METHODS = ("abs", "addmm", "allclose", "argsort", "bmm", "ceil", "chunk", "clip"
            "tile", "topk", "trace", "tril", "triu", "trunc", "unbind")
 
 # torch's functions that are Tensor's own methods (one home: the method).
-(sum, mean, prod, std, var, max, min, argmax, argmin, all, any, reshape, flatten, squeeze, unsqueeze, transpose,
- permute, t, clone, detach, norm, softmax, log_softmax) = (
-    getattr(Tensor, n) for n in ("sum", "mean", "prod", "std", "var", "max", "min", "argmax", "argmin", "all", "any",
-                                 "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "t", "clone",
-                                 "detach", "norm", "softmax", "log_softmax"))
+# (named, not read with getattr: so type checkers see the methods' signatures)
+sum, mean, prod, std, var = Tensor.sum, Tensor.mean, Tensor.prod, Tensor.std, Tensor.var
+max, min, argmax, argmin, all, any = Tensor.max, Tensor.min, Tensor.argmax, Tensor.argmin, Tensor.all, Tensor.any
+norm, softmax, log_softmax = Tensor.norm, Tensor.softmax, Tensor.log_softmax
+reshape, flatten, squeeze, unsqueeze = Tensor.reshape, Tensor.flatten, Tensor.squeeze, Tensor.unsqueeze
+transpose, permute, t, clone, detach = Tensor.transpose, Tensor.permute, Tensor.t, Tensor.clone, Tensor.detach
 __all__ += ["all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log_softmax", "max", "mean", "min",
             "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t", "transpose", "unsqueeze",
             "var"]

@@ -13,10 +13,12 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.dtypes import get_default_dtype
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import Device
 from ..backend import device as to_device
 from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
+from ..typing import Array, DTypeLike
 from .module import Module, Parameter
 
 __all__ = [
@@ -74,7 +76,7 @@ def _negative_part(x):
     return fnp.where(x > 0, 0.0, x)
 
 
-def relu(input, inplace=False):
+def relu(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """max(x, 0); its derivative at 0 is 0, as torch's.
 
     Examples
@@ -87,7 +89,7 @@ def relu(input, inplace=False):
     return _maybe_inplace(input, fnp.where(input > 0, input, 0.0), inplace, "relu")
 
 
-def relu6(input, inplace=False):
+def relu6(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """min(max(x, 0), 6), elementwise (hardtanh on [0, 6]; `inplace` writes into input).
     Differentiable: the gradient is 1 inside (0, 6), else 0.
 
@@ -101,7 +103,7 @@ def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):
+def leaky_relu(input: TensorOrArray, negative_slope: float = 0.01, inplace: bool = False) -> TensorOrArray:
     """x for x > 0, negative_slope * x otherwise.
 
     Examples
@@ -114,7 +116,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _maybe_inplace(input, fnp.where(input > 0, input, input * negative_slope), inplace, "leaky_relu")
 
 
-def prelu(input, weight):
+def prelu(input: TensorOrArray, weight: Tensor | Array) -> TensorOrArray:
     """leaky_relu with a learned slope: one for all, or one per channel (axis 1; a 1-D input has one).
 
     Examples
@@ -136,7 +138,7 @@ def prelu(input, weight):
     return fnp.where(input > 0, input, slope * input)
 
 
-def elu(input, alpha=1.0, inplace=False):
+def elu(input: TensorOrArray, alpha: float = 1.0, inplace: bool = False) -> TensorOrArray:
     """x for x > 0, alpha * (exp(x) - 1) otherwise.
 
     Examples
@@ -150,7 +152,7 @@ def elu(input, alpha=1.0, inplace=False):
     return _maybe_inplace(input, out, inplace, "elu")
 
 
-def selu(input, inplace=False):
+def selu(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """scale * elu(x, alpha) with SELU's self-normalizing constants.
 
     Examples
@@ -165,7 +167,7 @@ def selu(input, inplace=False):
     return _maybe_inplace(input, out, inplace, "selu")
 
 
-def gelu(input, approximate="none"):
+def gelu(input: TensorOrArray, approximate: str = "none") -> TensorOrArray:
     """x * Phi(x) (approximate='none'), or torch's tanh approximation of it (approximate='tanh').
 
     Examples
@@ -183,7 +185,7 @@ def gelu(input, approximate="none"):
     raise RuntimeError(f"approximate argument must be either none or tanh. (got {approximate!r})")
 
 
-def silu(input, inplace=False):
+def silu(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """x * sigmoid(x), elementwise (SiLU, swish; `inplace` writes into input). Differentiable.
 
     Examples
@@ -196,7 +198,7 @@ def silu(input, inplace=False):
     return _maybe_inplace(input, input * expit(input), inplace, "silu")
 
 
-def mish(input, inplace=False):
+def mish(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """x * tanh(softplus(x)), elementwise (Mish; `inplace` writes into input). Differentiable.
 
     Examples
@@ -210,7 +212,7 @@ def mish(input, inplace=False):
     return _maybe_inplace(input, input * fnp.tanh(fnp.logaddexp(input, 0.0)), inplace, "mish")
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input: TensorOrArray, beta: float = 1.0, threshold: float = 20.0) -> TensorOrArray:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (torch's).
 
     Examples
@@ -226,7 +228,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     return fnp.where(linear, input, soft)
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+def hardtanh(input: TensorOrArray, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> TensorOrArray:
     """x clipped to [min_val, max_val]; its derivative is 0 at and beyond both ends, as torch's.
 
     Examples
@@ -242,7 +244,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _maybe_inplace(input, inside, inplace, "hardtanh")
 
 
-def sigmoid(input):
+def sigmoid(input: TensorOrArray) -> TensorOrArray:
     """1 / (1 + exp(-x)), elementwise and stable for large |x| (scipy.special.expit). Differentiable.
 
     Examples
@@ -255,7 +257,7 @@ def sigmoid(input):
     return expit(input)
 
 
-def logsigmoid(input):
+def logsigmoid(input: TensorOrArray) -> TensorOrArray:
     """log(sigmoid(x)), computed without overflow.
 
     Examples
@@ -268,7 +270,7 @@ def logsigmoid(input):
     return log_expit(input)
 
 
-def tanh(input):
+def tanh(input: TensorOrArray) -> TensorOrArray:
     """The hyperbolic tangent, elementwise (fgrad.numpy.tanh). Differentiable: 1 - tanh(x)**2.
 
     Examples
@@ -291,7 +293,8 @@ def _cast(input, dtype):
     return input if dtype is None else input.astype(dtype) if not isinstance(input, Tensor) else input.to(dtype)
 
 
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
+def softmax(input: TensorOrArray, dim: int | None = None, _stacklevel: int = 3,
+            dtype: DTypeLike | None = None) -> TensorOrArray:
     """exp(x) / sum(exp(x)) along dim (input cast to dtype first, where given).
 
     Examples
@@ -305,7 +308,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax.softmax(_cast(input, dtype), axis=dim)
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):
+def softmin(input: TensorOrArray, dim: int | None = None, _stacklevel: int = 3,
+            dtype: DTypeLike | None = None) -> TensorOrArray:
     """softmax(-input) along `dim`: weights summing to 1 that favor the smallest entries (`dtype` casts
     input first; dim=None picks torch's legacy default). Differentiable.
 
@@ -318,7 +322,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax.softmax(-_cast(input, dtype), axis=dim)
 
 
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+def log_softmax(input: TensorOrArray, dim: int | None = None, _stacklevel: int = 3,
+                dtype: DTypeLike | None = None) -> TensorOrArray:
     """log(softmax(input)) along `dim`: input minus its logsumexp, computed stably (torch's
     F.log_softmax; `dtype` casts input first; dim=None picks torch's legacy default with a
     warning). Differentiable.
@@ -338,60 +343,60 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 class _Inplace(Module):
     """An activation with torch's `inplace` flag."""
 
-    def __init__(self, inplace=False):
+    def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
 
 class ReLU(_Inplace):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return relu(input, self.inplace)
 
 
 class ReLU6(_Inplace):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return relu6(input, self.inplace)
 
 
 class SiLU(_Inplace):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return silu(input, self.inplace)
 
 
 class Mish(_Inplace):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return mish(input, self.inplace)
 
 
 class SELU(_Inplace):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return selu(input, self.inplace)
 
 
 class LeakyReLU(Module):
-    def __init__(self, negative_slope=0.01, inplace=False):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
         self.negative_slope, self.inplace = negative_slope, inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return leaky_relu(input, self.negative_slope, self.inplace)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class ELU(Module):
-    def __init__(self, alpha=1.0, inplace=False):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha, self.inplace = alpha, inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return elu(input, self.alpha, self.inplace)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
@@ -406,83 +411,84 @@ class PReLU(Module):
     (Parameter containing: tensor([0.25], requires_grad=True), tensor([-2.]))
     """
 
-    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.num_parameters, self.init = num_parameters, init
         weight = np.full((num_parameters,), init, dtype=dtype or get_default_dtype())
         self.weight = Parameter(weight if device is None else to_device(device).send(weight))
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return prelu(input, self.weight)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
 
 
 class GELU(Module):
-    def __init__(self, approximate="none"):
+    def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return gelu(input, self.approximate)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
 
 class Softplus(Module):
-    def __init__(self, beta=1.0, threshold=20.0):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return softplus(input, self.beta, self.threshold)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         if min_val > max_val:
             raise ValueError("min_val cannot be greater than max_val")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return hardtanh(input, self.min_val, self.max_val, self.inplace)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
 
 
 class Sigmoid(Module):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return sigmoid(input)
 
 
 class Tanh(Module):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return tanh(input)
 
 
 class LogSigmoid(Module):
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return logsigmoid(input)
 
 
 class _Softmaxes(Module):
     fn = None
 
-    def __init__(self, dim=None):
+    def __init__(self, dim: int | None = None) -> None:
         super().__init__()
         self.dim = dim
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return type(self).fn(input, self.dim, _stacklevel=5)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
 

@@ -3,10 +3,16 @@ ParameterDict. Each registers what it holds under its position ("0", "1", ...) o
 parameters(), state_dict() and to() see through it."""
 import collections
 import operator
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
+from typing import TypeVar
 
+from ..typing import Any, ArrayLike, Iterable, Iterator
 from .module import Module, Parameter
 
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
+
+# (the lists and dicts hold modules or parameters, by subclass: their items are Any in the bases)
+_L = TypeVar("_L", bound="_Indexed")  # (append and extend return the list itself)
 
 
 class _Indexed(Module):
@@ -25,21 +31,21 @@ class _Indexed(Module):
             raise IndexError(f"index {i} is out of range")
         return str(i % n)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._items())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._items().values())
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return type(self)(list(self._items().values())[i])
         return self._items()[self._index(i)]
 
-    def __setitem__(self, i, value):
+    def __setitem__(self, i: int, value: Any) -> None:
         self._put(self._index(i), value)
 
-    def __delitem__(self, i):
+    def __delitem__(self, i: int | slice) -> None:
         keys = list(self._items())
         for k in (keys[i] if isinstance(i, slice) else [self._index(i)]):
             delattr(self, k)
@@ -49,16 +55,16 @@ class _Indexed(Module):
         for j, v in enumerate(values):
             self._put(str(j), v)
 
-    def append(self, value):
+    def append(self: _L, value: Any) -> _L:
         self._put(str(len(self)), value)
         return self
 
-    def extend(self, values):
+    def extend(self: _L, values: Iterable[Any]) -> _L:
         for v in values:
             self.append(v)
         return self
 
-    def __iadd__(self, values):
+    def __iadd__(self: _L, values: Iterable[Any]) -> _L:
         return self.extend(values)
 
 
@@ -72,7 +78,7 @@ class Sequential(_Indexed):
     ((3, 1), 3, 'ReLU')
     """
 
-    def __init__(self, *modules):
+    def __init__(self, *modules: "Module | collections.OrderedDict[str, Module]") -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], collections.OrderedDict):
             for name, m in modules[0].items():
@@ -87,12 +93,12 @@ class Sequential(_Indexed):
     def _put(self, name, value):
         self.add_module(name, value)
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int | slice) -> Module:
         if isinstance(i, slice):
             return Sequential(collections.OrderedDict(list(self._modules.items())[i]))
         return list(self._modules.values())[operator.index(i)]
 
-    def forward(self, input):
+    def forward(self, input: Any) -> Any:  # (each module's output is the next one's input)
         for m in self._modules.values():
             input = m(input)
         return input
@@ -108,7 +114,7 @@ class ModuleList(_Indexed):
     (3, 6)
     """
 
-    def __init__(self, modules=None):
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
         super().__init__()
         self.extend(modules or ())
 
@@ -118,7 +124,7 @@ class ModuleList(_Indexed):
     def _put(self, name, value):
         self.add_module(name, value)
 
-    def insert(self, index, module):
+    def insert(self, index: int, module: Module) -> None:
         """Insert `module` before position `index` (list.insert's rules); the modules after it are
         renumbered.
         """
@@ -139,7 +145,7 @@ class ParameterList(_Indexed):
     2
     """
 
-    def __init__(self, values=None):
+    def __init__(self, values: Iterable[Parameter | ArrayLike] | None = None) -> None:
         super().__init__()
         self.extend(values or ())
 
@@ -149,7 +155,7 @@ class ParameterList(_Indexed):
     def _put(self, name, value):
         self.register_parameter(name, value if isinstance(value, Parameter) or value is None else Parameter(value))
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
                          for k, p in self._parameters.items())
 
@@ -157,48 +163,48 @@ class ParameterList(_Indexed):
 class _Keyed(Module):
     """Modules or parameters by string key (the base of the dicts)."""
 
-    def __init__(self, values=None):
+    def __init__(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]] | None = None) -> None:
         super().__init__()
         if values is not None:
             self.update(values)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: str) -> Any:
         return self._items()[key]
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: str, value: Any) -> None:
         self._put(key, value)
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: str) -> None:
         delattr(self, key)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._items())
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._items())
 
-    def __contains__(self, key):
+    def __contains__(self, key: object) -> bool:
         return key in self._items()
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._items().keys()
 
-    def items(self):
+    def items(self) -> ItemsView[str, Any]:
         return self._items().items()
 
-    def values(self):
+    def values(self) -> ValuesView[Any]:
         return self._items().values()
 
-    def pop(self, key):
+    def pop(self, key: str) -> Any:
         value = self[key]
         del self[key]
         return value
 
-    def clear(self):
+    def clear(self) -> None:
         for k in list(self._items()):
             del self[k]
 
-    def update(self, values):
+    def update(self, values: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         for k, v in (values.items() if hasattr(values, "items") else values):
             self[k] = v
 

@@ -12,10 +12,12 @@ import warnings
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.tensor import Tensor, TensorOrArray
 from ..ir.value import concrete, is_batched, is_staged
 from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
+from ..typing import ArrayLike
 from .module import Module
 
 __all__ = [
@@ -86,7 +88,9 @@ def _traced(x):
 
 
 # ---- pointwise regression losses --------------------------------------------------------------
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def l1_loss(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | ArrayLike | None = None) -> TensorOrArray:
     """The mean absolute error |input - target|, reduced by `reduction` ('mean', 'sum' or 'none';
     size_average/reduce are torch's legacy spellings); with `weight` (input's shape) a weighted mean.
 
@@ -104,7 +108,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted(fnp.abs(input - target), weight, _legacy_reduction(size_average, reduce, reduction), "l1_loss")
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+def mse_loss(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | ArrayLike | None = None) -> TensorOrArray:
     """The mean squared error (input - target) ** 2, reduced by `reduction` ('mean', 'sum' or 'none';
     size_average/reduce are torch's legacy spellings); with `weight` (input's shape) a weighted mean.
 
@@ -123,7 +129,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _weighted(d * d, weight, _legacy_reduction(size_average, reduce, reduction), "mse_loss")
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+def smooth_l1_loss(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean", beta: float = 1.0) -> TensorOrArray:
     """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (beta=0: the L1 loss).
 
     Examples
@@ -144,7 +151,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _reduce(fnp.where(a < beta, (0.5 / beta) * (d * d), a - 0.5 * beta), reduction, "smooth_l1_loss")
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+def huber_loss(input: TensorOrArray, target: Tensor | ArrayLike, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | ArrayLike | None = None) -> TensorOrArray:
     """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta).
 
     Examples
@@ -163,7 +171,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _weighted(loss, weight, reduction, "huber_loss", mean_by_weight=False)
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+def gaussian_nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, var: Tensor | ArrayLike, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> TensorOrArray:
     """0.5 (log var + (input - target)**2 / var) (+ 0.5 log 2 pi if full), var clamped to eps
     with the gradient passing the clamp unchanged, as torch's (it clamps under no_grad).
 
@@ -260,7 +269,9 @@ def _nll(logp, labels, c, weight, ignore_index, reduction, where):
     return _reduce(loss, reduction, where)
 
 
-def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+def nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, weight: Tensor | ArrayLike | None = None,
+             size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
+             reduction: str = "mean") -> TensorOrArray:
     """Negative log-likelihood of class indices under log-probabilities input: (N, C) with
     target (N,), (C,) with a 0-D target, or (N, C, d1, ...) with target (N, d1, ...).
 
@@ -281,8 +292,9 @@ def _class_axis(input):
     return 1 if input.ndim >= 2 else 0
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(input: TensorOrArray, target: Tensor | ArrayLike, weight: Tensor | ArrayLike | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100, reduce: bool | None = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> TensorOrArray:
     """Cross-entropy of logits input (class axis 1) with class indices (an integer target) or
     class probabilities (a floating-point target of input's shape), as torch's: weight per
     class, ignore_index, label_smoothing (the target mixed with the uniform distribution).
@@ -353,7 +365,9 @@ def _check_unit_interval(input, where):
         raise RuntimeError(f"{where}: all elements of input should be between 0 and 1")
 
 
-def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+def binary_cross_entropy(input: TensorOrArray, target: Tensor | ArrayLike, weight: Tensor | ArrayLike | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> TensorOrArray:
     """-w (t log x + (1 - t) log(1 - x)), each log clamped at -100 as torch's.
 
     Examples
@@ -374,8 +388,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "binary_cross_entropy")
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
-                                     pos_weight=None):
+def binary_cross_entropy_with_logits(input: TensorOrArray, target: Tensor | ArrayLike,
+                                     weight: Tensor | ArrayLike | None = None, size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | ArrayLike | None = None) -> TensorOrArray:
     """binary_cross_entropy(sigmoid(input), target) without overflow, as torch's:
     (1 - t) x - (1 + (pos_weight - 1) t) log sigmoid(x).
 
@@ -395,7 +411,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "binary_cross_entropy_with_logits")
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+def kl_div(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean", log_target: bool = False) -> TensorOrArray:
     """The pointwise KL divergence t (log t - input) of log-probabilities input from target (a
     log-probability too where log_target); 'batchmean' divides the sum by the batch size.
 
@@ -420,7 +437,9 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 
 # ---- embedding and ranking losses -------------------------------------------------------------
-def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def cosine_embedding_loss(input1: TensorOrArray, input2: TensorOrArray, target: Tensor | ArrayLike, margin: float = 0.0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> TensorOrArray:
     """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1.
 
     Examples
@@ -448,7 +467,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _reduce(loss, _legacy_reduction(size_average, reduce, reduction), "cosine_embedding_loss")
 
 
-def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+def margin_ranking_loss(input1: TensorOrArray, input2: TensorOrArray, target: Tensor | ArrayLike, margin: float = 0.0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> TensorOrArray:
     """max(0, -target (input1 - input2) + margin).
 
     Examples
@@ -470,120 +491,127 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 class _Loss(Module):
     """A loss as a module: the reduction (torch's legacy size_average/reduce mapped onto it)."""
 
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction if size_average is None and reduce is None else \
             _legacy_reduction(size_average, reduce, reduction)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return ""
 
 
 class _WeightedLoss(_Loss):
     """A loss with a per-class `weight`, registered as a buffer (so it moves and saves with the module)."""
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
 class L1Loss(_Loss):
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return l1_loss(input, target, reduction=self.reduction)
 
 
 class MSELoss(_Loss):
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return mse_loss(input, target, reduction=self.reduction)
 
 
 class SmoothL1Loss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+                 beta: float = 1.0) -> None:
         super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
 class HuberLoss(_Loss):
-    def __init__(self, reduction="mean", delta=1.0):
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__(reduction=reduction)
         self.delta = delta
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
 class GaussianNLLLoss(_Loss):
-    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
         super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
-    def forward(self, input, target, var):
+    def forward(self, input: Tensor, target: Tensor, var: Tensor) -> Tensor:
         return gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+                 log_target: bool = False) -> None:
         super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class NLLLoss(_WeightedLoss):
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
-                 label_smoothing=0.0):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100,
+                 reduce: bool | None = None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                              reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class BCELoss(_WeightedLoss):
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
                                                 reduction=self.reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
 class MarginRankingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, margin: float = 0.0, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 

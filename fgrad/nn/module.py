@@ -18,16 +18,22 @@ at the outputs' one, with grad_input all None, as torch's.
 """
 import collections
 import warnings
+from collections.abc import Mapping
+from typing import TypeVar
 
 import numpy as np
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..autograd.tensor import Tensor
+from ..backend import Device
 from ..backend import device as to_device
+from ..typing import Any, ArrayLike, Callable, DTypeLike, Iterator
 from .meta import MetaArray, is_meta
 
 __all__ = ["Module", "Parameter"]
+
+_M = TypeVar("_M", bound="Module")  # (what train(), to(), ... return: self, of its own class)
 
 
 def _typename(value):
@@ -50,7 +56,7 @@ class Parameter(Tensor):
 
     __slots__ = ()
 
-    def __init__(self, data=None, requires_grad=True):
+    def __init__(self, data: Tensor | ArrayLike | None = None, requires_grad: bool = True) -> None:
         data = np.empty(0) if data is None else data
         Tensor.__init__(self, data.primal if isinstance(data, Tensor) else data, requires_grad=requires_grad)
 
@@ -95,7 +101,7 @@ class Module:
     (['k'], tensor(4.))
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or kwargs:
             raise TypeError(f"{type(self).__name__}.__init__() got unexpected arguments {args!r} {kwargs!r}")
         for name in ("_parameters", "_buffers", "_modules", "_forward_pre_hooks", "_forward_hooks",
@@ -150,7 +156,7 @@ class Module:
         self._non_persistent_buffers.discard(name)
         object.__delattr__(self, name)
 
-    def register_parameter(self, name, param):
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add `param` (a Parameter, or None for a parameter slot left empty) under `name`."""
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
@@ -160,7 +166,7 @@ class Module:
                             f"or None required)")
         self._register("_parameters", name, param)
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a tensor that is state but not a parameter (BatchNorm's running mean): moved by
         to(), saved in state_dict unless persistent=False."""
         if "_buffers" not in self.__dict__:
@@ -172,7 +178,7 @@ class Module:
         self._register("_buffers", name, tensor)
         (self._non_persistent_buffers.discard if persistent else self._non_persistent_buffers.add)(name)
 
-    def add_module(self, name, module):
+    def add_module(self, name: str, module: "Module | None") -> None:
         """Add a child module (or None) under `name`."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
@@ -188,7 +194,7 @@ class Module:
         getattr(self, registry)[name] = value
         object.__setattr__(self, name, value)
 
-    def get_submodule(self, target):
+    def get_submodule(self, target: str) -> "Module":
         """The module at the dotted path `target` ("" is self)."""
         module = self
         for i, part in enumerate(target.split(".") if target else ()):
@@ -199,13 +205,13 @@ class Module:
             module = child
         return module
 
-    def get_parameter(self, target):
+    def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path `target` ('encoder.0.weight'). Raises AttributeError naming the
         missing part when a module on the path or the parameter does not exist.
         """
         return self._registered(target, "_parameters", "parameter")
 
-    def get_buffer(self, target):
+    def get_buffer(self, target: str) -> Tensor:
         """The buffer at dotted path `target` ('bn.running_mean'). Raises AttributeError naming the missing
         part when a module on the path or the buffer does not exist.
         """
@@ -219,7 +225,8 @@ class Module:
         return getattr(module, registry)[name]
 
     # ---- traversal -------------------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+    def named_modules(self, memo: set[int] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> "Iterator[tuple[str, Module]]":
         """(dotted name, module) for self and every descendant, each module once."""
         memo = set() if memo is None else memo
         stack = [(prefix, self)]
@@ -233,11 +240,11 @@ class Module:
             stack.extend(reversed([(f"{name}.{k}" if name else k, m) for k, m in module._modules.items()
                                    if m is not None]))
 
-    def modules(self):
+    def modules(self) -> "Iterator[Module]":
         """An iterator over self and every descendant module, each once, depth first in registration order."""
         return (m for _, m in self.named_modules())
 
-    def named_children(self):
+    def named_children(self) -> "Iterator[tuple[str, Module]]":
         """An iterator of (name, module) over the direct submodules, each once, in registration order."""
         seen = set()
         for name, m in self._modules.items():
@@ -245,7 +252,7 @@ class Module:
                 seen.add(id(m))
                 yield name, m
 
-    def children(self):
+    def children(self) -> "Iterator[Module]":
         """An iterator over the direct submodules, each once, in registration order."""
         return (m for _, m in self.named_children())
 
@@ -261,30 +268,32 @@ class Module:
                 seen.add(id(value))
                 yield (f"{module_prefix}.{name}" if module_prefix else name), value
 
-    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """An iterator of (dotted name, Parameter) over this module's parameters and, with `recurse`, its
         descendants'; `prefix` goes in front of every name; a shared (tied) parameter comes once unless
         `remove_duplicate` is False.
         """
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
-    def parameters(self, recurse=True):
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         """An iterator over the parameters of this module and, with `recurse`, of its descendants, each
         once (what an optimizer takes).
         """
         return (p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         """An iterator of (dotted name, buffer) over this module's buffers and, with `recurse`, its
         descendants' (running statistics and other non-trainable state); `prefix` as in named_parameters.
         """
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
-    def buffers(self, recurse=True):
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         """An iterator over the buffers of this module and, with `recurse`, of its descendants, each once."""
         return (b for _, b in self.named_buffers(recurse=recurse))
 
-    def apply(self, fn):
+    def apply(self: _M, fn: "Callable[[Module], object]") -> _M:
         """fn(module) on every child (recursively), then on self; returns self."""
         for m in self.children():
             m.apply(fn)
@@ -292,7 +301,7 @@ class Module:
         return self
 
     # ---- modes and gradients ---------------------------------------------------------------------
-    def train(self, mode=True):
+    def train(self: _M, mode: bool = True) -> _M:
         """Set training mode (`mode` True) or evaluation mode on this module and every descendant: it changes
         what Dropout and BatchNorm do. Returns self; raises ValueError when mode is not a bool.
         """
@@ -303,17 +312,17 @@ class Module:
             m.train(mode)
         return self
 
-    def eval(self):
+    def eval(self: _M) -> _M:
         """Set evaluation mode on this module and every descendant (train(False)). Returns self."""
         return self.train(False)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self: _M, requires_grad: bool = True) -> _M:
         """Set requires_grad on every parameter (False freezes them). Returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter: to None (`set_to_none`, the default, as torch's), or to
         zeros in place where one exists.
         """
@@ -340,7 +349,7 @@ class Module:
                     object.__setattr__(module, name, moved)
         return self
 
-    def to(self, *args, **kwargs):
+    def to(self: _M, *args: str | Device | DTypeLike | Tensor, **kwargs: Any) -> _M:
         """to(device), to(dtype), to(device, dtype), to(tensor), or the keywords device=, dtype=,
         non_blocking=; a dtype must be floating or complex and applies to those tensors only.
         to("meta") keeps the structure only (fgrad/nn/meta.py), for functional_call."""
@@ -383,7 +392,7 @@ class Module:
             return m
         return self._replace_tensors(meta)
 
-    def to_empty(self, *, device=None, recurse=True):
+    def to_empty(self: _M, *, device: str | Device | None = None, recurse: bool = True) -> _M:
         """New, uninitialized storage for every parameter and buffer on `device` (their values are
         not copied: a module off the meta device gets its structure's shapes and dtypes)."""
         target = to_device("cpu" if device is None else device)
@@ -403,32 +412,33 @@ class Module:
                         object.__setattr__(module, name, new)
         return self
 
-    def cpu(self):
+    def cpu(self: _M) -> _M:
         """Move every parameter and buffer to the CPU, in place (parameters stay the same objects).
         Returns self.
         """
         return self.to("cpu")
 
-    def cuda(self, device=None):
+    def cuda(self: _M, device: int | None = None) -> _M:
         """Move every parameter and buffer to GPU `device` (an index; default the current one), in place.
         Returns self; needs CuPy.
         """
         return self.to("cuda" if device is None else f"cuda:{device}")
 
-    def float(self):
+    def float(self: _M) -> _M:
         """Convert every floating-point parameter and buffer to float32, in place. Returns self."""
         return self.to(np.float32)
 
-    def double(self):
+    def double(self: _M) -> _M:
         """Convert every floating-point parameter and buffer to float64, in place. Returns self."""
         return self.to(np.float64)
 
-    def half(self):
+    def half(self: _M) -> _M:
         """Convert every floating-point parameter and buffer to float16, in place. Returns self."""
         return self.to(np.float16)
 
     # ---- state dicts -----------------------------------------------------------------------------
-    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    def state_dict(self, *args: Any, destination: dict[str, Tensor] | None = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Tensor]:
         """An ordered dict of every parameter and persistent buffer by dotted name, detached
         (sharing memory) unless keep_vars."""
         if args:  # (torch's old positional order: destination, prefix, keep_vars)
@@ -444,7 +454,8 @@ class Module:
                     out[dot + name] = b if keep_vars else b.detach()
         return out
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
+    def load_state_dict(self, state_dict: Mapping[str, Tensor | ArrayLike], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copy the values of `state_dict` into the parameters and persistent buffers (in place,
         in each one's own dtype); with assign=True the module takes the given tensors instead.
         Returns (missing_keys, unexpected_keys); with strict, either raises, as torch's."""
@@ -488,7 +499,7 @@ class Module:
         return None
 
     # ---- calls and hooks (Note [backward hooks]) --------------------------------------------------
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         """The module's computation: override it in a subclass, and call the module (`m(x)`), not forward,
         so that hooks run. The base class's raises NotImplementedError.
         """
@@ -502,27 +513,30 @@ class Module:
             registry.move_to_end(key, last=False)
         return _ModuleHookHandle(registry, key)
 
-    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> "_ModuleHookHandle":
         """hook(module, args) (with_kwargs: hook(module, args, kwargs)) before forward; it may
         return new args (a tuple, or one value), or (args, kwargs) with_kwargs."""
         return self._hook(self._forward_pre_hooks, hook, prepend, with_kwargs=with_kwargs)
 
-    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> "_ModuleHookHandle":
         """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) after
         forward; it may return a new output. always_call: also when forward raised."""
         return self._hook(self._forward_hooks, hook, prepend, with_kwargs=with_kwargs, always_call=always_call)
 
-    def register_full_backward_pre_hook(self, hook, prepend=False):
+    def register_full_backward_pre_hook(self, hook: Callable[..., Any],
+                                        prepend: bool = False) -> "_ModuleHookHandle":
         """hook(module, grad_output) when the gradients of the outputs are known; it may return
         new ones."""
         return self._hook(self._backward_pre_hooks, hook, prepend)
 
-    def register_full_backward_hook(self, hook, prepend=False):
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False) -> "_ModuleHookHandle":
         """hook(module, grad_input, grad_output) once the gradients of the positional tensor
         inputs are computed; it may return new grad_input."""
         return self._hook(self._backward_hooks, hook, prepend)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook, flags in list(self._forward_pre_hooks.values()):
@@ -555,7 +569,7 @@ class Module:
                         if m is not None)
         return f"{type(self).__name__}({self.extra_repr()}{inner}{chr(10) if inner else ''})"
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         """The extra text inside this module's repr, after its name (the layer's sizes and options);
         override it to show a module's settings. The base class's is empty.
         """
@@ -570,7 +584,7 @@ class _ModuleHookHandle:
     def __init__(self, registry, key):
         self._registry, self._key = registry, key
 
-    def remove(self):
+    def remove(self) -> None:
         self._registry.pop(self._key, None)
 
     def __enter__(self):

@@ -2,17 +2,22 @@
 Parameter: module.py; Sequential and the other containers: containers.py; the activations:
 activation.py; the losses: loss.py)."""
 import math
+from typing import TypeVar
 
 import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
-from ..autograd.tensor import flattened_shape
+from ..autograd.tensor import Tensor, flattened_shape
+from ..backend import Device
 from ..backend import device as to_device
+from ..typing import Any, DTypeLike, Sequence
 from .module import Module, Parameter
 
 __all__ = ["Flatten", "Identity", "Linear", "Unflatten", "linear"]
+
+_T = TypeVar("_T")  # (Identity gives what it gets)
 
 
 
@@ -20,7 +25,7 @@ _TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "com
                 "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool"}
 
 
-def linear(input, weight, bias=None):
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, as torch.nn.functional.linear. As torch's, input and weight must
     have one dtype: a float64 batch into a float32 layer raises instead of promoting silently.
 
@@ -58,7 +63,8 @@ class Linear(Module):
     tensor([4., 4.])
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features else 0.0
@@ -66,10 +72,10 @@ class Linear(Module):
         self.register_parameter("bias", Parameter(_factory(_rng[0].uniform(-bound, bound, (out_features,)), device,
                                                            dtype)) if bias else None)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         return linear(x, self.weight, self.bias)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
@@ -83,10 +89,10 @@ class Identity(Module):
     True
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__()
 
-    def forward(self, input):
+    def forward(self, input: _T) -> _T:
         return input
 
 
@@ -99,14 +105,14 @@ class Flatten(Module):
     (2, 12)
     """
 
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
 
-    def forward(self, input):  # (fnp.reshape: under fgrad.func.functional_call input may be an array)
+    def forward(self, input: Tensor) -> Tensor:  # (fnp.reshape: under fgrad.func.functional_call an array)
         return fnp.reshape(input, flattened_shape(input.shape, self.start_dim, self.end_dim))
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
@@ -119,14 +125,14 @@ class Unflatten(Module):
     (2, 3, 4)
     """
 
-    def __init__(self, dim, unflattened_size):
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         shape = tuple(input.shape)
         dim = self.dim % len(shape)
         return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -2,7 +2,7 @@
 (a running sum, or a moving average), without Adam's bias corrections."""
 import numpy as np
 
-from .optimizer import Optimizer, _check, _check_lr
+from .optimizer import Optimizer, ParamsT, _check, _check_lr
 
 __all__ = ["Adadelta", "Adagrad", "RMSprop"]
 
@@ -18,8 +18,8 @@ class Adagrad(Optimizer):
     tensor([0.9])
     """
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10,
-                 *, maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
         _check_lr(lr)
         _check(lr_decay >= 0, "lr_decay value", lr_decay)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)
@@ -54,8 +54,9 @@ class RMSprop(Optimizer):
     tensor([0.9])
     """
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False, *,
-                 maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0.0, momentum: float = 0.0, centered: bool = False, *,
+                 maximize: bool = False) -> None:
         _check_lr(lr)
         _check(eps >= 0, "epsilon value", eps)
         _check(momentum >= 0, "momentum value", momentum)
@@ -103,7 +104,8 @@ class Adadelta(Optimizer):
     tensor([0.99683773])
     """
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.0, *, maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0.0,
+                 *, maximize: bool = False) -> None:
         _check_lr(lr)
         _check(0.0 <= rho <= 1.0, "rho value", rho)
         _check(eps >= 0, "epsilon value", eps)

@@ -3,7 +3,8 @@ strong-Wolfe line search (both ported from minFunc through torch/optim, step for
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
-from .optimizer import Optimizer, _check_lr, _real
+from ..typing import Callable
+from .optimizer import _R, Optimizer, ParamsT, _check_lr, _real
 
 __all__ = ["LBFGS"]
 
@@ -27,8 +28,9 @@ class LBFGS(Optimizer):
 
     _state_like_params = False  # flat vectors over all the parameters
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+    def __init__(self, params: ParamsT, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
+                 tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
+                 line_search_fn: str | None = None) -> None:
         _check_lr(lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise ValueError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', not {line_search_fn!r}")
@@ -67,7 +69,7 @@ class LBFGS(Optimizer):
         self._set(x)
         return loss, grad
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], _R] | None = None) -> _R:
         """Up to max_iter L-BFGS iterations; `closure` clears the gradients, computes the loss,
         calls backward() and returns the loss. Returns the loss before the first iteration."""
         if closure is None:

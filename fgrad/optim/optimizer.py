@@ -19,13 +19,21 @@ silently follow the optimizer).
 import collections
 import copy
 import warnings
+from collections.abc import Mapping
+from typing import TypeAlias, TypeVar
 
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.tensor import Tensor
+from ..typing import Any, Callable, Iterable
 
 __all__ = ["Optimizer"]
+
+# What an optimizer takes: the tensors (model.parameters()), or groups of them with their own
+# options ({"params": [...], "lr": ...}), as torch.optim's ParamsT.
+ParamsT: TypeAlias = Iterable[Tensor] | Iterable[dict[str, Any]]
+_R = TypeVar("_R")  # (what a closure returns, step returns)
 
 
 class Optimizer:
@@ -42,7 +50,7 @@ class Optimizer:
 
     _state_like_params = True  # each state array has its parameter's shape (LBFGS's are flat)
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: ParamsT, defaults: dict[str, Any]) -> None:
         if isinstance(params, Tensor):
             raise TypeError(f"params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             f"but got a Tensor of shape {tuple(params.shape)}; pass [tensor] or model.parameters()")
@@ -56,7 +64,7 @@ class Optimizer:
         for group in groups if isinstance(groups[0], dict) else [{"params": groups}]:
             self.add_param_group(group)
 
-    def add_param_group(self, param_group):
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a group of parameters (a dict with "params" and options that override the defaults)."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
@@ -81,7 +89,7 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append({**self.defaults, **param_group, "params": params})
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter of every group: to None (`set_to_none`, the default, as
         torch's), or to zeros in place where one exists.
         """
@@ -92,7 +100,7 @@ class Optimizer:
                 elif p.grad is not None:
                     p.grad.zero_()
 
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], _R] | None = None) -> _R | None:
         """One update of every parameter that has a .grad; `closure` (re-evaluating the loss,
         with grad enabled) is called first and its loss returned."""
         loss = None
@@ -131,7 +139,7 @@ class Optimizer:
         """Update `param` (an array) in place from `grad` and `state`."""
         raise NotImplementedError(f"{type(self).__name__} must implement _step(param, grad, state, group)")
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """{"state": {index: state}, "param_groups": [options with "params" as indices]}, as torch's:
         a parameter's index is its first position counting through the groups in order."""
         index, start, groups = {}, 0, []
@@ -143,7 +151,7 @@ class Optimizer:
             start += len(group["params"])
         return {"state": {index.get(k, k): _copied(v) for k, v in self.state.items()}, "param_groups": groups}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Take the state and options of `state_dict` (from state_dict(), perhaps of another
         optimizer over parameters of the same shapes, in the same order)."""
         saved = copy.deepcopy(state_dict["param_groups"])

@@ -1,7 +1,7 @@
 """SGD: stochastic gradient descent with momentum, dampening, Nesterov, weight decay, maximize."""
 import numpy as np
 
-from .optimizer import Optimizer, _check, _check_lr, _decayed_grad
+from .optimizer import Optimizer, ParamsT, _check, _check_lr, _decayed_grad
 
 __all__ = ["SGD"]
 
@@ -17,8 +17,8 @@ class SGD(Optimizer):
     tensor([0.8])
     """
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, *,
-                 maximize=False):
+    def __init__(self, params: ParamsT, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
         _check_lr(lr)
         _check(momentum >= 0, "momentum value", momentum)
         _check(weight_decay >= 0, "weight_decay value", weight_decay)
