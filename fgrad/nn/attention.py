@@ -11,7 +11,10 @@ import math
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import Device
 from ..numpy import _softmax
+from ..typing import Array, DTypeLike
 from . import init
 from .dropout import dropout as _dropout
 from .module import Module, Parameter
@@ -46,8 +49,10 @@ def _causal(length, source, dtype, like):
     return on_device_of(like, np.triu(np.full((length, source), -np.inf, dtype=dtype), 1))
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 enable_gqa=False):
+def scaled_dot_product_attention(query: TensorOrArray, key: Tensor | Array, value: Tensor | Array,
+                                 attn_mask: Tensor | Array | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> TensorOrArray:
     """softmax(q k^T * scale + mask) v over the last two axes (scale 1/sqrt(E) by default); a
     boolean attn_mask is True where attention is allowed, as torch's.
 
@@ -113,12 +118,18 @@ def _merged_mask(attn_mask, key_padding_mask, bsz, num_heads, tgt_len, src_len, 
     return attn_mask
 
 
-def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
-                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
-                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
-                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
-                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
-                                 is_causal=False):
+def multi_head_attention_forward(query: TensorOrArray, key: Tensor | Array, value: Tensor | Array,
+                                 embed_dim_to_check: int, num_heads: int, in_proj_weight: Tensor | Array | None,
+                                 in_proj_bias: Tensor | Array | None, bias_k: Tensor | Array | None,
+                                 bias_v: Tensor | Array | None, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight: Tensor | Array, out_proj_bias: Tensor | Array | None,
+                                 training: bool = True, key_padding_mask: Tensor | Array | None = None,
+                                 need_weights: bool = True, attn_mask: Tensor | Array | None = None,
+                                 use_separate_proj_weight: bool = False, q_proj_weight: Tensor | Array | None = None,
+                                 k_proj_weight: Tensor | Array | None = None,
+                                 v_proj_weight: Tensor | Array | None = None, static_k: Tensor | Array | None = None,
+                                 static_v: Tensor | Array | None = None, average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple[TensorOrArray, TensorOrArray | None]:
     """torch.nn.functional.multi_head_attention_forward on (L, N, E) query and (S, N, E) key and
     value (or unbatched (L, E), (S, E)): (attn_output, attn_weights or None).
 
@@ -201,8 +212,10 @@ class MultiheadAttention(Module):
     ((3, 5, 8), (3, 5, 5))
     """
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__()
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
@@ -244,8 +257,9 @@ class MultiheadAttention(Module):
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         """(attn_output, attn_weights): weights (N, L, S) averaged over heads (or (N, heads, L, S)),
         None unless need_weights."""
         if query.ndim not in (2, 3):

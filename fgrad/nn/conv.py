@@ -8,7 +8,10 @@ again and batch under vmap with no rule of their own.
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import Device
 from ..ops.conv import unwindows, windows
+from ..typing import Array, DTypeLike, Sequence
 from .module import Module
 from .parameters import kaiming_uniform, real_only
 
@@ -102,12 +105,16 @@ def _convnd(input, weight, bias, stride, padding, dilation, groups, k, name, pad
     return out[0] if unbatched else out
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv1d(input: TensorOrArray, weight: Tensor | Array, bias: Tensor | Array | None = None,
+           stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+           dilation: int | tuple[int, ...] = 1, groups: int = 1) -> TensorOrArray:
     """1-D cross-correlation over (N, C_in, L) (or unbatched (C_in, L)) input, as torch's."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+def conv2d(input: TensorOrArray, weight: Tensor | Array, bias: Tensor | Array | None = None,
+           stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+           dilation: int | tuple[int, ...] = 1, groups: int = 1) -> TensorOrArray:
     """2-D cross-correlation over (N, C_in, H, W) (or unbatched (C_in, H, W)) input, as torch's:
     weight (C_out, C_in / groups, kH, kW), padding an int, a pair, 'valid' or 'same'."""
     return _convnd(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
@@ -146,7 +153,10 @@ def _conv_transposend(input, weight, bias, stride, padding, output_padding, grou
     return out[0] if unbatched else out
 
 
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+def conv_transpose2d(input: TensorOrArray, weight: Tensor | Array, bias: Tensor | Array | None = None,
+                     stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] = 0,
+                     output_padding: int | tuple[int, ...] = 0, groups: int = 1,
+                     dilation: int | tuple[int, ...] = 1) -> TensorOrArray:
     """The transpose of conv2d (its input gradient) as a layer, torch's: weight (C_in, C_out / groups, kH, kW)."""
     return _conv_transposend(input, weight, bias, stride, padding, output_padding, groups, dilation, 2,
                              "conv_transpose2d")
@@ -158,8 +168,11 @@ class _ConvNd(Module):
     k = None
     transposed = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", output_padding=0, device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+                 dilation: int | tuple[int, ...] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", output_padding: int | tuple[int, ...] = 0,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         k = self.k
         if groups <= 0:
@@ -189,7 +202,7 @@ class _ConvNd(Module):
         self.weight = kaiming_uniform(shape, fan_in, device, dtype)
         self.register_parameter("bias", kaiming_uniform((out_channels,), fan_in, device, dtype) if bias else None)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self.k:
             s += f", padding={self.padding!r}"
@@ -207,12 +220,15 @@ class _ConvNd(Module):
 
 
 class _Conv(_ConvNd):
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] | str = 0,
+                 dilation: int | tuple[int, ...] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          device=device, dtype=dtype)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return _convnd(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups, self.k,
                        f"conv{self.k}d", self.padding_mode)
 
@@ -258,8 +274,11 @@ class ConvTranspose2d(_ConvNd):
     k = 2
     transposed = True
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
-                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | tuple[int, ...],
+                 stride: int | tuple[int, ...] = 1, padding: int | tuple[int, ...] = 0,
+                 output_padding: int | tuple[int, ...] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | tuple[int, ...] = 1, padding_mode: str = "zeros", device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
@@ -280,6 +299,6 @@ class ConvTranspose2d(_ConvNd):
             pads.append(w - smallest)
         return tuple(pads)
 
-    def forward(self, input, output_size=None):
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         return conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                 self._output_padding(input, output_size), self.groups, self.dilation)

@@ -9,6 +9,7 @@ import warnings
 
 from .. import numpy as fnp
 from ..autograd.factories import _rng
+from ..autograd.tensor import Tensor, TensorOrArray
 from .module import Module
 from .parameters import on_device_of
 
@@ -28,7 +29,7 @@ def _masked(input, mask_shape, p):
     return input * on_device_of(input, keep / (1.0 - p))
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def dropout(input: TensorOrArray, p: float = 0.5, training: bool = True, inplace: bool = False) -> TensorOrArray:
     """Zero each entry with probability p in training (the rest scaled by 1 / (1 - p)); identity else."""
     _check(p)
     if not training or p == 0.0:
@@ -37,7 +38,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return input.copy_(out) if inplace else out
 
 
-def dropout2d(input, p=0.5, training=True, inplace=False):
+def dropout2d(input: TensorOrArray, p: float = 0.5, training: bool = True, inplace: bool = False) -> TensorOrArray:
     """Zero whole channels (axis 1 of (N, C, H, W); axis 0 of an unbatched (C, H, W)) with probability p."""
     _check(p)
     if input.ndim not in (3, 4):
@@ -57,12 +58,12 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 
 
 class _DropoutNd(Module):
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         _check(p)
         self.p, self.inplace = p, inplace
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
@@ -77,7 +78,7 @@ class Dropout(_DropoutNd):
     ([0.0, 2.0], tensor([1., 1.]))
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return dropout(input, self.p, self.training, self.inplace)
 
 
@@ -92,5 +93,5 @@ class Dropout2d(_DropoutNd):
     True
     """
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return dropout2d(input, self.p, self.training, self.inplace)

@@ -9,7 +9,9 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.grad_mode import no_grad
-from ..autograd.tensor import Tensor
+from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import Device
+from ..typing import Array, DTypeLike, Sequence
 from .module import Module
 from .parameters import filled, real_only
 
@@ -34,7 +36,9 @@ def _update(running, stat, momentum):
         running.mul_(1.0 - momentum).add_(stat.detach().reshape(tuple(running.shape)) * momentum)
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+def batch_norm(input: TensorOrArray, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | Array | None = None, bias: Tensor | Array | None = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> TensorOrArray:
     """Normalize each channel (axis 1) of input by the batch's statistics (training) or the running
     ones (else); in training, running_mean and running_var (when given) move toward the batch's
     mean and unbiased variance by `momentum`."""
@@ -76,7 +80,8 @@ def _check_trailing(input, shape, name):
                            f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+def layer_norm(input: TensorOrArray, normalized_shape: int | Sequence[int], weight: Tensor | Array | None = None,
+               bias: Tensor | Array | None = None, eps: float = 1e-5) -> TensorOrArray:
     """Normalize over the trailing `normalized_shape` axes (the biased variance), then scale and shift."""
     real_only("layer_norm", input, weight, bias)
     shape = _normalized(normalized_shape)
@@ -88,7 +93,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return out if bias is None else out + bias
 
 
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+def group_norm(input: TensorOrArray, num_groups: int, weight: Tensor | Array | None = None,
+               bias: Tensor | Array | None = None, eps: float = 1e-5) -> TensorOrArray:
     """Normalize each group of num_groups channel groups (over its channels and positions)."""
     real_only("group_norm", input, weight, bias)
     n, c = input.shape[0], input.shape[1]
@@ -104,7 +110,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     return out if bias is None else out + bias.reshape(shape)
 
 
-def rms_norm(input, normalized_shape, weight=None, eps=None):
+def rms_norm(input: TensorOrArray, normalized_shape: int | Sequence[int], weight: Tensor | Array | None = None,
+             eps: float | None = None) -> TensorOrArray:
     """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape axes, times weight; eps None is
     the machine epsilon of input's dtype, as torch's."""
     real_only("rms_norm", input, weight)
@@ -122,8 +129,9 @@ class _BatchNorm(Module):
 
     dims = ()
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
-                 dtype=None):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -141,14 +149,14 @@ class _BatchNorm(Module):
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
 
-    def reset_running_stats(self):
+    def reset_running_stats(self) -> None:
         if self.track_running_stats:
             with no_grad():
                 self.running_mean.zero_()
                 self.running_var.fill_(1.0)
                 self.num_batches_tracked.zero_()
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in self.dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self.dims)} input (got {input.ndim}D input)")
         momentum = 0.0 if self.momentum is None else self.momentum
@@ -162,7 +170,7 @@ class _BatchNorm(Module):
         return batch_norm(input, self.running_mean if track else None, self.running_var if track else None,
                           self.weight, self.bias, use_batch, momentum, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"track_running_stats={self.track_running_stats}")
 
@@ -210,7 +218,9 @@ class LayerNorm(Module):
     True
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
+                 bias: bool = True, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.normalized_shape, self.eps = _normalized(normalized_shape), eps
         self.elementwise_affine = elementwise_affine
@@ -219,10 +229,10 @@ class LayerNorm(Module):
         self.register_parameter("bias", filled(self.normalized_shape, 0.0, device, dtype)
                                 if elementwise_affine and bias else None)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
 
 
@@ -237,7 +247,8 @@ class GroupNorm(Module):
     True
     """
 
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError("num_channels must be divisible by num_groups")
@@ -245,10 +256,10 @@ class GroupNorm(Module):
         self.register_parameter("weight", filled((num_channels,), 1.0, device, dtype) if affine else None)
         self.register_parameter("bias", filled((num_channels,), 0.0, device, dtype) if affine else None)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
 
 
@@ -262,15 +273,16 @@ class RMSNorm(Module):
     True
     """
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None, elementwise_affine: bool = True,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.normalized_shape, self.eps = _normalized(normalized_shape), eps
         self.elementwise_affine = elementwise_affine
         self.register_parameter("weight", filled(self.normalized_shape, 1.0, device, dtype)
                                 if elementwise_affine else None)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

@@ -8,7 +8,9 @@ the kernel axes, divided by torch's counts. The adaptive pool is a product with 
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.tensor import Tensor, TensorOrArray
 from ..ops.conv import window_max, windows
+from ..typing import Any
 from .module import Module
 from .parameters import on_device_of, real_only
 
@@ -87,12 +89,16 @@ def _flat_indices(best, kernel, stride, padding, dilation, spatial, out):
     return fnp.astype(index, np.int64)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool1d(input: TensorOrArray, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+               padding: int | tuple[int, ...] = 0, dilation: int | tuple[int, ...] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:  # (the values, or (values, indices))
     """The maximum over each window of (N, C, L) (or (C, L)) input; with return_indices, also where it is."""
     return _max_poolnd(input, 1, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool1d")
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+def max_pool2d(input: TensorOrArray, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+               padding: int | tuple[int, ...] = 0, dilation: int | tuple[int, ...] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:  # (the values, or (values, indices))
     """The maximum over each window of (N, C, H, W) (or (C, H, W)) input (padding counts as -inf), as
     torch's; with return_indices, also the flat index h * W + w of each maximum in its plane."""
     return _max_poolnd(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices, "max_pool2d")
@@ -108,8 +114,9 @@ def _divisors(n, k, s, p, out, count_include_pad):
     return end - start
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(input: TensorOrArray, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+               padding: int | tuple[int, ...] = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> TensorOrArray:
     """The mean over each window of (N, C, H, W) (or (C, H, W)) input, torch's: padding counts as
     zeros in the divisor when count_include_pad, windows past the end (ceil_mode) never do."""
     kernel, stride, padding, _, spatial, pads = _prepare(input, 2, kernel_size, stride, padding, 1, ceil_mode,
@@ -139,7 +146,7 @@ def _averaging(n, m, dtype):
     return a
 
 
-def adaptive_avg_pool2d(input, output_size):
+def adaptive_avg_pool2d(input: TensorOrArray, output_size: int | tuple[int, ...]) -> TensorOrArray:
     """Means over torch's adaptive windows, output (N, C, *output_size); None keeps an input size."""
     real_only("adaptive_avg_pool2d", input)
     if input.ndim not in (3, 4) or any(s == 0 for s in input.shape[-2:]):
@@ -153,7 +160,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 class _Pool(Module):
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         return ", ".join(f"{k}={getattr(self, k)}" for k in self._shown)
 
 
@@ -161,13 +168,15 @@ class _MaxPoolNd(_Pool):
     _shown = ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
     pool = None
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    def __init__(self, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+                 padding: int | tuple[int, ...] = 0, dilation: int | tuple[int, ...] = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Any:  # (the values, or (values, indices) with return_indices)
         return type(self).pool(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
@@ -211,14 +220,15 @@ class AvgPool2d(_Pool):
 
     _shown = ("kernel_size", "stride", "padding")
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
+    def __init__(self, kernel_size: int | tuple[int, ...], stride: int | tuple[int, ...] | None = None,
+                 padding: int | tuple[int, ...] = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.ceil_mode = padding, ceil_mode
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
                           self.divisor_override)
 
@@ -234,10 +244,10 @@ class AdaptiveAvgPool2d(_Pool):
 
     _shown = ("output_size",)
 
-    def __init__(self, output_size):
+    def __init__(self, output_size: int | tuple[int, ...]) -> None:
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return adaptive_avg_pool2d(input, self.output_size)
 

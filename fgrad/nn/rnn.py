@@ -16,8 +16,11 @@ import numpy as np
 from .. import numpy as fnp
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
+from ..autograd.tensor import Tensor
+from ..backend import Device
 from ..backend import device as to_device
 from ..ops.special import expit
+from ..typing import DTypeLike
 from .dropout import dropout as _dropout
 from .module import Module, Parameter
 from .parameters import on_device_of
@@ -100,7 +103,8 @@ class RNNCellBase(Module):
 
     mode = None
 
-    def __init__(self, input_size, hidden_size, bias=True, num_chunks=1, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, num_chunks: int = 1,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
@@ -110,7 +114,7 @@ class RNNCellBase(Module):
         for name in ("bias_ih", "bias_hh"):
             self.register_parameter(name, _uniform_parameter((g,), bound, device, dtype) if bias else None)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if not self.bias:
             s += ", bias=False"
@@ -158,14 +162,15 @@ class RNNCell(RNNCellBase):
     (2, 5)
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, nonlinearity: str = "tanh",
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
         self.nonlinearity = nonlinearity
         self.mode = "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU"
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         return self._run(input, hx, 1)[0]
 
 
@@ -181,10 +186,11 @@ class LSTMCell(RNNCellBase):
 
     mode = "LSTM"
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
         return self._run(input, hx, 2)
 
 
@@ -208,10 +214,11 @@ class GRUCell(RNNCellBase):
 
     mode = "GRU"
 
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: str | Device | None = None,
+                 dtype: DTypeLike | None = None) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
         return self._run(input, hx, 1)[0]
 
 
@@ -226,8 +233,9 @@ class RNNBase(Module):
     (True, ['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0'])
     """
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         if not isinstance(dropout, (int, float)) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
@@ -260,7 +268,7 @@ class RNNBase(Module):
                     self.register_parameter(name + suffix, _uniform_parameter(shape, bound, device, dtype))
                     self._flat_weights_names.append(name + suffix)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
@@ -353,15 +361,16 @@ class RNN(RNNBase):
     ((2, 6, 4), (2, 2, 4))
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size, num_layers,
                          bias, batch_first, dropout, bidirectional, 0, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
         output, (h_n,) = self._run(input, hx, 1)
         return output, h_n
 
@@ -377,12 +386,13 @@ class LSTM(RNNBase):
     ((6, 2, 4), (1, 2, 4), (1, 2, 4))
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
                          proj_size, device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         output, (h_n, c_n) = self._run(input, hx, 2)
         return output, (h_n, c_n)
 
@@ -398,11 +408,12 @@ class GRU(RNNBase):
     ((6, 2, 8), (2, 2, 4))
     """
 
-    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
-                 bidirectional=False, device=None, dtype=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
+                 batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional, 0,
                          device, dtype)
 
-    def forward(self, input, hx=None):
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
         output, (h_n,) = self._run(input, hx, 1)
         return output, h_n

@@ -5,7 +5,10 @@ default), as torch's.
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import Device
 from ..ops.stop_gradient import stop_gradient
+from ..typing import Array, DTypeLike
 from .module import Module, Parameter
 from .parameters import normal, on_device_of, real_only
 
@@ -20,7 +23,9 @@ def _padding_index(padding_idx, num_embeddings):
     return padding_idx % num_embeddings
 
 
-def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+def embedding(input: TensorOrArray, weight: Tensor | Array, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> TensorOrArray:
     """weight[input]: for integer indices of any shape, the rows of weight (num_embeddings, dim)."""
     real_only("embedding", weight)
     if max_norm is not None or scale_grad_by_freq or sparse:
@@ -51,8 +56,10 @@ class Embedding(Module):
     ((3, 2), tensor([0., 2., 0., 1.]))
     """
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight: Tensor | None = None, _freeze: bool = False,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = _padding_index(padding_idx, num_embeddings)
@@ -68,18 +75,19 @@ class Embedding(Module):
             self.weight = Parameter(_weight.detach().numpy() if hasattr(_weight, "detach") else np.asarray(_weight))
         self.weight.requires_grad_(not _freeze)
 
-    def forward(self, input):
+    def forward(self, input: Tensor) -> Tensor:
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                          self.scale_grad_by_freq, self.sparse)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None, norm_type=2.0,
-                        scale_grad_by_freq=False, sparse=False):
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
         """An Embedding holding `embeddings` (2-D), frozen unless freeze=False."""
         rows, dim = embeddings.shape
         return cls(rows, dim, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
                    _freeze=freeze)
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")

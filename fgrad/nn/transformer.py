@@ -1,6 +1,9 @@
 """torch.nn.TransformerEncoderLayer: self-attention and a feed-forward block, each with a
 residual connection and a LayerNorm (after the residual, or before the block with
 norm_first), with torch 2.13's submodule names, so state dicts load across."""
+from ..autograd.tensor import Tensor
+from ..backend import Device
+from ..typing import Callable, DTypeLike
 from .activation import gelu, relu
 from .attention import MultiheadAttention
 from .dropout import Dropout
@@ -24,8 +27,10 @@ class TransformerEncoderLayer(Module):
     (3, 5, 8)
     """
 
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation="relu", layer_norm_eps=1e-5,
-                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
+                 activation: str | Callable[[Tensor], Tensor] = "relu", layer_norm_eps: float = 1e-5,
+                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
+                 device: str | Device | None = None, dtype: DTypeLike | None = None) -> None:
         super().__init__()
         factory = {"device": device, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
@@ -44,7 +49,8 @@ class TransformerEncoderLayer(Module):
             activation = _ACTIVATIONS[activation]
         self.activation = activation
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
+                is_causal: bool = False) -> Tensor:
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
