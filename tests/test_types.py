@@ -107,6 +107,8 @@ def test_every_public_name_of_fgrad_numpy_has_a_stub():
 USER_PROGRAM = '''
 """Fit a small model twice: the functional face (fgrad.numpy, grad, vmap, compile) and the
 imperative one (Tensor, nn, optim), as docs/getting-started.md and docs/autograd-users.md do."""
+import io
+
 import numpy as np
 
 import fgrad
@@ -114,6 +116,7 @@ import fgrad.numpy as fnp
 import fgrad.nn.functional as F
 from fgrad import nn, optim
 from fgrad.typing import Array
+from fgrad.utils.data import DataLoader, TensorDataset
 
 
 # ---- the functional face ----------------------------------------------------------------
@@ -189,7 +192,7 @@ class MLP(nn.Module):
         return result
 
 
-model = MLP()
+model = MLP().float()  # (float32, as its inputs)
 opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
 inputs = fgrad.tensor(x, dtype=fgrad.float32)
 targets = fgrad.tensor(y, dtype=fgrad.float32).reshape(-1, 1)
@@ -205,7 +208,7 @@ assert t.requires_grad and t.grad_fn is None and t.is_leaf
 with fgrad.no_grad():
     doubled = t * 2
 shape: tuple[int, ...] = t.shape
-print(err.item(), shape, t.dtype, t.data, grad, doubled.numpy(), model.hidden.weight.grad, t[0] @ t[1])
+print(err.item(), shape, t.dtype, t.data, grad, doubled.numpy(), model.hidden.weight.grad, t @ t)
 
 # torch's layers, losses, containers, optimizers and functions, as docs/pytorch-users.md uses them
 net = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2)).double()
@@ -222,6 +225,21 @@ total: fgrad.Tensor = fgrad.sum(logits, dim=1) + fgrad.cat([logits, logits], dim
 names = [name for name, _ in net.named_parameters()]
 net.load_state_dict(net.state_dict())
 print(hidden_t, hidden_a, total, names, net.eval(), fgrad.where(logits > 0, logits, 0.0), fgrad.split(logits, 1, 1))
+
+# batches, a schedule, clipping, a checkpoint
+loader = DataLoader(TensorDataset(inputs, targets), batch_size=4, shuffle=True,
+                    generator=fgrad.Generator().manual_seed(0))
+sched = optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+for xb, yb in loader:
+    opt.zero_grad()
+    ((model(xb) - yb) ** 2).mean().backward()
+    norm: fgrad.Tensor = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    opt.step()
+    sched.step()
+lrs: list[float] = sched.get_last_lr()
+buffer = io.BytesIO()
+fgrad.save({"model": model.state_dict(), "opt": opt.state_dict()}, buffer)
+print(len(loader), norm, lrs, fgrad.load(io.BytesIO(buffer.getvalue()))["model"].keys())
 '''
 
 # Each line that mypy must flag, and the error code it must give.
@@ -252,6 +270,7 @@ fgrad.optim.SGD([t], lr="fast")  # E: arg-type
 on_tensor: fgrad.Tensor = fgrad.nn.functional.relu(x)  # E: assignment
 fgrad.nn.Linear(3, 2).train("yes")  # E: arg-type
 fgrad.relu(t).no_such_method()  # E: attr-defined
+fgrad.utils.data.DataLoader([1.0, 2.0], batch_size="4")  # E: arg-type
 '''
 
 
@@ -280,6 +299,14 @@ def mypy_output(tmp_path_factory):
             errors.setdefault(match[1], []).append((int(match[2]), match[4], match[3]))
     assert run.returncode in (0, 1) and "error: INTERNAL" not in run.stderr, run.stdout + run.stderr
     return errors, run.stdout
+
+
+def test_the_user_program_runs(tmp_path):
+    """It is a program, not only text to type-check: what mypy accepts also runs."""
+    (tmp_path / "user_program.py").write_text(textwrap.dedent(USER_PROGRAM).lstrip())
+    run = subprocess.run([sys.executable, "user_program.py"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr[-3000:]
 
 
 @pytest.mark.slow

@@ -4,6 +4,8 @@ import builtins
 
 import numpy as np
 
+from ..typing import Any, DTypeLike
+
 __all__ = [
     "Size",
     "bool",
@@ -45,7 +47,7 @@ bool = np.dtype(np.bool_)
 _default = [float64]  # (fgrad's default is NumPy's, float64; torch's is float32)
 
 
-def get_default_dtype():
+def get_default_dtype() -> np.dtype[Any]:
     """The dtype of floating tensors made from Python numbers or by the factories without dtype=.
 
     Examples
@@ -56,7 +58,7 @@ def get_default_dtype():
     return _default[0]
 
 
-def set_default_dtype(d):
+def set_default_dtype(d: DTypeLike) -> None:
     """Set get_default_dtype() (float16, float32 or float64); complex values from Python numbers get the
     complex dtype of its precision.
 
@@ -93,7 +95,7 @@ class Size(tuple):
     (fgrad.Size([2, 3]), 6)
     """
 
-    def numel(self):
+    def numel(self) -> builtins.int:
         """The number of entries a tensor of this shape has: the product of the sizes (1 for ())."""
         return builtins.int(np.prod(self, dtype=np.int64))
 

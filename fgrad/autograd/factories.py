@@ -356,7 +356,8 @@ def randn_like(t: Tensor, *, dtype: DTypeLike | None = None, requires_grad: bool
     return _make(_rng[0].standard_normal(tuple(t.shape)).astype(dtype or t.dtype), requires_grad, None)
 
 
-def normal(mean, std=1.0, size: Sequence[int] | None = None, *, generator: Generator | None = None) -> Tensor:
+def normal(mean: float | Tensor, std: float | Tensor = 1.0, size: Sequence[int] | None = None, *,
+           generator: Generator | None = None) -> Tensor:
     """Draws of N(mean, std^2): elementwise for tensor mean or std (broadcast), or `size` draws
     of one mean and std.
 

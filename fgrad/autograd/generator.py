@@ -7,6 +7,8 @@ DataLoader or random_split given no generator.
 """
 import numpy as np
 
+from ..typing import Any, Array
+
 __all__ = ["Generator", "default_generator"]
 
 
@@ -20,12 +22,12 @@ class Generator:
     True
     """
 
-    def __init__(self, device="cpu"):
+    def __init__(self, device: str = "cpu") -> None:
         self.device = device
         self._seed = int(np.random.SeedSequence().entropy % 2 ** 63)
         self.numpy = np.random.default_rng(self._seed)  # the stream itself: one object, reseeded in place
 
-    def manual_seed(self, seed):
+    def manual_seed(self, seed: int) -> "Generator":
         """Restart the stream from `seed` (an int); returns the generator, as torch's."""
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"Generator.manual_seed: seed must be an int, not {type(seed).__name__}")
@@ -33,20 +35,20 @@ class Generator:
         self.numpy.bit_generator.state = np.random.PCG64(self._seed).state
         return self
 
-    def seed(self):
+    def seed(self) -> int:
         """Reseed from the operating system's entropy; returns the new seed."""
         self.manual_seed(int(np.random.SeedSequence().entropy % 2 ** 63))
         return self._seed
 
-    def initial_seed(self):
+    def initial_seed(self) -> int:
         """The seed the stream last started from (manual_seed's, or the one drawn at creation)."""
         return self._seed
 
-    def get_state(self):
+    def get_state(self) -> dict[str, Any]:
         """The stream's position (a dict), for set_state: a checkpoint of the generator."""
         return {"seed": self._seed, "bit_generator": self.numpy.bit_generator.state}
 
-    def set_state(self, state):
+    def set_state(self, state: dict[str, Any]) -> "Generator":
         """Restore the stream to `state`, a dict from get_state(): the draws that follow repeat those
         that followed get_state(). Returns this generator.
         """
@@ -54,7 +56,7 @@ class Generator:
         self.numpy.bit_generator.state = state["bit_generator"]
         return self
 
-    def randperm(self, n):
+    def randperm(self, n: int) -> Array:
         """A random permutation of range(n), as int64 indices."""
         return self.numpy.permutation(n).astype(np.int64)
 

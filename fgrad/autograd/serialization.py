@@ -8,7 +8,10 @@ unpickles anything, which runs whatever the file says: only for files you trust.
 import collections
 import os
 import pickle
+from typing import IO
 
+from ..backend import Device
+from ..typing import Any
 from .tensor import Tensor
 
 __all__ = ["load", "save"]
@@ -32,7 +35,7 @@ class _WeightsUnpickler(pickle.Unpickler):
             f"plain container; load it with weights_only=False only if you trust where it came from")
 
 
-def save(obj, f, pickle_protocol=pickle.DEFAULT_PROTOCOL):
+def save(obj: object, f: str | os.PathLike[str] | IO[bytes], pickle_protocol: int = pickle.DEFAULT_PROTOCOL) -> None:
     """Pickle obj (tensors, state dicts, optimizer states, ...) to f: a path or a binary file.
 
     Examples
@@ -49,7 +52,8 @@ def save(obj, f, pickle_protocol=pickle.DEFAULT_PROTOCOL):
         pickle.dump(obj, f, protocol=pickle_protocol)
 
 
-def load(f, map_location=None, weights_only=True):
+def load(f: str | os.PathLike[str] | IO[bytes], map_location: str | Device | None = None,
+         weights_only: bool = True) -> Any:
     """What save wrote to f (a path, a binary file or bytes in a BytesIO); map_location moves
     every tensor to that device ("cpu", "cuda:0").
 

@@ -6,6 +6,7 @@ engine worker's nodes on its own stream (`Device.running`). A "cpu:k" exists onl
 test registers it (numpy_device.py, Note [a second NumPy device]).
 """
 import contextlib
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class Device:
 
     __slots__ = ("kind", "index")
 
-    def __init__(self, spec="cpu"):
+    def __init__(self, spec: "str | Device" = "cpu") -> None:
         if isinstance(spec, Device):
             self.kind, self.index = spec.kind, spec.index
             return
@@ -46,13 +47,13 @@ class Device:
                              f"when registered for tests, register_numpy_device)")
 
     @property
-    def xp(self):
+    def xp(self) -> Any:  # (NumPy, CuPy or a test device's module)
         """The array module that backs this device."""
         if self.kind == "cuda":
             return cupy
         return np if self.index is None else NUMPY_DEVICES[self.index].module
 
-    def send(self, array):
+    def send(self, array: Any) -> Any:  # (an array of this device's module)
         """Move `array` to this device (a no-op when it already lives here)."""
         if self.kind == "cpu":
             if self.index is not None:
@@ -61,7 +62,7 @@ class Device:
         with cupy.cuda.Device(self.index):
             return cupy.asarray(array)
 
-    def running(self):
+    def running(self) -> contextlib.AbstractContextManager[Any]:
         """A context in which this device runs an engine worker's node: for a CUDA device its
         own stream, ordered after what the driver queued on the default stream before, and
         the default stream after it (events, not a device-wide synchronisation)."""
@@ -89,7 +90,7 @@ class Device:
 CPU = Device("cpu")
 
 
-def device(spec="cpu"):
+def device(spec: str | Device = "cpu") -> Device:
     """`fgrad.device("cpu")` or `fgrad.device("cuda:0")`.
 
     Examples
@@ -100,7 +101,7 @@ def device(spec="cpu"):
     return spec if isinstance(spec, Device) else (CPU if spec == "cpu" else Device(spec))
 
 
-def devices():
+def devices() -> list[Device]:
     """Every device fgrad can use here: the CPU, each CUDA device CuPy sees, and any second
     NumPy device registered for tests.
 

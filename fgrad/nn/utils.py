@@ -12,6 +12,7 @@ from .. import numpy as fnp
 from ..autograd.grad_mode import no_grad
 from ..autograd.tensor import Tensor
 from ..autograd.torch_functions import cat
+from ..typing import Iterable
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm", "parameters_to_vector",
            "vector_to_parameters"]
@@ -36,7 +37,8 @@ def _vector_norm(x, norm_type):
     return fnp.sum(x**norm_type) ** (1.0 / norm_type)
 
 
-def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach: bool | None = None) -> Tensor:
     """The norm of the norms of tensors (as if of all their entries in one vector).
 
     Examples
@@ -59,7 +61,8 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     return total
 
 
-def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor,
+                          foreach: bool | None = None) -> None:
     """Scale the gradients by min(1, max_norm / (total_norm + 1e-6)).
 
     Examples
@@ -77,7 +80,8 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
             g.mul_(coef.to(g.dtype) if isinstance(coef, Tensor) else coef)
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
     """Scale the gradients so that their total norm is at most max_norm; returns the norm before.
 
     Examples
@@ -92,7 +96,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return total
 
 
-def clip_grad_value_(parameters, clip_value, foreach=None):
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None) -> None:
     """Clamp every gradient to [-clip_value, clip_value].
 
     Examples
@@ -107,7 +111,7 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
-def parameters_to_vector(parameters):
+def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """The parameters flattened and joined into one vector (a copy).
 
     Examples
@@ -121,7 +125,7 @@ def parameters_to_vector(parameters):
     return cat([p.reshape(-1) for p in params])
 
 
-def vector_to_parameters(vec, parameters):
+def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """The slices of vec, in order, become the parameters' values.
 
     Examples

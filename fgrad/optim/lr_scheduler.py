@@ -10,7 +10,9 @@ import collections
 import math
 import types
 import warnings
+from typing import SupportsFloat
 
+from ..typing import Any, Callable, Iterable
 from .optimizer import Optimizer
 
 __all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "OneCycleLR",
@@ -50,7 +52,7 @@ class LRScheduler:
     _in_step = False
     _is_initial = False
 
-    def __init__(self, optimizer, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -74,15 +76,15 @@ class LRScheduler:
         finally:
             self._is_initial = False
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         """The group lrs for last_epoch, computed from the current ones (the recursive form)."""
         raise NotImplementedError(f"{type(self).__name__} must implement get_lr()")
 
-    def get_last_lr(self):
+    def get_last_lr(self) -> list[float]:
         """The lrs the last step() set, one per param group."""
         return self._last_lr
 
-    def step(self, epoch=None):
+    def step(self, epoch: int | None = None) -> None:
         """Advance one epoch (call it after optimizer.step()) and set the groups' lrs."""
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. You should call them "
@@ -114,11 +116,11 @@ class LRScheduler:
             warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                           UserWarning, stacklevel=3)
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """Everything the scheduler holds but the optimizer (as torch's)."""
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore this scheduler's state from `state_dict` (a dict from state_dict())."""
         self.__dict__.update(state_dict)
 
@@ -134,7 +136,8 @@ class LambdaLR(LRScheduler):
     [0.5, 0.25, 0.125, 0.0625]
     """
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
         if isinstance(lr_lambda, (list, tuple)):
             if len(lr_lambda) != len(optimizer.param_groups):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
@@ -143,14 +146,14 @@ class LambdaLR(LRScheduler):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
         super().__init__(optimizer, last_epoch)
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         # A function is not saved (None); a callable object's attributes are, as torch's.
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
         return state
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore this scheduler's state from `state_dict` (from state_dict()); the lambdas stay the
         functions given to the constructor, with the saved attributes of those that are callable objects.
         """
@@ -161,7 +164,7 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
@@ -178,12 +181,12 @@ class StepLR(LRScheduler):
     [1.0, 0.5, 0.5, 0.25]
     """
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return _lrs(self.optimizer)
@@ -204,12 +207,13 @@ class MultiStepLR(LRScheduler):
     [0.5, 0.5, 0.25, 0.25]
     """
 
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, milestones: Iterable[int], gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
         self.milestones = collections.Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         if self.last_epoch not in self.milestones:
             return _lrs(self.optimizer)
@@ -231,7 +235,8 @@ class LinearLR(LRScheduler):
     [0.75, 1.0, 1.0, 1.0]
     """
 
-    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
+                 total_iters: int = 5, last_epoch: int = -1) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
         if end_factor > 1.0 or end_factor < 0:
@@ -241,7 +246,7 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         if self.last_epoch == 0:
             return [lr * self.start_factor for lr in _lrs(self.optimizer)]
@@ -268,11 +273,11 @@ class ExponentialLR(LRScheduler):
     [0.5, 0.25, 0.125, 0.0625]
     """
 
-    def __init__(self, optimizer, gamma, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         if self._is_initial:
             return _lrs(self.optimizer)
@@ -293,12 +298,12 @@ class CosineAnnealingLR(LRScheduler):
     [0.8536, 0.5, 0.1464, 0.0]
     """
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         lrs, t, period = _lrs(self.optimizer), self.last_epoch, self.T_max
         if self._is_initial:
@@ -329,9 +334,11 @@ class OneCycleLR(LRScheduler):
     [0.9505, 0.6113, 0.1883, 0.0]
     """
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
-                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, max_lr: float | list[float], total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum: float | list[float] = 0.85,
+                 max_momentum: float | list[float] = 0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -391,7 +398,7 @@ class OneCycleLR(LRScheduler):
             return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
         return (end - start) * pct + start
 
-    def get_lr(self):
+    def get_lr(self) -> list[float]:
         self._warn_outside_step()
         step = self.last_epoch
         if step > self.total_steps:
@@ -423,7 +430,8 @@ class SequentialLR(LRScheduler):
     [0.75, 1.0, 0.5, 0.25]
     """
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+    def __init__(self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int],
+                 last_epoch: int = -1) -> None:
         if len(schedulers) < 1:
             raise ValueError("SequentialLR expects at least one scheduler, but got no scheduler.")
         for i, scheduler in enumerate(schedulers):
@@ -452,7 +460,7 @@ class SequentialLR(LRScheduler):
         first._initial_step()
         self._last_lr = first.get_last_lr()
 
-    def step(self):
+    def step(self) -> None:
         """Step the scheduler in charge; at a milestone, start the next one at its epoch 0."""
         self.last_epoch += 1
         i = bisect.bisect_right(self._milestones, self.last_epoch)
@@ -463,12 +471,12 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
         state["_schedulers"] = [s.state_dict() for s in self._schedulers]
         return state
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore this scheduler's state from `state_dict` (from state_dict()), and each of its
         schedulers' from the state saved with it.
         """
@@ -501,8 +509,9 @@ class ReduceLROnPlateau(LRScheduler):
     0.5
     """
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8):
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
+                 threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0,
+                 min_lr: float | list[float] = 0, eps: float = 1e-8) -> None:
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         if not isinstance(optimizer, Optimizer):
@@ -528,7 +537,7 @@ class ReduceLROnPlateau(LRScheduler):
         self._last_lr = _lrs(optimizer)
         self.best, self.cooldown_counter, self.num_bad_epochs = self.mode_worse, 0, 0
 
-    def step(self, metrics, epoch=None):
+    def step(self, metrics: SupportsFloat, epoch: int | None = None) -> None:
         """Record this epoch's metric; reduce the lrs after more than `patience` bad epochs."""
         current = float(metrics)
         if epoch is not None:
@@ -547,7 +556,7 @@ class ReduceLROnPlateau(LRScheduler):
         self._last_lr = _lrs(self.optimizer)
 
     @property
-    def in_cooldown(self):
+    def in_cooldown(self) -> bool:
         """True while the cooldown after a reduction runs (no new reduction until it ends)."""
         return self.cooldown_counter > 0
 

@@ -9,12 +9,14 @@ import collections.abc
 import itertools
 import math
 import warnings
+from collections.abc import Sized
 
 import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.generator import Generator, default_generator
 from ..autograd.tensor import Tensor
+from ..typing import Any, Callable, Iterable, Iterator, Sequence
 
 __all__ = ["DataLoader", "Dataset", "RandomSampler", "SequentialSampler", "Subset", "TensorDataset",
            "default_collate", "default_convert", "random_split"]
@@ -34,7 +36,7 @@ class Dataset:
     [tensor([0., 1.]), tensor([4.])]
     """
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> Any:
         raise NotImplementedError(f"{type(self).__name__} (a Dataset) must implement __getitem__")
 
 
@@ -48,7 +50,7 @@ class TensorDataset(Dataset):
     (3, (tensor(1.), tensor(1)))
     """
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors: Tensor) -> None:
         if not tensors:
             raise ValueError("TensorDataset needs at least one tensor")
         sizes = [t.shape[0] for t in tensors]
@@ -56,10 +58,10 @@ class TensorDataset(Dataset):
             raise ValueError(f"Size mismatch between tensors: first dimensions {sizes}")
         self.tensors = tensors
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> tuple[Tensor, ...]:
         return tuple(t[index] for t in self.tensors)
 
-    def __getitems__(self, indices):
+    def __getitems__(self, indices: Sequence[int]) -> list[tuple[Tensor, ...]]:
         """The samples at `indices` (torch's batched fetch, which DataLoader uses): one gather per
         tensor instead of a recorded index per sample (8 us each), where nothing is recorded."""
         if any(t.requires_grad for t in self.tensors):
@@ -67,7 +69,7 @@ class TensorDataset(Dataset):
         rows = [t.primal[indices] for t in self.tensors]  # (copies: a batch never aliases the dataset)
         return [tuple(Tensor._wrap(r[k], None, 0) for r in rows) for k in range(len(indices))]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
 
@@ -82,25 +84,26 @@ class Subset(Dataset):
     (2, (tensor(4.),))
     """
 
-    def __init__(self, dataset, indices):
+    def __init__(self, dataset: Dataset | Sequence[Any], indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | list[int]) -> Any:
         if isinstance(index, list):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
 
-    def __getitems__(self, indices):
+    def __getitems__(self, indices: Sequence[int]) -> list[Any]:
         if callable(getattr(self.dataset, "__getitems__", None)):
             return self.dataset.__getitems__([self.indices[i] for i in indices])
         return [self.dataset[self.indices[i]] for i in indices]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.indices)
 
 
-def random_split(dataset, lengths, generator=None):
+def random_split(dataset: Dataset | Sequence[Any], lengths: Sequence[int | float],
+                 generator: Generator | None = None) -> list[Subset]:
     """Split `dataset` at random into Subsets of the given lengths, or fractions summing to 1
     (floored, the remainder handed out one by one from the first split on, as torch's).
 
@@ -139,13 +142,13 @@ class SequentialSampler:
     [0, 1, 2]
     """
 
-    def __init__(self, data_source):
+    def __init__(self, data_source: Sized) -> None:
         self.data_source = data_source
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return iter(range(len(self.data_source)))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.data_source)
 
 
@@ -158,7 +161,8 @@ class RandomSampler:
     [0, 1, 2, 3]
     """
 
-    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: int | None = None,
+                 generator: Generator | None = None) -> None:
         if num_samples is not None and (not isinstance(num_samples, int) or num_samples <= 0):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         self.data_source = data_source
@@ -167,11 +171,11 @@ class RandomSampler:
         self.generator = generator
 
     @property
-    def num_samples(self):
+    def num_samples(self) -> int:
         """How many indices one pass draws: `num_samples` as given, else the length of the data source."""
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         generator = default_generator if self.generator is None else self.generator
         n = len(self.data_source)
         if self.replacement:
@@ -179,14 +183,14 @@ class RandomSampler:
         passes = -(-self.num_samples // n)  # (as torch: num_samples > n repeats whole permutations)
         return iter(np.concatenate([generator.randperm(n) for _ in range(passes)])[:self.num_samples].tolist())
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.num_samples
 
 
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
-def default_collate(batch):
+def default_collate(batch: Sequence[Any]) -> Any:
     """Batch a list of samples as torch's default_collate: Tensors and arrays stacked on a new
     first axis, Python floats to a float64 Tensor, ints to int64, strings kept as a list, and
     dicts, named tuples, tuples and lists collated field by field (tuples become lists).
@@ -224,7 +228,7 @@ def default_collate(batch):
     raise TypeError(_COLLATE_ERROR.format(type(elem)))
 
 
-def default_convert(sample):
+def default_convert(sample: Any) -> Any:
     """One sample as torch's default_convert leaves it (the collate of a DataLoader with
     batch_size=None): NumPy arrays and scalars become Tensors, dicts, named tuples and lists are
     converted field by field (a tuple becomes a list), anything else is kept.
@@ -267,8 +271,10 @@ class DataLoader:
     tensor([2., 3.]) tensor([4., 6.])
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, num_workers=0, collate_fn=None,
-                 drop_last=False, generator=None):
+    def __init__(self, dataset: Dataset | Sequence[Any], batch_size: int | None = 1, shuffle: bool | None = None,
+                 sampler: Iterable[int] | None = None, num_workers: int = 0,
+                 collate_fn: Callable[[list[Any]], Any] | None = None, drop_last: bool = False,
+                 generator: Generator | None = None) -> None:
         if batch_size is None:
             if drop_last:
                 raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with "
@@ -292,7 +298,7 @@ class DataLoader:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         self.sampler = sampler
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if self.batch_size is None:
             yield from (self.collate_fn(self.dataset[i]) for i in self.sampler)
             return
@@ -311,7 +317,7 @@ class DataLoader:
             return self.dataset.__getitems__(indices)
         return [self.dataset[i] for i in indices]
 
-    def __len__(self):
+    def __len__(self) -> int:
         n = len(self.sampler)
         if self.batch_size is None:
             return n
