@@ -11,7 +11,9 @@ import warnings
 import numpy as np
 
 from ..autograd.factories import _rng
+from ..autograd.generator import Generator
 from ..autograd.grad_mode import no_grad
+from ..autograd.tensor import Tensor
 from ..ops.special import erfinv
 
 __all__ = [
@@ -23,7 +25,7 @@ _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_tra
            "sigmoid")
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """torch's recommended gain for a nonlinearity (leaky_relu's negative slope as param).
 
     Examples
@@ -64,7 +66,7 @@ def _shape(tensor):
     return tuple(tensor.shape)
 
 
-def uniform_(tensor, a=0.0, b=1.0, generator=None):
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill `tensor`, in place and not recorded for autograd, with draws from U(a, b), from
     `generator` or fgrad.default_generator. Returns the tensor.
 
@@ -77,7 +79,7 @@ def uniform_(tensor, a=0.0, b=1.0, generator=None):
     return _write(tensor, _rng_of(generator).uniform(a, b, _shape(tensor)))
 
 
-def normal_(tensor, mean=0.0, std=1.0, generator=None):
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
     """Fill `tensor`, in place and not recorded for autograd, with draws from N(mean, std**2), from
     `generator` or fgrad.default_generator. Returns the tensor.
 
@@ -90,7 +92,8 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
     return _write(tensor, _rng_of(generator).normal(mean, std, _shape(tensor)))
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator: Generator | None = None) -> Tensor:
     """Fill with N(mean, std**2) truncated to [a, b], by torch's inverse-CDF method.
 
     Examples
@@ -107,7 +110,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     return _write(tensor, np.clip(np.asarray(erfinv(u)) * (std * math.sqrt(2.0)) + mean, a, b))
 
 
-def constant_(tensor, val):
+def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill `tensor` with `val`, in place and not recorded for autograd (torch.nn.init.constant_).
     Returns the tensor.
 
@@ -119,7 +122,7 @@ def constant_(tensor, val):
     return _write(tensor, np.full(_shape(tensor), val))
 
 
-def ones_(tensor):
+def ones_(tensor: Tensor) -> Tensor:
     """Fill `tensor` with ones, in place and not recorded for autograd. Returns the tensor.
 
     Examples
@@ -130,7 +133,7 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
-def zeros_(tensor):
+def zeros_(tensor: Tensor) -> Tensor:
     """Fill `tensor` with zeros, in place and not recorded for autograd. Returns the tensor.
 
     Examples
@@ -141,7 +144,7 @@ def zeros_(tensor):
     return constant_(tensor, 0.0)
 
 
-def eye_(tensor):
+def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (a 2-D tensor only), ones on the diagonal of a non-square one.
 
     Examples
@@ -169,7 +172,7 @@ def _fan(tensor, mode):
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor, gain=1.0, generator=None):
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)) (Glorot and Bengio).
 
     Examples
@@ -183,7 +186,7 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor, gain=1.0, generator=None):
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """N(0, std**2), std = gain * sqrt(2 / (fan_in + fan_out)).
 
     Examples
@@ -207,7 +210,8 @@ def _empty(tensor):
     return False
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
     """U(-b, b), b = gain * sqrt(3 / fan) (He et al.); `a` is leaky_relu's negative slope.
 
     Examples
@@ -222,7 +226,8 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
     """Fill `tensor`, in place, with draws from N(0, std**2), std = gain / sqrt(fan) (He et al.):
     fan is the fan_in or fan_out (`mode`), gain calculate_gain(nonlinearity, a), `a` the leaky ReLU
     slope. Draws come from `generator` or the default one; a tensor with no entries is left as it
@@ -239,7 +244,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
-def orthogonal_(tensor, gain=1, generator=None):
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
     """A (semi-)orthogonal matrix (trailing axes flattened): Q of the QR of a normal draw, its
     columns' signs fixed by R's diagonal, times gain (Saxe et al.; torch's construction).
 
