@@ -18,6 +18,7 @@ traced again, eagerly, and either takes the other path or raises the error itsel
 """
 import collections
 import functools
+import importlib.util
 import threading
 
 from ..config import config
@@ -28,9 +29,9 @@ from ..ir.value import WEAK_TYPES, StageTracer, Tracer
 from ..ops.primitive import EVAL, _state, pop_trace, push_trace
 from ..transforms import checks, debug_nans, trees
 from ..typing import Any, Callable, Generic, P, R, Sequence
-from . import explain
+from . import explain, fusion
 from .codegen import Retrace, generate
-from .optimize import optimize
+from .optimize import check_order, optimize
 from .program import value_key
 from .progress import TraceProgress
 from .side_effects import SideEffectWatch
@@ -57,6 +58,7 @@ class Lowered(Pictured):
         self.run = run            # inputs -> the output leaves (a tuple); raises Retrace
         self.out_tree = out_tree
         self.held = held          # the constants, read-only while this program may run
+        self._mode = None         # the fusion still to do on a later replay (fuse_after), or None
         # Outputs that are constant arrays: each call gets its own copy (a caller may write into it)
         self.const_outs = [i for i, v in enumerate(program.outvars) if v.__class__ is int and v in program.consts
                            and hasattr(program.consts[v], "copy")]
@@ -70,8 +72,38 @@ class Lowered(Pictured):
         return trees.unflatten(self.out_tree, outs)
 
     def as_text(self) -> str:
-        """The generated Python source of the replay."""
+        """The generated Python source of the replay (its first lines say what fusion did)."""
         return self.source
+
+    def fuse_after(self, mode: str, replays: int) -> None:
+        """Replay unfused, and fuse on the `replays`-th replay (Note [fusing late] in compile/fusion.py)."""
+        unfused, count = self.run, [0]
+
+        def run(*inputs):
+            count[0] += 1
+            if count[0] >= replays:
+                self.fuse(mode)
+            return unfused(*inputs)
+        self.run = run
+        self._mode = mode
+
+    def fuse(self, mode: str | None = None) -> None:
+        """Fuse the program's regions now (compile/fusion.py); later replays run the fused code.
+
+        >>> f = fgrad.compile(lambda x: x * 2.0 + 1.0)
+        >>> lowered = f.lower(np.ones(3))
+        >>> lowered.fuse()
+        >>> f(np.ones(3))
+        array([3., 3., 3.])
+        """
+        with _FUSING:
+            mode = mode or self._mode
+            if mode is None:  # (fused already, or fuse=False, or nothing to fuse)
+                return
+            self._mode = None
+            head = _fused(self.program, mode)
+            run, source = generate(self.program)
+            self.source, self.run = head + source, run
 
     def __str__(self):
         return str(self.program)
@@ -121,9 +153,12 @@ class Compiled(Generic[P, R]):
     the program for those arguments; `cache_info()` shows how the cache is doing."""
 
     def __init__(self, fun: Callable[P, R], static_argnums: int | Sequence[int] = (),
-                 static_argnames: str | Sequence[str] = (), maxsize: int = 64) -> None:
+                 static_argnames: str | Sequence[str] = (), maxsize: int = 64, fuse: bool | str = True) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
+        if fuse not in (True, False, "libm"):
+            raise ValueError(f"fgrad.compile: fuse is True, False or 'libm', not {fuse!r}")
+        self.fuse = fuse
         nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
         self.static_argnums = tuple(sorted(nums))
         self.static_argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
@@ -268,9 +303,20 @@ class Compiled(Generic[P, R]):
             progress.phase, progress.count = "optimizing", lambda: steps
             optimized = optimize(program)
             del program  # (a long one is large: generate needs only the optimized one)
+            head, mode = "# fusion off (fuse=False)\n", "libm" if self.fuse == "libm" else "exact"
+            found = fusion.regions(optimized, mode) if self.fuse else ()
+            if found and fusion.FUSE_AFTER == 0:
+                progress.phase = "fusing"
+                head = _fused(optimized, mode)
+            elif self.fuse:
+                head = (f"# fusion: {len(found)} regions, fused on replay {fusion.FUSE_AFTER} (Note [fusing late])\n"
+                        if found else "# fusion: no region worth a kernel\n")
             progress.phase = "generating code"
             run, source = generate(optimized)
+            source = head + source
         lowered = Lowered(optimized, source, run, out_tree, trace.held)
+        if found and fusion.FUSE_AFTER:
+            lowered.fuse_after(mode, fusion.FUSE_AFTER)
         return lowered, lowered.results([o.primal if o.__class__ is StageTracer else o for o in out_leaves])
 
     # ---- inspection --------------------------------------------------------------------
@@ -306,6 +352,20 @@ class Compiled(Generic[P, R]):
         self._reasons.clear()
 
 
+_FUSING = threading.Lock()  # (two threads replaying one program: one fuses it)
+
+
+def _fused(p, mode):
+    """Fuse `p` in place (compile/fusion.py); the head of Lowered.as_text() saying what was fused."""
+    fused = fusion.fuse(p, mode)
+    check_order(p)
+    if fused:
+        return "".join(f"# {k.label}: {k.text}\n" for k in fused)
+    if importlib.util.find_spec("numba") is None:
+        return "# fusion: numba is not installed (pip install fgrad[fast]); no step fused\n"
+    return "# fusion: no region worth a kernel\n"
+
+
 def _check_output(o, trace, j, out_tree, name):
     if o.__class__ is StageTracer and o._trace is trace:
         return
@@ -320,7 +380,7 @@ def _check_output(o, trace, j, out_tree, name):
 
 
 def compile(fun: Callable[P, R], static_argnums: int | Sequence[int] = (),
-            static_argnames: str | Sequence[str] = ()) -> Compiled[P, R]:
+            static_argnames: str | Sequence[str] = (), fuse: bool | str = True) -> Compiled[P, R]:
     """Trace `fun` once per kind of input into a flat, optimized program, and replay it.
 
     `fun` may be any composition (grad, value_and_grad, jvp, vmap, hessian, custom rules,
@@ -337,10 +397,18 @@ def compile(fun: Callable[P, R], static_argnums: int | Sequence[int] = (),
     After `fgrad.config.retrace_warning_after` traces (8) a RetraceWarning names the
     argument and what changed; `cache_info()` keeps the reasons. See docs/compile.md.
 
+    `fuse`: with numba installed (the `[fast]` extra), runs of elementwise steps of one shape
+    become one numba-compiled loop each, with NumPy's results bit for bit (compile/fusion.py);
+    "libm" fuses the transcendental functions too (sin, exp, ...: the C library's, which may
+    differ from NumPy's own in the last bit); False fuses nothing. `Lowered.as_text()` says
+    which steps were fused.
+
     Examples
     --------
     >>> f = fgrad.compile(lambda x: fnp.sum(x ** 2))
     >>> f(np.array([1.0, 2.0])), fgrad.grad(f)(np.array([1.0, 2.0]))
     (np.float64(5.0), array([2., 4.]))
+    >>> fgrad.compile(lambda x: x * 2.0 + 1.0, fuse=False).lower(np.ones(3)).as_text().splitlines()[0]
+    '# fusion off (fuse=False)'
     """
-    return Compiled(fun, static_argnums, static_argnames)
+    return Compiled(fun, static_argnums, static_argnames, fuse=fuse)

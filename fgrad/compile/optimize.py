@@ -20,7 +20,7 @@ from ..backend import CPU
 from ..ops.indexing import _is_advanced, scatter_add, scatter_sum
 from .program import Eqn, Guard, Literal, Program, value_key
 
-__all__ = ["optimize"]
+__all__ = ["check_order", "optimize"]
 
 
 def optimize(program: Program) -> Program:
@@ -61,11 +61,11 @@ def optimize(program: Program) -> Program:
     p.outvars = [alias.get(v, v) if v.__class__ is int else v for v in p.outvars]
     _drop_dead(p)
     _sum_scatters(p)
-    _check_order(p)
+    check_order(p)
     return p
 
 
-def _check_order(p):
+def check_order(p: Program) -> None:
     """Every step reads only inputs, constants and earlier steps' results. A pass that moves a
     step above its operands makes a program that raises on every replay (and traces again on
     every call, silently slow): it is fgrad's bug, said at once."""

@@ -98,13 +98,14 @@ def broadcasts(prim):
 
 
 def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, aliases=(), methods=None,
-          nan_safe=False):
+          nan_safe=False, fuse=None):
     """The entry function (ops/entries.py) of a primitive backed by a NumPy ufunc (CuPy arrays
     dispatch through __array_ufunc__); without partials it has no derivative. `saves`,
     `torch_name` and `nan_safe` are the Primitive's; `aliases` are NumPy's other names for it (fgrad.numpy
     exports the entry under its name and these); `methods` names the fgrad.numpy function
-    each of the ufunc's methods is ({"reduce": "sum"}: np.add.reduce runs fgrad.numpy.sum)."""
-    prim = broadcasts(Primitive(name, fn, saves=saves, torch_name=torch_name, nan_safe=nan_safe))
+    each of the ufunc's methods is ({"reduce": "sum"}: np.add.reduce runs fgrad.numpy.sum).
+    `fuse`: may fgrad.compile fuse it (Primitive's `fuse`: "exact", "libm" or None)."""
+    prim = broadcasts(Primitive(name, fn, saves=saves, torch_name=torch_name, nan_safe=nan_safe, fuse=fuse))
     if partials:
         defderiv(prim, *partials)
     entry = entry_for(prim, len(partials) if partials else fn.nin, aliases)
@@ -113,12 +114,12 @@ def ufunc(name, fn, *partials, saves="inputs and output", torch_name=None, alias
 
 
 # ---- linear and arithmetic ----------------------------------------------------------
-negative = ufunc("negative", np.negative, NEG, saves="nothing", torch_name="Neg")
-add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", "accumulate": "cumsum"})
-subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub")
+negative = ufunc("negative", np.negative, NEG, saves="nothing", torch_name="Neg", fuse="exact")
+add = ufunc("add", np.add, ONE, ONE, saves="nothing", methods={"reduce": "sum", "accumulate": "cumsum"}, fuse="exact")
+subtract = ufunc("subtract", np.subtract, ONE, NEG, saves="nothing", torch_name="Sub", fuse="exact")
 multiply = ufunc("multiply", np.multiply, OTHER, OTHER, saves="inputs", torch_name="Mul",
-                 methods={"reduce": "prod", "accumulate": "cumprod"})
-divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div", nan_safe=True).defvjp(
+                 methods={"reduce": "prod", "accumulate": "cumprod"}, fuse="exact")
+divide = binary(broadcasts(Primitive("divide", np.true_divide, torch_name="Div", nan_safe=True, fuse="exact").defvjp(
     lambda g, ans, x, y: over(g, y), lambda g, ans, x, y: -over(times(g, ans), y)).defjvp(
     lambda t, ans, x, y: over(t, y), lambda t, ans, x, y: -over(times(t, ans), y))), aliases=("true_divide",))
 
@@ -141,8 +142,9 @@ def _power(x, y):
 
 power = ufunc("power", _power, _pow_dx, _pow_dy, torch_name="Pow", nan_safe=True)
 # (2x is finite, but 0 times an infinite cotangent is 0: sqrt(sum(square(x))) at 0)
-square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow", nan_safe=True)
-reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output", nan_safe=True)
+square = ufunc("square", np.square, lambda ans, x: 2.0 * x, saves="inputs", torch_name="Pow", nan_safe=True,
+               fuse="exact")
+reciprocal = ufunc("reciprocal", np.reciprocal, lambda ans, x: -ans * ans, saves="output", nan_safe=True, fuse="exact")
 
 
 def _abs_partial(ans, x):
@@ -152,20 +154,21 @@ def _abs_partial(ans, x):
     return sign(x) if x.dtype.kind != "c" else conj(sgn(x))
 
 
-absolute = ufunc("absolute", np.absolute, _abs_partial, saves="inputs", torch_name="Abs", aliases=("abs", "fabs"))
-sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output", nan_safe=True).defvjp(
+absolute = ufunc("absolute", np.absolute, _abs_partial, saves="inputs", torch_name="Abs", aliases=("abs", "fabs"),
+                 fuse="exact")
+sqrt = unary(broadcasts(Primitive("sqrt", np.sqrt, saves="output", nan_safe=True, fuse="exact").defvjp(
     lambda g, ans, x: over(g, 2.0 * ans)).defjvp(lambda t, ans, x: over(t, 2.0 * ans))))
 cbrt = ufunc("cbrt", np.cbrt, lambda ans, x: 1.0 / (3.0 * ans * ans), saves="output", nan_safe=True)
 
 # ---- exponentials and logarithms ----------------------------------------------------
-exp = ufunc("exp", np.exp, lambda ans, x: ans, saves="output")
-exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0), saves="output")
-expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0, saves="output")
-log = unary(broadcasts(Primitive("log", np.log, saves="inputs", nan_safe=True).defvjp(
+exp = ufunc("exp", np.exp, lambda ans, x: ans, saves="output", fuse="libm")
+exp2 = ufunc("exp2", np.exp2, lambda ans, x: ans * np.log(2.0), saves="output", fuse="libm")
+expm1 = ufunc("expm1", np.expm1, lambda ans, x: ans + 1.0, saves="output", fuse="libm")
+log = unary(broadcasts(Primitive("log", np.log, saves="inputs", nan_safe=True, fuse="libm").defvjp(
     lambda g, ans, x: over(g, x)).defjvp(lambda t, ans, x: over(t, x))))
 log2 = ufunc("log2", np.log2, lambda ans, x: 1.0 / (x * np.log(2.0)), saves="inputs", nan_safe=True)
-log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs", nan_safe=True)
-log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs", nan_safe=True)
+log10 = ufunc("log10", np.log10, lambda ans, x: 1.0 / (x * np.log(10.0)), saves="inputs", nan_safe=True, fuse="libm")
+log1p = ufunc("log1p", np.log1p, lambda ans, x: 1.0 / (1.0 + x), saves="inputs", nan_safe=True, fuse="libm")
 
 
 def _share(base):
@@ -179,28 +182,29 @@ def _share(base):
     return partial
 
 
-logaddexp = ufunc("logaddexp", np.logaddexp, _share(exp), lambda ans, x, y: _share(exp)(ans, y, x))
+logaddexp = ufunc("logaddexp", np.logaddexp, _share(exp), lambda ans, x, y: _share(exp)(ans, y, x), fuse="libm")
 logaddexp2 = ufunc("logaddexp2", np.logaddexp2, _share(exp2), lambda ans, x, y: _share(exp2)(ans, y, x))
 
 # ---- trigonometric and hyperbolic ---------------------------------------------------
-sin = ufunc("sin", np.sin, lambda ans, x: cos(x), saves="inputs")
-cos = ufunc("cos", np.cos, lambda ans, x: -sin(x), saves="inputs")
-tan = ufunc("tan", np.tan, lambda ans, x: 1.0 + ans * ans, saves="output")
+sin = ufunc("sin", np.sin, lambda ans, x: cos(x), saves="inputs", fuse="libm")
+cos = ufunc("cos", np.cos, lambda ans, x: -sin(x), saves="inputs", fuse="libm")
+tan = ufunc("tan", np.tan, lambda ans, x: 1.0 + ans * ans, saves="output", fuse="libm")
 arcsin = ufunc("arcsin", np.arcsin, lambda ans, x: 1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("asin",),
-               nan_safe=True)
+               nan_safe=True, fuse="libm")
 arccos = ufunc("arccos", np.arccos, lambda ans, x: -1.0 / sqrt(1.0 - x * x), saves="inputs", aliases=("acos",),
-               nan_safe=True)
-arctan = ufunc("arctan", np.arctan, lambda ans, x: 1.0 / (1.0 + x * x), saves="inputs", aliases=("atan",))
-sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x), saves="inputs")
-cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x), saves="inputs")
+               nan_safe=True, fuse="libm")
+arctan = ufunc("arctan", np.arctan, lambda ans, x: 1.0 / (1.0 + x * x), saves="inputs", aliases=("atan",), fuse="libm")
+sinh = ufunc("sinh", np.sinh, lambda ans, x: cosh(x), saves="inputs", fuse="libm")
+cosh = ufunc("cosh", np.cosh, lambda ans, x: sinh(x), saves="inputs", fuse="libm")
 tanh = ufunc("tanh", np.tanh, lambda ans, x: 1.0 - ans * ans, saves="output")
-arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0), saves="inputs", aliases=("asinh",))
+arcsinh = ufunc("arcsinh", np.arcsinh, lambda ans, x: 1.0 / sqrt(x * x + 1.0), saves="inputs", aliases=("asinh",),
+                fuse="libm")
 arccosh = ufunc("arccosh", np.arccosh, lambda ans, x: 1.0 / sqrt(x * x - 1.0), saves="inputs", aliases=("acosh",),
-                nan_safe=True)
+                nan_safe=True, fuse="libm")
 arctanh = ufunc("arctanh", np.arctanh, lambda ans, x: 1.0 / (1.0 - x * x), saves="inputs", aliases=("atanh",),
-                nan_safe=True)
+                nan_safe=True, fuse="libm")
 arctan2 = ufunc("arctan2", np.arctan2, lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y),
-                saves="inputs", aliases=("atan2",), nan_safe=True)  # (0/0 at the origin)
+                saves="inputs", aliases=("atan2",), nan_safe=True, fuse="libm")  # (0/0 at the origin)
 
 
 def _hypot_dx(ans, x, y):
@@ -209,7 +213,7 @@ def _hypot_dx(ans, x, y):
     return where(zero, 0.5, x / where(zero, 1.0, ans))
 
 
-hypot = ufunc("hypot", np.hypot, _hypot_dx, lambda ans, x, y: _hypot_dx(ans, y, x))
+hypot = ufunc("hypot", np.hypot, _hypot_dx, lambda ans, x, y: _hypot_dx(ans, y, x), fuse="libm")
 
 
 def _sinc_deriv(ans, x):
@@ -236,7 +240,7 @@ fmin = ufunc("fmin", np.fmin, _picked, lambda ans, x, y: _picked(ans, y, x), nan
 remainder = ufunc("remainder", np.remainder, ONE, lambda ans, x, y: -floor_divide(x, y), saves="inputs",
                   aliases=("mod",))
 fmod = ufunc("fmod", np.fmod, ONE, lambda ans, x, y: -trunc(x / y), saves="inputs")
-copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None)
+copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans), None, fuse="exact")
 
 copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE, saves="nothing", torch_name="Clone")
 
@@ -280,28 +284,28 @@ sign.prim, sign.numpy_names, sign.numpy_methods = _real_sign.prim, _real_sign.nu
 _real_sign.numpy_names = sgn.numpy_names = ()  # (fgrad.numpy.sign is `sign`; NumPy has no sgn)
 
 # ---- zero derivative almost everywhere: outputs are never traced ---------------------
-floor = ufunc("floor", np.floor)
-ceil = ufunc("ceil", np.ceil)
-trunc = ufunc("trunc", np.trunc, aliases=("fix",))
-rint = ufunc("rint", np.rint)
+floor = ufunc("floor", np.floor, fuse="exact")
+ceil = ufunc("ceil", np.ceil, fuse="exact")
+trunc = ufunc("trunc", np.trunc, aliases=("fix",), fuse="exact")
+rint = ufunc("rint", np.rint, fuse="exact")
 floor_divide = ufunc("floor_divide", np.floor_divide)
 around = broadcasts(Primitive("round", lambda x, decimals=0: np.round(x, decimals)))
 
 # ---- non-differentiable: comparisons and predicates ---------------------------------
-equal = ufunc("equal", np.equal)
-not_equal = ufunc("not_equal", np.not_equal)
-less = ufunc("less", np.less)
-less_equal = ufunc("less_equal", np.less_equal)
-greater = ufunc("greater", np.greater)
-greater_equal = ufunc("greater_equal", np.greater_equal)
-logical_and = ufunc("logical_and", np.logical_and)
-logical_or = ufunc("logical_or", np.logical_or)
-logical_xor = ufunc("logical_xor", np.logical_xor)
-logical_not = ufunc("logical_not", np.logical_not)
-isfinite = ufunc("isfinite", np.isfinite)
-isnan = ufunc("isnan", np.isnan)
-isinf = ufunc("isinf", np.isinf)
-signbit = ufunc("signbit", np.signbit)
+equal = ufunc("equal", np.equal, fuse="exact")
+not_equal = ufunc("not_equal", np.not_equal, fuse="exact")
+less = ufunc("less", np.less, fuse="exact")
+less_equal = ufunc("less_equal", np.less_equal, fuse="exact")
+greater = ufunc("greater", np.greater, fuse="exact")
+greater_equal = ufunc("greater_equal", np.greater_equal, fuse="exact")
+logical_and = ufunc("logical_and", np.logical_and, fuse="exact")
+logical_or = ufunc("logical_or", np.logical_or, fuse="exact")
+logical_xor = ufunc("logical_xor", np.logical_xor, fuse="exact")
+logical_not = ufunc("logical_not", np.logical_not, fuse="exact")
+isfinite = ufunc("isfinite", np.isfinite, fuse="exact")
+isnan = ufunc("isnan", np.isnan, fuse="exact")
+isinf = ufunc("isinf", np.isinf, fuse="exact")
+signbit = ufunc("signbit", np.signbit, fuse="exact")
 heaviside = ufunc("heaviside", np.heaviside)  # (a step: zero derivative where it has one)
 nextafter = ufunc("nextafter", np.nextafter)
 spacing = ufunc("spacing", np.spacing)

@@ -117,12 +117,13 @@ class Primitive:
     a partial can be infinite or NaN where the primitive is finite (sqrt and log at 0): its
     rules then apply the zero-cotangent policy, a zero cotangent or tangent times the partial
     is zero (Note [zero cotangents stay zero] in ops/elementwise.py); the rules of the others
-    are plain products.
+    are plain products. `fuse` says whether fgrad.compile may fuse the kernel into a numba loop
+    ("exact", "libm" or None, below).
     """
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
                  "simple", "partials", "keeps", "saves_output", "node_name", "view", "batch", "fresh",
-                 "nan_safe", "__weakref__")
+                 "nan_safe", "fuse", "__weakref__")
 
     # Does the kernel act beyond its result (a collective exchanges data with other processes)?
     # fgrad.compile then never folds, merges or drops its steps: each process runs every one.
@@ -131,7 +132,7 @@ class Primitive:
     def __init__(self, name: str, impl: Kernel, multiple_results: bool = False, register: bool = True, *,
                  saves: str = "inputs and output", torch_name: str | Callable[[tuple], str] | None = None,
                  view: ViewInverse | None = None, batch: BatchRule | None = None, fresh: bool = False,
-                 nan_safe: bool = False):
+                 nan_safe: bool = False, fuse: str | None = None):
         self.name = name
         self.impl = impl
         self.vjp = ()
@@ -159,6 +160,12 @@ class Primitive:
         # fgrad.compile may reuse its buffer once it dies? (Ufuncs do, and say so themselves.)
         self.fresh = fresh
         self.nan_safe = nan_safe  # (Note [zero cotangents stay zero] in ops/elementwise.py)
+        # May fgrad.compile fuse this elementwise kernel (a NumPy ufunc) into a numba loop that
+        # calls the same ufunc per element (compile/fusion.py)? "exact": numba's code gives
+        # NumPy's bits (IEEE-rounded arithmetic, comparisons); "libm": it calls the C library's
+        # function, which can differ from NumPy's own loop in the last bit (fused only when
+        # asked: compile(fuse="libm")); None: never fused.
+        self.fuse = fuse
         if register:
             REGISTRY[name] = self
 
