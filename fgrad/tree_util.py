@@ -30,8 +30,11 @@ every layer (tests/test_layers.py): it imports nothing of fgrad.
 """
 import dataclasses
 import functools
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeAlias, TypeVar
 
 import optree
+from optree import PyTreeSpec
 
 __all__ = ["NAMESPACE", "Partial", "keystr", "register_dataclass", "register_pytree_node",
            "register_pytree_node_class", "register_static", "tree_all", "tree_flatten", "tree_flatten_with_path",
@@ -41,9 +44,11 @@ __all__ = ["NAMESPACE", "Partial", "keystr", "register_dataclass", "register_pyt
 NAMESPACE = "fgrad"  # (optree's registry of the classes registered here; optree's built-in containers are in all)
 
 _MISSING = object()
+_T = TypeVar("_T")  # (a registered class: the decorators give it back)
+KeyPath: TypeAlias = tuple[Any, ...]  # (the entries from the root to a leaf: keystr prints one)
 
 
-def tree_flatten(tree, is_leaf=None):
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeSpec]:
     """(the leaves of `tree`, left to right, and its structure, a treedef).
 
     Examples
@@ -55,7 +60,7 @@ def tree_flatten(tree, is_leaf=None):
     return optree.tree_flatten(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
-def tree_unflatten(treedef, leaves):
+def tree_unflatten(treedef: PyTreeSpec, leaves: Iterable[Any]) -> Any:
     """The pytree of structure `treedef` holding `leaves`.
 
     Examples
@@ -67,7 +72,7 @@ def tree_unflatten(treedef, leaves):
     return optree.tree_unflatten(treedef, list(leaves))
 
 
-def tree_leaves(tree, is_leaf=None):
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of `tree`, left to right, as a list (None is an empty subtree, not a leaf, as JAX's);
     `is_leaf(x)` True stops the descent at x.
 
@@ -79,7 +84,7 @@ def tree_leaves(tree, is_leaf=None):
     return optree.tree_leaves(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
-def tree_structure(tree, is_leaf=None):
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeSpec:
     """The structure (a treedef) of `tree`, its leaves left out: compare structures with ==, and
     rebuild a tree with tree_unflatten(treedef, leaves). `is_leaf` as in tree_leaves.
 
@@ -91,7 +96,7 @@ def tree_structure(tree, is_leaf=None):
     return optree.tree_structure(tree, is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
-def tree_map(f, tree, *rest, is_leaf=None):
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f` applied leafwise: to each leaf of `tree` and the leaves at the same place in each of
     `rest` (trees of `tree`'s structure, or with it as a prefix).
 
@@ -103,7 +108,8 @@ def tree_map(f, tree, *rest, is_leaf=None):
     return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, none_is_leaf=False, namespace=NAMESPACE)
 
 
-def tree_flatten_with_path(tree, is_leaf=None):
+def tree_flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
+                           ) -> tuple[list[tuple[KeyPath, Any]], PyTreeSpec]:
     """([(path, leaf), ...], treedef): each leaf with the path that reaches it (keystr prints one).
 
     Examples
@@ -117,7 +123,7 @@ def tree_flatten_with_path(tree, is_leaf=None):
     return [(tuple(a), leaf) for a, leaf in zip(accessors, leaves)], treedef
 
 
-def tree_leaves_with_path(tree, is_leaf=None):
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[tuple[KeyPath, Any]]:
     """[(path, leaf), ...] for the leaves of `tree`, left to right: each path a tuple of keys that
     keystr prints as Python indexes it; `is_leaf` as in tree_leaves.
 
@@ -129,7 +135,8 @@ def tree_leaves_with_path(tree, is_leaf=None):
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
-def tree_map_with_path(f, tree, *rest, is_leaf=None):
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
+                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f(path, leaf, *leaves of rest)` for each leaf of `tree`.
 
     Examples
@@ -142,7 +149,8 @@ def tree_map_with_path(f, tree, *rest, is_leaf=None):
     return tree_unflatten(treedef, [f(path, leaf, *(o[i] for o in others)) for i, (path, leaf) in enumerate(pairs)])
 
 
-def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
+def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = _MISSING,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """functools.reduce of `function` over the leaves of `tree` (starting at `initializer` if given).
 
     Examples
@@ -155,7 +163,7 @@ def tree_reduce(function, tree, initializer=_MISSING, is_leaf=None):
         functools.reduce(function, leaves, initializer)
 
 
-def tree_all(tree, is_leaf=None):
+def tree_all(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """True when every leaf of `tree` is true (bool of each; True for a tree with no leaves); `is_leaf`
     as in tree_leaves.
 
@@ -167,7 +175,7 @@ def tree_all(tree, is_leaf=None):
     return all(tree_leaves(tree, is_leaf))
 
 
-def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
+def tree_transpose(outer_treedef: PyTreeSpec, inner_treedef: PyTreeSpec, pytree_to_transpose: Any) -> Any:
     """A tree of structure outer-of-inner turned into inner-of-outer (a list of dicts into a dict of lists).
 
     Examples
@@ -180,7 +188,7 @@ def tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose):
     return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
 
 
-def keystr(path):
+def keystr(path: Sequence[Any]) -> str:
     """A path as Python would index it: `['w'][0].bias` (the root left out).
 
     Examples
@@ -205,7 +213,8 @@ def keystr(path):
 
 
 # ---- registering classes ------------------------------------------------------------------------
-def register_pytree_node(nodetype, flatten_func, unflatten_func):
+def register_pytree_node(nodetype: type[_T], flatten_func: Callable[[Any], tuple[Iterable[Any], Any]],
+                         unflatten_func: Callable[[Any, Iterable[Any]], Any]) -> type[_T]:
     """Make `nodetype` a pytree node: `flatten_func(x) -> (children, aux_data)` (aux_data hashable
     and compared, as fgrad.compile keys programs by it) and `unflatten_func(aux_data, children) -> x`,
     as jax.tree_util's.
@@ -223,7 +232,7 @@ def register_pytree_node(nodetype, flatten_func, unflatten_func):
     return nodetype
 
 
-def register_pytree_node_class(cls):
+def register_pytree_node_class(cls: type[_T]) -> type[_T]:
     """Class decorator: `cls.tree_flatten(self) -> (children, aux_data)` and the classmethod
     `cls.tree_unflatten(aux_data, children)` make it a pytree node.
 
@@ -244,7 +253,8 @@ def register_pytree_node_class(cls):
     return register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
 
 
-def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields=()):
+def register_dataclass(nodetype: type[_T], data_fields: Sequence[str] | None = None,
+                       meta_fields: Sequence[str] | None = None, drop_fields: Sequence[str] = ()) -> type[_T]:
     """Make a dataclass a pytree node: its `data_fields` are children (arrays, differentiated),
     its `meta_fields` part of the structure (static: hashable, compared). Without them, fields
     marked `field(metadata={"static": True})` are meta and the others data, as in JAX. A decorator too.
@@ -285,7 +295,7 @@ def register_dataclass(nodetype, data_fields=None, meta_fields=None, drop_fields
     return nodetype
 
 
-def register_static(cls):
+def register_static(cls: type[_T]) -> type[_T]:
     """Make `cls` a pytree node with no children: its instances are structure, never leaves
     (hashable, compared: fgrad.compile keys programs by them). A decorator too.
 

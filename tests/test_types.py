@@ -112,8 +112,11 @@ import io
 import numpy as np
 
 import fgrad
+import fgrad.fft
+import fgrad.linalg
 import fgrad.numpy as fnp
 import fgrad.nn.functional as F
+import fgrad.special
 from fgrad import nn, optim
 from fgrad.typing import Array
 from fgrad.utils.data import DataLoader, TensorDataset
@@ -240,6 +243,16 @@ lrs: list[float] = sched.get_last_lr()
 buffer = io.BytesIO()
 fgrad.save({"model": model.state_dict(), "opt": opt.state_dict()}, buffer)
 print(len(loader), norm, lrs, fgrad.load(io.BytesIO(buffer.getvalue()))["model"].keys())
+
+# torch's namespaces (fgrad.linalg, fgrad.fft, fgrad.special), forward mode and pytrees
+square = fgrad.tensor(np.eye(3) * 2.0, requires_grad=True)
+spectral: fgrad.Tensor = fgrad.linalg.inv(square).sum() + fgrad.fft.fft(square).abs().sum() + fgrad.special.erf(square)
+q, r = fgrad.linalg.qr(square)
+with fgrad.autograd.forward_ad.dual_level():
+    dual = fgrad.autograd.forward_ad.make_dual(square, fgrad.ones(3, 3))
+    tangent = fgrad.autograd.forward_ad.unpack_dual(dual.sin()).tangent
+leaves, treedef = fgrad.tree_util.tree_flatten({"w": w, "b": [w, w]})
+print(spectral, q, r, tangent, fgrad.tree_util.tree_unflatten(treedef, leaves))
 '''
 
 # Each line that mypy must flag, and the error code it must give.

@@ -261,9 +261,25 @@ def tensor_methods():
     return "\n\n".join(head) + "\n\n" + text + "\n"
 
 
+# ---- torch's namespaces under fgrad ------------------------------------------------------------
+# fgrad.linalg, fgrad.fft and fgrad.special are modules of fgrad/autograd/ that fgrad/__init__.py
+# also puts in sys.modules under those names (`import fgrad.linalg`, as torch's); no file has the
+# name, so a type checker finds no module there. Each gets a stub that re-exports its names from the
+# module that defines them (annotated there).
+ALIASES = {"fgrad.linalg": "fgrad.autograd.torch_linalg", "fgrad.fft": "fgrad.autograd.torch_fft",
+           "fgrad.special": "fgrad.autograd.torch_special"}
+
+
+def alias_stub(target):
+    """The stub of a name for the module `target`: each of its public names re-exported from it."""
+    module = importlib.import_module(target)
+    lines = sorted((f"from {target} import {name} as {name}" for name in public_names(module)), key=_natural)
+    return HEADER + "\n" + "\n".join(lines) + "\n"
+
+
 def stubs():
-    """{path of each .pyi: its text}, for every namespace of MODULES and their own submodules, and
-    the stub of Tensor's methods bound at import."""
+    """{path of each .pyi: its text}, for every namespace of MODULES and their own submodules, the
+    stub of Tensor's methods bound at import, and those of torch's namespaces (ALIASES)."""
     out, queue = {ROOT / "fgrad/autograd/_tensor_methods.pyi": tensor_methods()}, list(MODULES)
     while queue:
         modname = queue.pop(0)
@@ -271,6 +287,8 @@ def stubs():
         path = pathlib.Path(importlib.import_module(modname).__file__).with_suffix(".pyi")
         out[path] = text
         queue += submodules
+    for name, target in ALIASES.items():
+        out[ROOT.joinpath(*name.split(".")).with_suffix(".pyi")] = alias_stub(target)
     return out
 
 

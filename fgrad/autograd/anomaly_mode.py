@@ -98,16 +98,16 @@ class set_detect_anomaly:
     >>> _ = fgrad.autograd.set_detect_anomaly(False)
     """
 
-    def __init__(self, mode, check_nan=True):
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
         global ever_enabled
         ever_enabled = ever_enabled or bool(mode)
         self.prev = (is_enabled(), _state.check_nan)
         _state.enabled, _state.check_nan = bool(mode), bool(check_nan)
 
-    def __enter__(self):
+    def __enter__(self) -> "set_detect_anomaly":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         _state.enabled, _state.check_nan = self.prev
         return False
 
@@ -145,11 +145,11 @@ class detect_anomaly(set_detect_anomaly):
     RuntimeError: Function 'MulBackward0' returned nan values in its 0th output...
     """
 
-    def __init__(self, check_nan=True):
+    def __init__(self, check_nan: bool = True) -> None:
         self.check_nan = check_nan
         self.prev = None
 
-    def __enter__(self):
+    def __enter__(self) -> "detect_anomaly":
         global ever_enabled
         ever_enabled = True
         self.prev = (is_enabled(), _state.check_nan)

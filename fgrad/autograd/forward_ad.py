@@ -137,7 +137,7 @@ def _levels():
     return levels
 
 
-def enter_dual_level():
+def enter_dual_level() -> DualLevel:
     """Start a dual level (what `with dual_level():` does); returns it.
 
     Examples
@@ -158,7 +158,7 @@ def enter_dual_level():
     return trace
 
 
-def exit_dual_level(*, level=None):
+def exit_dual_level(*, level: DualLevel | None = None) -> None:
     """End the innermost dual level: its dual Tensors become their primals.
 
     Examples
@@ -185,16 +185,16 @@ class dual_level:
     tensor([2.])
     """
 
-    def __enter__(self):
+    def __enter__(self) -> DualLevel:
         self._level = enter_dual_level()
         return self._level
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         exit_dual_level(level=self._level)
         return False
 
 
-def make_dual(tensor, tangent, *, level=None):
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: DualLevel | None = None) -> Tensor:
     """A dual Tensor with primal `tensor` and tangent `tangent` (a Tensor of its shape and
     dtype); a view of `tensor`, so gradients through it reach `tensor`.
 
@@ -233,7 +233,7 @@ def make_dual(tensor, tangent, *, level=None):
     return trace.tensor(dual(trace, primal, tangent))
 
 
-def unpack_dual(tensor, *, level=None):
+def unpack_dual(tensor: Tensor, *, level: DualLevel | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of a dual Tensor of the level (the innermost one unless `level` is
     given), as Tensors; the tangent is None for any other tensor, and for a dual after its level.
 

@@ -16,7 +16,7 @@ from ..config import config
 from ..engine.backward import backward as run_backward
 from ..engine.gc_pause import gc_paused
 from ..ops.indexing import dense
-from ..typing import ArrayLike, Sequence
+from ..typing import Any, ArrayLike, Callable, Sequence
 from . import nan_check
 from . import tensor as _tensor
 from .callbacks import final_callbacks
@@ -300,7 +300,8 @@ def _result(values, is_tuple, create_graph):
     return values if is_tuple else values[0]
 
 
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
+def vjp(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], v: Tensor | tuple[Tensor, ...] | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Any, Any]:
     """torch.autograd.functional.vjp: (func(inputs), v^T J).
 
     Examples
@@ -316,7 +317,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return _result(outputs, out_tuple, create_graph), _result(gs, in_tuple, create_graph)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
+def jvp(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], v: Tensor | tuple[Tensor, ...] | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Any, Any]:
     """torch.autograd.functional.jvp: (func(inputs), J v), by the double-backward trick.
 
     Examples
@@ -337,7 +339,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _result(outputs, out_tuple, create_graph), _result(js, out_tuple, create_graph)
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+def jacobian(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], create_graph: bool = False,
+             strict: bool = False, vectorize: bool = False, strategy: str = "reverse-mode") -> Any:
     """torch.autograd.functional.jacobian: d output / d input, of shape output.shape + input.shape,
     nested (outputs, then inputs) where func returns or takes a tuple. vectorize is accepted and
     gives the same numbers; strategy "forward-mode" takes a jvp per input entry.
@@ -389,7 +392,8 @@ def _jacobian_forward(func, inputs, outputs, create_graph, strict):
                   for j, t in enumerate(inputs)) for i, o in enumerate(outputs)]
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+def hessian(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], create_graph: bool = False,
+            strict: bool = False, vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode") -> Any:
     """torch.autograd.functional.hessian of a function with one single-entry output: a Tensor
     input.shape * 2, or a tuple of tuples for a tuple of inputs.
 
@@ -413,7 +417,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     return jacobian(gradient, inputs, create_graph=create_graph, strict=strict, strategy=outer_jacobian_strategy)
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
+def vhp(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], v: Tensor | tuple[Tensor, ...] | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Any, Any]:
     """torch.autograd.functional.vhp: (func(inputs), v^T H) of a single-entry output.
 
     Examples
@@ -432,7 +437,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     return _result(outputs, False, create_graph), _result(hs, in_tuple, create_graph)
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
+def hvp(func: Callable[..., Any], inputs: Tensor | tuple[Tensor, ...], v: Tensor | tuple[Tensor, ...] | None = None,
+        create_graph: bool = False, strict: bool = False) -> tuple[Any, Any]:
     """torch.autograd.functional.hvp: (func(inputs), H v); the Hessian of a twice continuously
     differentiable function is symmetric, so this is vhp's product (torch's equals it to rounding).
 

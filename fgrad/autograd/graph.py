@@ -3,8 +3,10 @@ disable_saved_tensors_hooks), and register_multi_grad_hook, as torch.autograd.gr
 import threading
 
 from ..ir.node import Node
+from ..typing import Any, Callable, Sequence
 from .callbacks import queue_callback
 from .saved_hooks import disable_saved_tensors_hooks, saved_tensors_hooks
+from .tensor import Tensor
 
 __all__ = ["Node", "disable_saved_tensors_hooks", "register_multi_grad_hook", "save_on_cpu", "saved_tensors_hooks"]
 
@@ -23,7 +25,7 @@ class save_on_cpu(saved_tensors_hooks):
     tensor([2., 4.])
     """
 
-    def __init__(self, pin_memory=False, device_type="cuda"):
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         super().__init__(lambda t: (t.device, t.detach().to("cpu")), lambda packed: packed[1].to(packed[0]))
 
 
@@ -33,12 +35,13 @@ class _MultiGradHandle:
     def __init__(self, handles):
         self.handles = handles
 
-    def remove(self):
+    def remove(self) -> None:
         for h in self.handles:
             h.remove()
 
 
-def register_multi_grad_hook(tensors, fn, *, mode="all"):
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable[..., Any], *,
+                             mode: str = "all") -> _MultiGradHandle:
     """fn once per backward for several tensors: mode "all" calls fn(grads) (None for a tensor
     this backward gives no gradient) when the backward has walked its graph; mode "any" calls
     fn(grad) with the first of their gradients computed. Returns a handle with .remove().

@@ -9,6 +9,7 @@ neither records nor packs its own values.
 """
 import threading
 
+from ..typing import Any, Callable
 from . import grad_mode
 
 __all__ = ["current", "disable_saved_tensors_hooks", "pack", "saved_tensors_hooks"]
@@ -61,10 +62,11 @@ class saved_tensors_hooks:
     (tensor([2., 4.]), True)
     """
 
-    def __init__(self, pack_hook, unpack_hook):
+    # (pack_hook takes a Tensor and unpack_hook gives one: Any here, as this module is beneath tensor.py)
+    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
         self.pair = (pack_hook, unpack_hook)
 
-    def __enter__(self):
+    def __enter__(self) -> "saved_tensors_hooks":
         global ever_used
         if _state.disabled is not None:
             raise RuntimeError(_state.disabled)
@@ -74,7 +76,7 @@ class saved_tensors_hooks:
         _state.stack.append(self.pair)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         _state.stack.pop()
         return False
 
@@ -94,13 +96,13 @@ class disable_saved_tensors_hooks:
     no hooks here
     """
 
-    def __init__(self, error_message):
+    def __init__(self, error_message: str) -> None:
         self.message = error_message
 
-    def __enter__(self):
+    def __enter__(self) -> "disable_saved_tensors_hooks":
         self.prev, _state.disabled = _state.disabled, self.message
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         _state.disabled = self.prev
         return False

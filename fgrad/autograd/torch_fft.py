@@ -5,7 +5,9 @@ float64 input, as torch's), with torch's argument names: `dim` for NumPy's `axis
 2-D functions' dim=(-2, -1). fftfreq and rfftfreq return Tensors of torch's default float dtype here
 (float64, fgrad's default).
 """
+from ..backend import Device
 from ..numpy import fft as _fft
+from ..typing import ArrayLike, Callable, DTypeLike, Sequence
 from .tensor import Tensor
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft",
@@ -31,8 +33,8 @@ def _dims(dim):
     return tuple(dim) if isinstance(dim, (list, tuple)) else dim
 
 
-def _one(name):
-    def fn(input, n=None, dim=-1, norm=None):
+def _one(name: str) -> Callable[..., Tensor]:
+    def fn(input: Tensor | ArrayLike, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
         return _t(getattr(_fft, name)(input, n=n, axis=dim, norm=norm))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"torch.fft.{name}(input, n=None, dim=-1, norm=None): numpy.fft.{name} along `dim`, `input` cut or\n"
@@ -41,8 +43,9 @@ def _one(name):
     return fn
 
 
-def _many(name, default_dim):
-    def fn(input, s=None, dim=default_dim, norm=None):
+def _many(name: str, default_dim: tuple[int, ...] | None) -> Callable[..., Tensor]:
+    def fn(input: Tensor | ArrayLike, s: Sequence[int] | None = None, dim: int | Sequence[int] | None = default_dim,
+           norm: str | None = None) -> Tensor:
         dim = _dims(dim)
         if dim is None and s is not None:
             dim = tuple(range(-len(s), 0))
@@ -60,7 +63,8 @@ fft2, ifft2, rfft2, irfft2 = (_many(n, (-2, -1)) for n in ("fft2", "ifft2", "rff
 fftn, ifftn, rfftn, irfftn = (_many(n, None) for n in ("fftn", "ifftn", "rfftn", "irfftn"))
 
 
-def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
+def fftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None, device: str | Device | None = None,
+            requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an n-point fft with sample spacing d: [0, 1, ..., -1] / (d * n)
     (torch.fft.fftfreq), a Tensor (dtype= to convert).
 
@@ -74,7 +78,8 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     return out if device is None else out.to(device)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
+def rfftfreq(n: int, d: float = 1.0, *, dtype: DTypeLike | None = None, device: str | Device | None = None,
+             requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an n-point rfft with sample spacing d: [0, 1, ..., n // 2] / (d * n)
     (torch.fft.rfftfreq), a Tensor (dtype= to convert).
 
@@ -88,7 +93,7 @@ def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False):
     return out if device is None else out.to(device)
 
 
-def fftshift(input, dim=None):
+def fftshift(input: Tensor | ArrayLike, dim: int | Sequence[int] | None = None) -> Tensor:
     """input with the zero frequency moved to the middle along `dim` (None: every axis), as
     torch.fft.fftshift. Differentiable; returns a Tensor.
 
@@ -102,7 +107,7 @@ def fftshift(input, dim=None):
     return _t(_fft.fftshift(input, axes=_dims(dim)))
 
 
-def ifftshift(input, dim=None):
+def ifftshift(input: Tensor | ArrayLike, dim: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of fftshift along `dim` (None: every axis), as torch.fft.ifftshift. Differentiable.
 
     Examples

@@ -15,6 +15,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as fla
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..ops.scipy_linalg import expm as _expm
+from ..typing import ArrayLike, DTypeLike, Sequence
 from .tensor import Tensor
 
 __all__ = [
@@ -61,7 +62,8 @@ def _complex(x):
 
 
 # ---- norms ------------------------------------------------------------------------------------
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x: Tensor | ArrayLike, ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *,
+                dtype: DTypeLike | None = None) -> Tensor:
     """The `ord`-norm of x's entries along `dim` (an int or a tuple; None: all entries, any ndim), as
     torch.linalg.vector_norm: ord a real number, inf, -inf or 0 (the count of nonzeros); `keepdim`
     keeps the reduced axes with size 1. Differentiable; returns a real Tensor.
@@ -76,7 +78,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return _t(fla.vector_norm(_cast(x, dtype), axis=_dims(dim), keepdims=keepdim, ord=ord))
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def matrix_norm(A: Tensor | ArrayLike, ord: float | str = "fro", dim: int | Sequence[int] = (-2, -1),
+                keepdim: bool = False, *, dtype: DTypeLike | None = None) -> Tensor:
     """The matrix norm of A over the two axes `dim` (torch.linalg.matrix_norm): ord 'fro', 'nuc', inf,
     -inf, 1, -1, 2 or -2 (the largest or smallest singular value). Differentiable; returns a Tensor.
 
@@ -90,7 +93,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return _t(fla.norm(_cast(A, dtype), ord, tuple(dim), keepdim))
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A: Tensor | ArrayLike, ord: float | str | None = None, dim: int | Sequence[int] | None = None,
+         keepdim: bool = False, *, dtype: DTypeLike | None = None) -> Tensor:
     """torch.linalg.norm: a vector norm when `dim` is an int (or A is 1-D), a matrix norm when `dim` is a
     pair (or A is 2-D and ord is given); ord=None and dim=None: the 2-norm of all entries, any ndim.
     Differentiable; returns a Tensor.
@@ -111,7 +115,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return _t(fla.norm(A, ord, _dims(dim), keepdim))
 
 
-def cond(A, p=None):
+def cond(A: Tensor | ArrayLike, p: float | str | None = None) -> Tensor:
     """The condition number of A in the norm `p` (torch.linalg.cond; None: the 2-norm, the ratio of the
     extreme singular values). Differentiable; returns a Tensor.
 
@@ -124,7 +128,7 @@ def cond(A, p=None):
 
 
 # ---- determinants, inverses, solves -----------------------------------------------------------
-def det(A):
+def det(A: Tensor | ArrayLike) -> Tensor:
     """The determinant of a square matrix or of each in a stack (torch.linalg.det). Differentiable.
 
     Examples
@@ -137,7 +141,7 @@ def det(A):
     return _t(fla.det(A))
 
 
-def slogdet(A):
+def slogdet(A: Tensor | ArrayLike) -> _slogdet:
     """(sign, logabsdet) of a square matrix or a stack, det = sign * exp(logabsdet) (torch.linalg.slogdet,
     a named tuple); logabsdet is differentiable.
 
@@ -151,7 +155,7 @@ def slogdet(A):
     return _slogdet(_t(sign), _t(logabsdet))
 
 
-def inv(A):
+def inv(A: Tensor | ArrayLike) -> Tensor:
     """The inverse of a square matrix or of each in a stack (torch.linalg.inv). Differentiable; a singular
     matrix raises LinAlgError.
 
@@ -165,7 +169,7 @@ def inv(A):
     return _t(fla.inv(A))
 
 
-def inv_ex(A, *, check_errors=False):
+def inv_ex(A: Tensor | ArrayLike, *, check_errors: bool = False) -> _inv_ex:
     """(inverse, info) as torch.linalg.inv_ex; info is zeros (a singular matrix raises LinAlgError here).
 
     Examples
@@ -182,7 +186,7 @@ def _is_vector_rhs(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
 
 
-def solve(A, B, *, left=True):
+def solve(A: Tensor | ArrayLike, B: Tensor | ArrayLike, *, left: bool = True) -> Tensor:
     """X with A X = B (left=False: X A = B), as torch.linalg.solve: A a square matrix or a stack; B a
     matrix, a stack, or a (batch of) vector(s) when B is 1-D or B.shape == A.shape[:-1]; batches
     broadcast. Differentiable in A and B; a singular A raises LinAlgError.
@@ -202,7 +206,8 @@ def solve(A, B, *, left=True):
     return _t(fla.solve(A, B))
 
 
-def solve_ex(A, B, *, left=True, check_errors=False):
+def solve_ex(A: Tensor | ArrayLike, B: Tensor | ArrayLike, *, left: bool = True,
+             check_errors: bool = False) -> _solve_ex:
     """(result, info) as torch.linalg.solve_ex; info is zeros (a singular A raises LinAlgError here).
 
     Examples
@@ -214,7 +219,8 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     return _solve_ex(solve(A, B, left=left), _info(A))
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+def solve_triangular(A: Tensor | ArrayLike, B: Tensor | ArrayLike, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
     """X with A X = B (left=False: X A = B) for triangular A (upper or lower; its other triangle is not
     read; `unitriangular` takes its diagonal as ones), as torch.linalg.solve_triangular. B is a matrix
     or a stack. Differentiable in A's triangle and B.
@@ -237,7 +243,8 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     return _t(_triangular_solve(A, B, lower=not upper, trans=0, unit_diagonal=bool(unitriangular)))
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False):
+def pinv(A: Tensor | ArrayLike, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
+         hermitian: bool = False) -> Tensor:
     """The Moore-Penrose pseudo-inverse (torch.linalg.pinv): singular values at most max(atol, rtol *
     the largest) are dropped; both None: rtol = eps * max(m, n). Differentiable (where the rank does
     not change).
@@ -257,7 +264,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
     return _t(fnp.matmul(fla.matrix_transpose(fnp.conj(Vh)) * S_inv[..., None, :], fla.matrix_transpose(fnp.conj(U))))
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(A: Tensor | ArrayLike, B: Tensor | ArrayLike, rcond: float | None = None, *,
+          driver: str | None = None) -> _lstsq:
     """The least-squares solution of A X = B (torch.linalg.lstsq, a named tuple (solution, residuals, rank,
     singular_values)); A (m, n) or a stack, B (m, k) or a stack. The solution is differentiable. As torch's
     CPU drivers: residuals (the squared residual norms) when m > n, A has full rank and driver is not
@@ -289,7 +297,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _lstsq(X, residuals, rank, singular_values)
 
 
-def matrix_power(A, n):
+def matrix_power(A: Tensor | ArrayLike, n: int) -> Tensor:
     """A @ A @ ... (n times) for an integer n (negative: of inv(A); 0: the identity), as
     torch.linalg.matrix_power. Differentiable.
 
@@ -303,7 +311,7 @@ def matrix_power(A, n):
     return _t(fla.matrix_power(A, n))
 
 
-def matrix_exp(A):
+def matrix_exp(A: Tensor | ArrayLike) -> Tensor:
     """The matrix exponential of a square matrix or of each in a stack (torch.linalg.matrix_exp).
     Differentiable (the Frechet derivative).
 
@@ -318,7 +326,8 @@ def matrix_exp(A):
     return _t(_expm(A))
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+def matrix_rank(A: Tensor | ArrayLike, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
+                hermitian: bool = False) -> Tensor:
     """The number of singular values above max(atol, rtol * the largest) (torch.linalg.matrix_rank; both
     None: rtol = eps * max(m, n)). An integer Tensor, not differentiable.
 
@@ -336,7 +345,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 
 
 # ---- decompositions ---------------------------------------------------------------------------
-def cholesky(A, *, upper=False):
+def cholesky(A: Tensor | ArrayLike, *, upper: bool = False) -> Tensor:
     """The Cholesky factor L of a Hermitian positive-definite matrix (A = L L^H; upper=True: U = L^H with
     A = U^H U), as torch.linalg.cholesky; only A's lower triangle is read. Differentiable.
 
@@ -351,7 +360,7 @@ def cholesky(A, *, upper=False):
     return _t(fla.cholesky(A, upper=upper))
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False):
+def cholesky_ex(A: Tensor | ArrayLike, *, upper: bool = False, check_errors: bool = False) -> _cholesky_ex:
     """(L, info) as torch.linalg.cholesky_ex; info is zeros (a matrix that is not positive-definite raises
     LinAlgError here).
 
@@ -364,7 +373,7 @@ def cholesky_ex(A, *, upper=False, check_errors=False):
     return _cholesky_ex(cholesky(A, upper=upper), _info(A))
 
 
-def qr(A, mode="reduced"):
+def qr(A: Tensor | ArrayLike, mode: str = "reduced") -> _qr:
     """(Q, R) with A = Q R, Q with orthonormal columns and R upper triangular (torch.linalg.qr): mode
     'reduced' (k = min(m, n) columns), 'complete' or 'r' (Q empty). Differentiable.
 
@@ -381,7 +390,7 @@ def qr(A, mode="reduced"):
     return _qr(_t(Q), _t(R))
 
 
-def eigh(A, UPLO="L"):
+def eigh(A: Tensor | ArrayLike, UPLO: str = "L") -> _eigh:
     """(eigenvalues, eigenvectors) of a Hermitian matrix or stack, eigenvalues ascending (real), the
     eigenvectors as columns; only the UPLO ('L' or 'U') triangle is read (torch.linalg.eigh).
     Differentiable (for gauge-invariant losses, as torch's).
@@ -397,7 +406,7 @@ def eigh(A, UPLO="L"):
     return _eigh(_t(w), _t(V))
 
 
-def eigvalsh(A, UPLO="L"):
+def eigvalsh(A: Tensor | ArrayLike, UPLO: str = "L") -> Tensor:
     """The eigenvalues of a Hermitian matrix or stack, ascending (torch.linalg.eigvalsh). Differentiable.
 
     Examples
@@ -408,7 +417,7 @@ def eigvalsh(A, UPLO="L"):
     return eigh(A, UPLO).eigenvalues
 
 
-def eig(A):
+def eig(A: Tensor | ArrayLike) -> _eig:
     """(eigenvalues, eigenvectors) of a square matrix or stack, both complex as torch.linalg.eig's (even
     where all are real); eigenvectors of unit norm as columns. Differentiable (for gauge-invariant losses).
 
@@ -422,7 +431,7 @@ def eig(A):
     return _eig(_t(_complex(w)), _t(_complex(V)))
 
 
-def eigvals(A):
+def eigvals(A: Tensor | ArrayLike) -> Tensor:
     """The eigenvalues of a square matrix or stack, complex (torch.linalg.eigvals). Differentiable.
 
     Examples
@@ -433,7 +442,7 @@ def eigvals(A):
     return _t(_complex(fla.eigvals(A)))
 
 
-def svd(A, full_matrices=True, *, driver=None):
+def svd(A: Tensor | ArrayLike, full_matrices: bool = True, *, driver: str | None = None) -> _svd:
     """(U, S, Vh) with A = U diag(S) Vh, S descending (torch.linalg.svd; full_matrices=True by default, as
     torch's). Differentiable for gauge-invariant losses; with full_matrices=True torch refuses the
     gradient when m != n, and so would the extra columns' undefined derivative here.
@@ -449,7 +458,7 @@ def svd(A, full_matrices=True, *, driver=None):
     return _svd(_t(U), _t(S), _t(Vh))
 
 
-def svdvals(A, *, driver=None):
+def svdvals(A: Tensor | ArrayLike, *, driver: str | None = None) -> Tensor:
     """The singular values of a matrix or stack, descending (torch.linalg.svdvals). Differentiable.
 
     Examples
@@ -463,7 +472,7 @@ def svdvals(A, *, driver=None):
 
 
 # ---- products and the rest --------------------------------------------------------------------
-def matmul(input, other):
+def matmul(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     """The matrix product with NumPy's/torch's broadcasting rules (torch.linalg.matmul). Differentiable.
 
     Examples
@@ -474,7 +483,7 @@ def matmul(input, other):
     return _t(fnp.matmul(input, other))
 
 
-def cross(input, other, *, dim=-1):
+def cross(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along `dim` (torch.linalg.cross: dim=-1), batches broadcasting.
     Differentiable in both.
 
@@ -486,7 +495,7 @@ def cross(input, other, *, dim=-1):
     return _t(fnp.cross(input, other, axis=dim))
 
 
-def vecdot(x, y, *, dim=-1):
+def vecdot(x: Tensor | ArrayLike, y: Tensor | ArrayLike, *, dim: int = -1) -> Tensor:
     """sum(conj(x) * y) along `dim`, broadcasting (torch.linalg.vecdot). Differentiable in both.
 
     Examples
@@ -499,7 +508,7 @@ def vecdot(x, y, *, dim=-1):
     return _t(fnp.sum(fnp.conj(x) * y, axis=dim))
 
 
-def multi_dot(tensors):
+def multi_dot(tensors: Sequence[Tensor | ArrayLike]) -> Tensor:
     """The product of a chain of matrices (the first and last may be 1-D), in the cheapest order
     (torch.linalg.multi_dot). Differentiable in each.
 
@@ -512,7 +521,7 @@ def multi_dot(tensors):
     return _t(fla.multi_dot(list(tensors)))
 
 
-def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+def diagonal(A: Tensor | ArrayLike, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The diagonal `offset` of A over the axes dim1 and dim2 (torch.linalg.diagonal: the last two axes),
     that axis pair removed and the diagonal appended last. Differentiable.
 
@@ -524,7 +533,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _t(fnp.diagonal(A, offset, dim1, dim2))
 
 
-def vander(x, *, N=None):
+def vander(x: Tensor | ArrayLike, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x's last axis with increasing powers x**0, ..., x**(N-1) (torch.linalg.vander;
     N=None: len(x)). Differentiable.
 
@@ -537,7 +546,7 @@ def vander(x, *, N=None):
     return _t(fnp.stack([x ** k if k else fnp.ones_like(x) for k in range(N)], axis=-1))
 
 
-def tensorinv(A, ind=2):
+def tensorinv(A: Tensor | ArrayLike, ind: int = 2) -> Tensor:
     """The inverse of A as a tensor with respect to tensordot over its first `ind` axes
     (torch.linalg.tensorinv). Differentiable.
 
@@ -550,7 +559,7 @@ def tensorinv(A, ind=2):
     return _t(fla.tensorinv(A, ind))
 
 
-def tensorsolve(A, B, dims=None):
+def tensorsolve(A: Tensor | ArrayLike, B: Tensor | ArrayLike, dims: Sequence[int] | None = None) -> Tensor:
     """X with tensordot(A, X, X.ndim) = B (torch.linalg.tensorsolve; `dims`: A's axes moved to the end
     first). Differentiable.
 

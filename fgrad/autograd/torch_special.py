@@ -10,6 +10,7 @@ import math
 from .. import numpy as fnp
 from ..numpy import _softmax
 from ..ops import special as _ops
+from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from .tensor import Tensor
 
 __all__ = [
@@ -24,10 +25,11 @@ def _t(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def _wrap(fn, name, what, reference=None, binary=False):
+def _wrap(fn: Callable[..., Any], name: str, what: str, reference: str | None = None,
+          binary: bool = False) -> Callable[..., Tensor]:
     """torch.special's `name`, on `fn`; its example checks it against `reference` (scipy.special's `name`
     where not given) and its gradient (in the second argument when `binary`) against finite differences."""
-    def op(*args):
+    def op(*args: Tensor | ArrayLike) -> Tensor:
         return _t(fn(*args))
     reference = reference or f"scipy.special.{name}"
     args, grad_args = ("a, x", "(a, x)") if binary else ("x", "(x,)")
@@ -75,7 +77,7 @@ exp2 = _wrap(fnp.exp2, "exp2", "2 ** x", "np.exp2")
 log1p = _wrap(fnp.log1p, "log1p", "log(1 + x), accurate near 0", "np.log1p")
 
 
-def polygamma(n, input):
+def polygamma(n: int, input: Tensor | ArrayLike) -> Tensor:
     """The n-th derivative of the digamma function at `input` (torch.special.polygamma: the order n first).
     Differentiable in input; returns a Tensor.
 
@@ -89,7 +91,7 @@ def polygamma(n, input):
     return _t(_ops.polygamma(n, input))
 
 
-def multigammaln(input, p):
+def multigammaln(input: Tensor | ArrayLike, p: int) -> Tensor:
     """The log of the multivariate gamma function of dimension p: p (p - 1) / 4 log(pi) + sum_j
     gammaln(input - j / 2) for j < p (torch.special.multigammaln). Differentiable in input.
 
@@ -108,7 +110,7 @@ def multigammaln(input, p):
     return _t(total + p * (p - 1) / 4 * math.log(math.pi))
 
 
-def logit(input, eps=None):
+def logit(input: Tensor | ArrayLike, eps: float | None = None) -> Tensor:
     """log(p / (1 - p)), with `input` first clamped to [eps, 1 - eps] when eps is given (torch.special.logit).
     Differentiable (zero gradient where the clamp is active).
 
@@ -124,7 +126,7 @@ def logit(input, eps=None):
     return _t(_ops.logit(input))
 
 
-def round(input, decimals=0):
+def round(input: Tensor | ArrayLike, decimals: int = 0) -> Tensor:
     """input rounded to `decimals` places, halves to even (torch.special.round). Its gradient is zero, as
     torch's.
 
@@ -138,7 +140,7 @@ def round(input, decimals=0):
     return _t(fnp.round(input, decimals))
 
 
-def logsumexp(input, dim, keepdim=False):
+def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) along `dim`, stably (torch.special.logsumexp). Differentiable (the softmax).
 
     Examples
@@ -151,7 +153,7 @@ def logsumexp(input, dim, keepdim=False):
     return _t(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None = None) -> Tensor:
     """exp(input) / sum(exp(input)) along `dim` (torch.special.softmax; dtype= converts input first).
     Differentiable.
 
@@ -163,7 +165,7 @@ def softmax(input, dim, *, dtype=None):
     return _t(_softmax.softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
 
 
-def log_softmax(input, dim, *, dtype=None):
+def log_softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None = None) -> Tensor:
     """input - logsumexp(input) along `dim` (torch.special.log_softmax; dtype= converts input first).
     Differentiable.
 

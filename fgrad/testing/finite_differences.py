@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir.value import concrete
 from ..transforms import checks, trees
+from ..typing import Any, Callable, PyTree, Sequence
 
 __all__ = ["default_eps", "numerical_jacobian", "numerical_jvp", "widened"]
 
@@ -32,7 +33,8 @@ def _as_float_leaves(args, where):
     return [np.asarray(concrete(checks.float_input(x, lbl, where))) for x, lbl in zip(leaves, labels)], treedef
 
 
-def numerical_jvp(fun, args, tangents, eps=None):
+def numerical_jvp(fun: Callable[..., PyTree], args: Sequence[PyTree], tangents: Sequence[PyTree],
+                  eps: float | None = None) -> PyTree:
     """(f(x + eps t) - f(x - eps t)) / (2 eps), leaf by leaf of f's output."""
     leaves, treedef = _as_float_leaves(args, "numerical_jvp")
     t_leaves, _ = trees.flatten(tuple(tangents))
@@ -48,7 +50,7 @@ def numerical_jvp(fun, args, tangents, eps=None):
     return trees.unflatten(out_tree, [(p - m) / (2 * eps) for p, m in zip(plus, minus)])
 
 
-def numerical_jacobian(fun, args, eps=None):
+def numerical_jacobian(fun: Callable[..., PyTree], args: Sequence[PyTree], eps: float | None = None) -> Any:
     """The Jacobian of `fun` at `args` by central differences (for a complex input, along its
     real axis: f'(z) of a holomorphic f).
 
