@@ -103,6 +103,42 @@ def test_every_public_name_of_fgrad_numpy_has_a_stub():
     assert "def sum(a: Any, axis: Any = ..., dtype: Any = ..., out: Any = ..., keepdims: Any = ...) -> Array" in text
 
 
+# ---- the torch face's annotations ---------------------------------------------------------
+# The namespaces of the imperative face, written as Python (no stubs): every public function, and
+# every public method, constructor and forward of their classes, is annotated, parameters and result
+# (an unannotated one is "untyped" to mypy --strict: calling it is an error in a user's program).
+ANNOTATED = ["fgrad", "fgrad.nn", "fgrad.nn.functional", "fgrad.nn.init", "fgrad.nn.utils", "fgrad.optim",
+             "fgrad.optim.lr_scheduler", "fgrad.utils.data", "fgrad.linalg", "fgrad.fft", "fgrad.special",
+             "fgrad.autograd", "fgrad.autograd.functional", "fgrad.autograd.forward_ad", "fgrad.tree_util"]
+# What a trace calls, not a user: the interpreter protocol of custom rules and of a dual level.
+NOT_USERS = {"custom_jvp", "custom_vjp", "DualLevel"}
+
+
+def _unannotated(fn):
+    params = [p for p in inspect.signature(fn).parameters.values() if p.name not in ("self", "cls")]
+    return inspect.signature(fn).return_annotation is inspect.Parameter.empty or any(
+        p.annotation is inspect.Parameter.empty for p in params)
+
+
+def _callables(module):
+    for name in make_stubs.public_names(module):
+        obj = getattr(module, name)
+        if (getattr(obj, "__module__", None) or "").startswith("fgrad") and name not in NOT_USERS:
+            if inspect.isclass(obj):  # (its own methods: those bound at import are in _tensor_methods.pyi)
+                yield from ((f"{name}.{m}", f) for m, f in vars(obj).items()
+                            if inspect.isfunction(f) and (not m.startswith("_") or m in ("__init__", "__call__"))
+                            and f.__qualname__.startswith(f"{obj.__qualname__}."))
+            elif inspect.isfunction(obj):
+                yield name, obj
+
+
+@pytest.mark.parametrize("modname", ANNOTATED)
+def test_the_torch_face_is_annotated(modname):
+    module = importlib.import_module(modname)
+    missing = sorted(name for name, fn in _callables(module) if _unannotated(fn))
+    assert not missing, f"{modname}: not annotated (untyped to mypy --strict): {missing}"
+
+
 # ---- mypy --strict on user programs -------------------------------------------------------
 USER_PROGRAM = '''
 """Fit a small model twice: the functional face (fgrad.numpy, grad, vmap, compile) and the

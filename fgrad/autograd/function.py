@@ -20,6 +20,7 @@ output or input keeps that history (tape.with_history).
 """
 import collections
 import functools
+from typing import TypeVar
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from ..transforms.batching import BatchTrace
 from ..transforms.custom import custom_vjp
 from ..transforms.forward import dual
 from ..transforms.reverse import vjp
-from ..typing import Any, Iterable
+from ..typing import Any, Callable, Iterable
 from . import forward_ad, saved_hooks
 from .forward_ad import DualLevel
 from .grad_mode import is_grad_enabled, no_grad
@@ -358,7 +359,10 @@ def _unpacked(ctx, k, t):
     return t
 
 
-def once_differentiable(backward):
+_Backward = TypeVar("_Backward", bound=Callable[..., Any])  # (once_differentiable keeps backward's type)
+
+
+def once_differentiable(backward: _Backward) -> _Backward:
     """Decorate a Function's backward that is not differentiable itself: it runs without
     recording, and differentiating its results again (after create_graph=True) raises, as
     torch's, instead of silently giving zero.
