@@ -3,11 +3,12 @@ import numpy as np
 
 from . import numpy as fnp
 from .tree_util import tree_flatten, tree_unflatten
+from .typing import Array, Callable, PyTree
 
 __all__ = ["ravel_pytree"]
 
 
-def ravel_pytree(pytree):
+def ravel_pytree(pytree: PyTree) -> tuple[Array, Callable[[Array], PyTree]]:
     """(a 1-d array of every leaf of `pytree`, raveled and concatenated in leaf order, in their
     common dtype; `unravel`, the function that turns such a vector back into the pytree, each
     leaf in its own shape and dtype). Both are differentiable: grad through ravel_pytree and

@@ -109,7 +109,8 @@ def test_every_public_name_of_fgrad_numpy_has_a_stub():
 # (an unannotated one is "untyped" to mypy --strict: calling it is an error in a user's program).
 ANNOTATED = ["fgrad", "fgrad.nn", "fgrad.nn.functional", "fgrad.nn.init", "fgrad.nn.utils", "fgrad.optim",
              "fgrad.optim.lr_scheduler", "fgrad.utils.data", "fgrad.linalg", "fgrad.fft", "fgrad.special",
-             "fgrad.autograd", "fgrad.autograd.functional", "fgrad.autograd.forward_ad", "fgrad.tree_util"]
+             "fgrad.autograd", "fgrad.autograd.functional", "fgrad.autograd.forward_ad", "fgrad.autograd.profiler",
+             "fgrad.tree_util", "fgrad.flatten_util"]
 # What a trace calls, not a user: the interpreter protocol of custom rules and of a dual level.
 NOT_USERS = {"custom_jvp", "custom_vjp", "DualLevel"}
 

@@ -8,7 +8,9 @@ import collections
 import time
 
 from ..engine import backward as engine
+from ..ir.node import Node
 from ..ops import primitive
+from ..typing import Any
 
 __all__ = ["profile", "record_function"]
 
@@ -18,11 +20,11 @@ class FunctionEventAvg:
 
     __slots__ = ("key", "count", "cpu_time_total")
 
-    def __init__(self, key):
+    def __init__(self, key: str) -> None:
         self.key, self.count, self.cpu_time_total = key, 0, 0.0
 
     @property
-    def cpu_time(self):
+    def cpu_time(self) -> float:
         return self.cpu_time_total / self.count if self.count else 0.0
 
     def __repr__(self):
@@ -32,7 +34,7 @@ class FunctionEventAvg:
 class EventList(list):
     """key_averages() result; `.table()` formats it."""
 
-    def table(self, sort_by="cpu_time_total", row_limit=100):
+    def table(self, sort_by: str = "cpu_time_total", row_limit: int = 100) -> str:
         keyfn = {"count": lambda e: e.count, "cpu_time": lambda e: e.cpu_time}.get(sort_by, lambda e: e.cpu_time_total)
         rows = sorted(self, key=keyfn, reverse=True)[:row_limit]
         total = sum(e.cpu_time_total for e in self) or 1.0
@@ -49,7 +51,7 @@ class EventList(list):
 class profile:
     """Context manager recording per-op forward and backward counts and times."""
 
-    def __init__(self, enabled=True, record_shapes=False):
+    def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
         self.enabled = enabled
         self.events = collections.OrderedDict()
         self.clock = time.perf_counter
@@ -65,10 +67,10 @@ class profile:
         ev.count += 1
         ev.cpu_time_total += (time.perf_counter() - t0) * 1e6
 
-    def record_backward(self, node, t0):
+    def record_backward(self, node: Node, t0: float) -> None:  # (the engine's call, per node)
         self._add(node.name() if node.meta is not None else f"{node.prim.name} (backward)", t0)
 
-    def __enter__(self):
+    def __enter__(self) -> "profile":
         if not self.enabled:
             return self
         self._prev_engine, engine.profiler = engine.profiler, self
@@ -84,30 +86,30 @@ class profile:
         primitive.EvalTrace.process = timed_process
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         if self.enabled:
             engine.profiler = self._prev_engine
             primitive.EvalTrace.process = self._prev_process
         return False
 
-    def key_averages(self):
+    def key_averages(self) -> EventList:
         return EventList(self.events.values())
 
-    def table(self, **kwargs):
+    def table(self, **kwargs: Any) -> str:
         return self.key_averages().table(**kwargs)
 
 
 class record_function:
     """Label a region: its wall time is reported under `name` in the current profile."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __enter__(self):
+    def __enter__(self) -> "record_function":
         self.t0 = time.perf_counter()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         if engine.profiler is not None:
             engine.profiler._add(self.name, self.t0)
         return False

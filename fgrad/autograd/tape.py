@@ -44,6 +44,7 @@ from ..ops import primitive
 from ..ops.conversion import conj
 from ..ops.indexing import dense
 from ..ops.primitive import OTHER, escaped_tracer_error
+from ..typing import Any
 from . import anomaly_mode, grad_mode, nan_check, saved_hooks
 
 __all__ = ["AccumulateGrad", "NodeMeta", "RemovableHandle", "VersionCounter", "flipped", "record",
@@ -75,11 +76,11 @@ class RemovableHandle:
 
     __slots__ = ("_hooks", "_fn")
 
-    def __init__(self, hooks, fn):
+    def __init__(self, hooks: list[Any], fn: Any) -> None:
         self._hooks, self._fn = hooks, fn
         hooks.append(fn)
 
-    def remove(self):
+    def remove(self) -> None:
         if self._fn in self._hooks:
             self._hooks.remove(self._fn)
 

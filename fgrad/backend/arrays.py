@@ -6,6 +6,7 @@ never forked by device. CuPy is optional: without it only NumPy's arrays exist, 
 """
 import functools
 import importlib
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +35,7 @@ def cupy_available():
 ARRAY_MODULES = {}
 
 
-def array_module(*values):
+def array_module(*values: Any) -> Any:  # (numpy, cupy or a test device's module)
     """The array module that owns `values` (cupy for CuPy arrays, numpy for NumPy arrays and
     Python scalars, a second NumPy device's module for its arrays)."""
     if not ARRAY_MODULES:  # (no CuPy, no second device: the common case)

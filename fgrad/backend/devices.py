@@ -116,7 +116,7 @@ def devices() -> list[Device]:
     return out + [d.device for _, d in sorted(NUMPY_DEVICES.items())]
 
 
-def device_of(value):
+def device_of(value: Any) -> Device:
     """The device an array lives on (CPU for NumPy arrays and Python scalars)."""
     if value.__class__ is np.ndarray:
         return CPU
