@@ -1,6 +1,7 @@
 """Instructions per call of a workload's fgrad callable, counted by callgrind.
 
-    python -m benchmarks.instructions W1 [--mode eager|compile|tensor|numpy] [--calls 40] [--size full]
+    python -m benchmarks.instructions W1 [--mode eager|compile|compile-unfused|compile-libm|tensor|numpy]
+                                         [--calls 40] [--size full]
 
 Runs the workload's own callable (benchmarks/workloads.py) twice under
 `valgrind --tool=callgrind`: after two warm-up calls, 0 more calls and K more; the difference
@@ -25,7 +26,8 @@ import tempfile
 
 __all__ = ["collected", "per_call", "run_calls"]
 
-MODES = {"eager": "fgrad", "compile": "fgrad.compile", "tensor": "fgrad.Tensor", "numpy": "numpy"}
+MODES = {"eager": "fgrad", "compile": "fgrad.compile", "compile-unfused": "fgrad.compile unfused",
+         "compile-libm": "fgrad.compile libm", "tensor": "fgrad.Tensor", "numpy": "numpy"}
 PINNED = {"PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
           "FGRAD_NUM_THREADS": "1"}
 

@@ -27,7 +27,8 @@ from benchmarks.workloads import TITLES, WORKLOADS
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(REPO, "benchmarks", "results")
-IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgrad.compile", "fgrad.Tensor",
+IMPL_ORDER = ("numpy", "numpy f(x)", "tape floor", "checked tape", "fgrad", "fgrad.compile", "fgrad.compile unfused",
+              "fgrad.compile libm", "fgrad.Tensor",
               "autograd", "torch", "torch.func", "jax", "jax.jit", "mygrad")
 
 # The targets, checked against each run: eager fgrad's (issue 3's ruling, in issue 21: they

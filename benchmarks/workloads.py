@@ -501,12 +501,15 @@ def numpy_impls():
 
 
 # ---- fgrad -------------------------------------------------------------------------------------
-def _fgrad_setup(case, compiled=False):
+def _fgrad_setup(case, compiled=False, fuse=True):
     """fgrad's functional transforms on the workload; with `compiled`, the same composition
-    under fgrad.compile (its first call, timed as the check, traces; the rounds replay)."""
+    under fgrad.compile (its first call, timed as the check, traces; the rounds replay), with
+    fusion `fuse` (True, False or "libm": compile/fusion.py)."""
     import fgrad
     import fgrad.numpy as fnp
-    jit = fgrad.compile if compiled else (lambda f: f)
+    from fgrad.compile import fusion
+    fusion.FUSE_AFTER = 0  # (fused when traced: the first call, the check, then includes numba's compile)
+    jit = (lambda f: fgrad.compile(f, fuse=fuse)) if compiled else (lambda f: f)
     d, key = case.data, case.workload
     if key == "W1":
         g = jit(fgrad.grad(lambda x: w1_loss(x, fnp)))
@@ -599,4 +602,8 @@ def fgrad_impls():
     return [Impl("fgrad", _fgrad_setup, "eager"),
             Impl("fgrad.compile", lambda case: _fgrad_setup(case, compiled=True),
                  "trace once, replay (the first call, which traces, is the check)"),
+            Impl("fgrad.compile unfused", lambda case: _fgrad_setup(case, compiled=True, fuse=False),
+                 "fgrad.compile(fuse=False): no numba kernels"),
+            Impl("fgrad.compile libm", lambda case: _fgrad_setup(case, compiled=True, fuse="libm"),
+                 'fgrad.compile(fuse="libm"): the transcendental functions fused too (last-bit differences)'),
             Impl("fgrad.Tensor", _fgrad_tensor_setup, "imperative face: .backward(), autograd.grad double backward")]

@@ -18,8 +18,9 @@ MIN_STEPS steps (MIN_SCALAR_STEPS for scalars, where numba's ~1 us of dispatch m
 NumPy scalar operators' ~0.2 us each). Its outputs are the values read after it: by other
 steps, guards or the program's outputs.
 
-Note [fusing late]: numba compiles a kernel in 0.1 to 0.5 s (a later process loads it from
-numba's cache in milliseconds), while fusion saves microseconds a replay: a program replayed a
+Note [fusing late]: numba's compile is slow (W1's 5 distinct kernels took 2.4 s, numba's
+import included: benchmarks/README.md; a later process loads them from numba's cache), while
+fusion saves microseconds a replay: a program replayed a
 few times would lose. So a program is traced, optimized and replayed unfused, and fused on its
 FUSE_AFTER-th replay (compile/api.py: Lowered.fuse), once it has shown it runs often; its later
 replays run the fused code. `Lowered.fuse()` fuses at once, and FUSE_AFTER = 0 when traced.
@@ -46,11 +47,12 @@ __all__ = ["FUSE_AFTER", "MAX_STEPS", "MIN_SCALAR_STEPS", "MIN_STEPS", "FusedKer
 
 FUSE_AFTER = 100       # a program is fused on its 100th replay (0: when traced): Note [fusing late]
 MAX_STEPS = 400        # steps per fused kernel at most: a longer region is split
-MIN_STEPS = 2          # an array region is worth a kernel from two steps
+MIN_STEPS = 4          # an array region from four (W1 at 16 values: 2 made 48 kernels, slower than none)
 MIN_SCALAR_STEPS = 8   # a scalar region from eight (dispatch ~1.0 us vs ~0.2 us a NumPy scalar op)
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _LOOP_DTYPES = frozenset(_FLOATS + (np.dtype(bool),))
+_LOOPS = {}  # (ufunc, operand dtypes or weak types) -> NumPy's loop dtypes for them, or None
 
 
 class FusedKernel:
@@ -116,7 +118,9 @@ def _fusable(p, step, kinds):
     if step.errstate is not None and step.errstate["under"] != "ignore":
         return None
     shape, dtype, where = p.avals[step.outs[0]]
-    if where[1] != CPU or not (where[0] is np.ndarray if shape else issubclass(where[0], np.generic)):
+    if where[1] is not CPU and where[1] != CPU:
+        return None
+    if not (where[0] is np.ndarray if shape else issubclass(where[0], np.generic)):
         return None
     loop = loop_dtypes(p, step)
     if loop is None or loop[-1] != dtype or not _LOOP_DTYPES.issuperset(loop):
@@ -135,7 +139,7 @@ def loop_dtypes(p, step):
             _, dtype, (cls, device) = p.avals[a]
             if cls in WEAK_TYPES:
                 given.append(cls)
-            elif device == CPU and (cls is np.ndarray or issubclass(cls, np.generic)):
+            elif (device is CPU or device == CPU) and (cls is np.ndarray or issubclass(cls, np.generic)):
                 given.append(dtype)
             else:
                 return None
@@ -144,10 +148,15 @@ def loop_dtypes(p, step):
             given.append(type(v) if type(v) in WEAK_TYPES else getattr(v, "dtype", None))
             if given[-1] is None:
                 return None
-    try:
-        return step.prim.impl.resolve_dtypes(tuple(given) + (None,))
-    except (TypeError, ValueError):  # (no loop for these dtypes: NumPy would raise too)
-        return None
+    key = (step.prim.impl, *given)
+    loop = _LOOPS.get(key, False)
+    if loop is False:  # (resolve_dtypes costs ~10 us: a million-step program asks about few kinds of step)
+        try:
+            loop = step.prim.impl.resolve_dtypes(tuple(given) + (None,))
+        except (TypeError, ValueError):  # (no loop for these dtypes: NumPy would raise too)
+            loop = None
+        _LOOPS[key] = loop
+    return loop
 
 
 def _regions(p, kinds):

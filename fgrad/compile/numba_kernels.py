@@ -51,7 +51,20 @@ def fused_kernel(p, steps, outs, name):
     text = "; ".join(p.step_text(s) for s in steps)
     ops = ", ".join(dict.fromkeys(s.prim.name for s in steps))
     label = f"{name} = numba kernel of {len(steps)} steps ({ops})"
-    return FusedKernel(name, label, impl, steps, text, source), tuple(ins), tuple(outs)
+    return FusedKernel(name, label, impl, steps, text, source), tuple(_writable(p, v) for v in ins), tuple(outs)
+
+
+def _writable(p, v):
+    """`v`, or for a constant array (read-only while the program lives) a new constant holding
+    a writable copy of it: numba's dispatch types a read-only array slowly (~50 us), then refuses
+    it (the kernel never writes its operands, and the copy is the kernel's alone)."""
+    c = p.consts.get(v)
+    if c is None or c.__class__ is not np.ndarray or c.flags.writeable:
+        return v
+    new = p.next_var
+    p.next_var += 1
+    p.consts[new], p.avals[new] = c.copy(), p.avals[v]
+    return new
 
 
 def _operands(p, steps):
@@ -96,6 +109,8 @@ def _operand_type(aval):
 def _source(p, steps, outs, ins, inline, shape):
     """(the kernel's Python source, its numba signature)."""
     arg = {v: f"a{k}" for k, v in enumerate(ins)}
+    # (names by position, not by var: regions of one structure, the W5 chain's, share one kernel)
+    tmp = {s.outs[0]: f"t{k}" for k, s in enumerate(steps)}
     nd = len(shape)
     index = ", ".join(f"i{d}" for d in range(nd))
 
@@ -106,7 +121,7 @@ def _source(p, steps, outs, ins, inline, shape):
         if a in inline:
             return _number(inline[a], dtype)
         if a not in arg:
-            return f"t{a}"  # (made inside the region: already of its step's output dtype)
+            return tmp[a]  # (made inside the region: already of its step's output dtype)
         ashape, adtype, (cls, _) = p.avals[a]
         if cls is np.ndarray:
             k = len(ashape)  # (its axes line up with the output's last k)
@@ -123,39 +138,27 @@ def _source(p, steps, outs, ins, inline, shape):
         loop = loop_dtypes(p, s)
         args = ", ".join(load(a, d) for a, d in zip(s.ins, loop))
         o = s.outs[0]
-        lines.append(f"t{o} = np.{s.prim.impl.__name__}({args})")
+        lines.append(f"{tmp[o]} = np.{s.prim.impl.__name__}({args})")
         if loop[-1].kind == "f":
-            lines.append(f"if not np.isfinite(t{o}): bad = True")
+            lines.append(f"if not np.isfinite({tmp[o]}): bad = True")
     head = ["bad = False"]
-    if nd:
-        head += [f"n{d} = {_extent(p, ins, arg, shape, d)}" for d in range(nd)]
-        dims = "(" + "".join(f"n{d}, " for d in range(nd)) + ")"
-        head += [f"o{v} = np.empty({dims}, {_NAMES[p.avals[v][1]]})" for v in outs]
-        lines += [f"o{v}[{index}] = t{v}" for v in outs]
+    params = [arg[v] for v in ins]
+    if nd:  # (the outputs come in allocated: numba's boxing of returned arrays costs ~2 us each)
+        params += [f"o{k}" for k in range(len(outs))]
+        head += [f"n{d} = o0.shape[{d}]" for d in range(nd)]
+        lines += [f"o{k}[{index}] = {tmp[v]}" for k, v in enumerate(outs)]
         for d in reversed(range(nd)):
             lines = [f"for i{d} in range(n{d}):"] + ["    " + line for line in lines]
-        results = [f"o{v}" for v in outs]
+        body = head + lines + ["return bad"]
+        out_types = [numba.types.Array(numba.from_dtype(p.avals[v][1]), nd, "C") for v in outs]
+        signature = numba.types.boolean(*[_operand_type(p.avals[v]) for v in ins], *out_types)
     else:
-        results = [f"t{v}" for v in outs]
-    body = head + lines + [f"return {', '.join(results + ['bad'])}"]
-    source = ("import numpy as np\n\n\ndef kernel(" + ", ".join(arg[v] for v in ins) + "):\n"
+        body = head + lines + [f"return {', '.join([tmp[v] for v in outs] + ['bad'])}"]
+        out_types = [numba.from_dtype(p.avals[v][1]) for v in outs]
+        signature = numba.types.Tuple(out_types + [numba.types.boolean])(*[_operand_type(p.avals[v]) for v in ins])
+    source = ("import numpy as np\n\n\ndef kernel(" + ", ".join(params) + "):\n"
               + "".join(f"    {line}\n" for line in body))
-    out_types = [numba.types.Array(numba.from_dtype(p.avals[v][1]), nd, "C") if nd else
-                 numba.from_dtype(p.avals[v][1]) for v in outs]
-    signature = numba.types.Tuple(out_types + [numba.types.boolean])(*[_operand_type(p.avals[v]) for v in ins])
     return source, signature
-
-
-def _extent(p, ins, arg, shape, d):
-    """Source for the output's extent along axis d: an operand's that has it (the kernel serves
-    every shape of its broadcast pattern, so a new size compiles nothing)."""
-    nd = len(shape)
-    for v in ins:
-        ashape, _, (cls, _) = p.avals[v]
-        j = d - (nd - len(ashape))
-        if cls is np.ndarray and j >= 0 and ashape[j] == shape[d]:
-            return f"{arg[v]}.shape[{j}]"
-    raise AssertionError("fgrad fusion: no operand has the output's extent")  # (broadcasting: one has)
 
 
 def _compiled(source, signature):
@@ -216,20 +219,25 @@ def _wrapper(kernel, numpy_steps, out_avals, ins, name):
     """impl of the fused step: the kernel's results (scalars made the NumPy scalars the steps
     make), or the NumPy steps' where the kernel cannot take an operand or met an inf or NaN."""
     params = ", ".join(f"a{k}" for k in range(len(ins)))
-    results = [f"r{k}" for k in range(len(out_avals))]
-    ns = {"kernel": kernel, "numpy_steps": numpy_steps, "_ERRORS": _ERRORS}
-    boxed = []
-    for k, (shape, dtype, _) in enumerate(out_avals):
-        if shape:
-            boxed.append(f"r{k}")
-        else:
+    ns = {"kernel": kernel, "numpy_steps": numpy_steps, "_ERRORS": _ERRORS, "empty": np.empty}
+    fallback = f"        return numpy_steps({params})\n"
+    if out_avals[0][0]:  # (an array region: the outputs allocated here, written by the kernel)
+        outs = [f"o{k}" for k in range(len(out_avals))]
+        for k, (_, dtype, _) in enumerate(out_avals):
+            ns[f"d{k}"] = dtype
+        source = (f"def {name}({params}):\n"
+                  + "".join(f"    o{k} = empty({shape!r}, d{k})\n" for k, (shape, _, _) in enumerate(out_avals))
+                  + f"    try:\n        bad = kernel({', '.join([f'a{k}' for k in range(len(ins))] + outs)})\n"
+                  f"    except _ERRORS:\n{fallback}    if bad:\n{fallback}"
+                  f"    return ({''.join(o + ', ' for o in outs)})\n")
+    else:  # (a scalar region: the kernel's numbers made the NumPy scalars the steps make)
+        results = [f"r{k}" for k in range(len(out_avals))]
+        for k, (_, dtype, _) in enumerate(out_avals):
             ns[f"box{k}"] = dtype.type
-            boxed.append(f"box{k}(r{k})")
-    source = (f"def {name}({params}):\n"
-              f"    try:\n        {', '.join(results + ['bad'])} = kernel({params})\n"
-              f"    except _ERRORS:\n        return numpy_steps({params})\n"
-              f"    if bad:\n        return numpy_steps({params})\n"
-              f"    return ({''.join(b + ', ' for b in boxed)})\n")
+        source = (f"def {name}({params}):\n"
+                  f"    try:\n        {', '.join(results + ['bad'])} = kernel({params})\n"
+                  f"    except _ERRORS:\n{fallback}    if bad:\n{fallback}"
+                  f"    return ({''.join(f'box{k}(r{k}), ' for k in range(len(out_avals)))})\n")
     code = _WRAPPERS.get(source)
     if code is None:
         code = _WRAPPERS[source] = compile(source, f"<fgrad.compile {name}>", "exec")
