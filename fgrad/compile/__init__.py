@@ -13,6 +13,9 @@ The pipeline, once through (docs/compile.md is the user's page):
 3. Optimize (optimize.py). A new Program: steps of constants folded, `x * 1` and `x - 0`
    folded, equal steps computed once, dead steps dropped, scalar literals made 0-d
    arrays; the results are the same bit for bit.
+3b. Fuse (fusion.py, numba_kernels.py; numba, the `[fast]` extra). On a program's 100th
+   replay, runs of elementwise steps of one shape become numba-compiled loops, with NumPy's
+   results bit for bit (Note [fusing late], Note [fused results are NumPy's]).
 4. Generate (codegen.py). The Program as straight-line Python source, one statement a step
    (`del` after a value's last use, `out=` into a dead buffer no view can see), compiled
    with Python's `compile()`; in chunks when long, a loop over the steps beyond LOOP_LIMIT.
@@ -29,6 +32,9 @@ The pipeline, once through (docs/compile.md is the user's page):
 - staging.py: `StageTrace`, the staging trace that records every kernel into a Program.
 - program.py: `Program`, `Eqn`, `Guard`, `Literal`: the flat list of kernel calls traced once.
 - optimize.py: the passes over a staged Program (folding, common subexpressions, dead code).
+- fusion.py: regions of elementwise steps, each replaced by one fused step (`FusedKernel`).
+- fused.py: `FusedKernel`, a fused step's primitive, and `loop_dtypes`, NumPy's loop for a step.
+- numba_kernels.py: a region's numba loop: its source, compiled with numba's cache; imports numba.
 - codegen.py: a Program written as Python source calling the kernels, or run as a loop.
 
 The layer: above transforms (it uses their pytrees and checks), below numpy; nothing below

@@ -15,11 +15,13 @@ where the region's first step was, and every step between that reads a region's 
 it written. Otherwise the region closes and a new one opens at the step. A region closes at
 MAX_STEPS steps too (numba's compile time grows with the function). A region is kept from
 MIN_STEPS steps (MIN_SCALAR_STEPS for scalars, where numba's ~1 us of dispatch must beat
-NumPy scalar operators' ~0.2 us each). Its outputs are the values read after it: by other
-steps, guards or the program's outputs.
+NumPy scalar operators' ~0.2 us each). A call that had to run NumPy's steps (an operand the
+kernel does not take, an inf or NaN) turns the kernel off for the program's later calls. Its
+outputs are the values read after it: by other steps, guards or the program's outputs.
 
-Note [fusing late]: numba's compile is slow (W1's 5 distinct kernels took 2.4 s, numba's
-import included: benchmarks/README.md; a later process loads them from numba's cache), while
+Note [fusing late]: numba's compile is slow (W1's first call, fused, 0.72 s against 12 ms
+unfused, numba's import included: benchmarks/README.md; a later process loads the kernels
+from numba's cache), while
 fusion saves microseconds a replay: a program replayed a
 few times would lose. So a program is traced, optimized and replayed unfused, and fused on its
 FUSE_AFTER-th replay (compile/api.py: Lowered.fuse), once it has shown it runs often; its later
@@ -40,7 +42,7 @@ NumPy steps.
 import numpy as np
 
 from ..backend import CPU
-from ..ir.value import WEAK_TYPES
+from .fused import FusedKernel, loop_dtypes
 from .program import Eqn, Guard
 
 __all__ = ["FUSE_AFTER", "MAX_STEPS", "MIN_SCALAR_STEPS", "MIN_STEPS", "FusedKernel", "fuse", "regions"]
@@ -48,27 +50,10 @@ __all__ = ["FUSE_AFTER", "MAX_STEPS", "MIN_SCALAR_STEPS", "MIN_STEPS", "FusedKer
 FUSE_AFTER = 100       # a program is fused on its 100th replay (0: when traced): Note [fusing late]
 MAX_STEPS = 400        # steps per fused kernel at most: a longer region is split
 MIN_STEPS = 4          # an array region from four (W1 at 16 values: 2 made 48 kernels, slower than none)
-MIN_SCALAR_STEPS = 8   # a scalar region from eight (dispatch ~1.0 us vs ~0.2 us a NumPy scalar op)
+MIN_SCALAR_STEPS = 32  # a scalar region from 32 (W5's 9-step regions ran slower fused: benchmarks/README.md)
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _LOOP_DTYPES = frozenset(_FLOATS + (np.dtype(bool),))
-_LOOPS = {}  # (ufunc, operand dtypes or weak types) -> NumPy's loop dtypes for them, or None
-
-
-class FusedKernel:
-    """The primitive of a fused step: `impl` runs the region (numba's loop, or NumPy's steps
-    when that cannot be used); `steps` are the region's Eqns, `text` them as printed, `label`
-    what the kernel is, `source` the loop numba compiled."""
-
-    __slots__ = ("name", "label", "impl", "steps", "text", "source")
-    effectful = fresh = False
-    multiple_results = True
-
-    def __init__(self, name, label, impl, steps, text, source):
-        self.name, self.label, self.impl, self.steps, self.text, self.source = name, label, impl, steps, text, source
-
-    def __repr__(self):
-        return f"FusedKernel({self.name})"
 
 
 def regions(p, mode="exact"):
@@ -128,35 +113,6 @@ def _fusable(p, step, kinds):
     if prim.fuse == "libm" and any(d != np.float64 for d in loop):  # (float32 libm calls differ more: module doc)
         return None
     return shape
-
-
-def loop_dtypes(p, step):
-    """NumPy's loop dtypes (inputs..., output) for `step`'s operands, Python numbers weak;
-    None if an operand is not a CPU array, a NumPy scalar or a Python number."""
-    given = []
-    for a in step.ins:
-        if a.__class__ is int:
-            _, dtype, (cls, device) = p.avals[a]
-            if cls in WEAK_TYPES:
-                given.append(cls)
-            elif (device is CPU or device == CPU) and (cls is np.ndarray or issubclass(cls, np.generic)):
-                given.append(dtype)
-            else:
-                return None
-        else:
-            v = a.value
-            given.append(type(v) if type(v) in WEAK_TYPES else getattr(v, "dtype", None))
-            if given[-1] is None:
-                return None
-    key = (step.prim.impl, *given)
-    loop = _LOOPS.get(key, False)
-    if loop is False:  # (resolve_dtypes costs ~10 us: a million-step program asks about few kinds of step)
-        try:
-            loop = step.prim.impl.resolve_dtypes(tuple(given) + (None,))
-        except (TypeError, ValueError):  # (no loop for these dtypes: NumPy would raise too)
-            loop = None
-        _LOOPS[key] = loop
-    return loop
 
 
 def _regions(p, kinds):

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..ir.value import WEAK_TYPES
 from .codegen import generate
-from .fusion import FusedKernel, loop_dtypes
+from .fused import FusedKernel, loop_dtypes
 from .program import Program
 
 __all__ = ["CACHE_DIR", "fused_kernel"]
@@ -217,15 +217,19 @@ _WRAPPERS = {}  # wrapper source -> its code, compiled once per process
 
 def _wrapper(kernel, numpy_steps, out_avals, ins, name):
     """impl of the fused step: the kernel's results (scalars made the NumPy scalars the steps
-    make), or the NumPy steps' where the kernel cannot take an operand or met an inf or NaN."""
+    make), or the NumPy steps' where the kernel cannot take an operand or met an inf or NaN (and
+    from then on)."""
     params = ", ".join(f"a{k}" for k in range(len(ins)))
-    ns = {"kernel": kernel, "numpy_steps": numpy_steps, "_ERRORS": _ERRORS, "empty": np.empty}
-    fallback = f"        return numpy_steps({params})\n"
+    ns = {"kernel": kernel, "numpy_steps": numpy_steps, "_ERRORS": _ERRORS, "empty": np.empty, "off": [False]}
+    # (after one call through NumPy's steps, the later ones go there at once: an operand of another
+    # layout or a NaN tends to come again, and a refused call costs numba's slow typing each time)
+    fallback = f"        off[0] = True\n        return numpy_steps({params})\n"
+    first = f"    if off[0]:\n        return numpy_steps({params})\n"
     if out_avals[0][0]:  # (an array region: the outputs allocated here, written by the kernel)
         outs = [f"o{k}" for k in range(len(out_avals))]
         for k, (_, dtype, _) in enumerate(out_avals):
             ns[f"d{k}"] = dtype
-        source = (f"def {name}({params}):\n"
+        source = (f"def {name}({params}):\n" + first
                   + "".join(f"    o{k} = empty({shape!r}, d{k})\n" for k, (shape, _, _) in enumerate(out_avals))
                   + f"    try:\n        bad = kernel({', '.join([f'a{k}' for k in range(len(ins))] + outs)})\n"
                   f"    except _ERRORS:\n{fallback}    if bad:\n{fallback}"
@@ -234,7 +238,7 @@ def _wrapper(kernel, numpy_steps, out_avals, ins, name):
         results = [f"r{k}" for k in range(len(out_avals))]
         for k, (_, dtype, _) in enumerate(out_avals):
             ns[f"box{k}"] = dtype.type
-        source = (f"def {name}({params}):\n"
+        source = (f"def {name}({params}):\n" + first +
                   f"    try:\n        {', '.join(results + ['bad'])} = kernel({params})\n"
                   f"    except _ERRORS:\n{fallback}    if bad:\n{fallback}"
                   f"    return ({''.join(f'box{k}(r{k}), ' for k in range(len(out_avals)))})\n")

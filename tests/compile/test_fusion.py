@@ -115,7 +115,7 @@ def test_a_kept_intermediate_is_an_output_of_the_kernel():
 
 def test_gradient_and_scalar_region():
     def chain(x, y):
-        for _ in range(4):
+        for _ in range(12):
             x = x * y + 0.25
             x = x / (y - 3.0) - x
         return x
