@@ -151,15 +151,21 @@ class _Namer:
 _BINARY_OPERATORS = {np.add: "+", np.subtract: "-", np.multiply: "*", np.true_divide: "/", np.power: "**"}
 
 
-def _as_operator(p, s, args):
-    """`a op b` (or `-a`) for an elementwise step on NumPy scalars, else None."""
+def _as_operator(p, s, args, names):
+    """`a op b` (or `-a`) for an elementwise step on NumPy scalars, else None. A kernel that is
+    an operator but where it makes a NaN (`impl.operator`: the zero-cotangent policy's products,
+    ops/elementwise.py) is the operator, and the kernel only there: one comparison instead of
+    a call."""
     impl = s.prim.impl
-    if s.params or not (impl in _BINARY_OPERATORS or impl is np.negative):
+    retried = getattr(impl, "operator", None)
+    if s.params or not (impl in _BINARY_OPERATORS or impl is np.negative or retried):
         return None
     if not issubclass(p.avals[s.outs[0]][2][0], np.generic):
         return None
     if not all(a.__class__ is not int or issubclass(p.avals[a][2][0], np.generic) for a in s.ins):
         return None
+    if retried:  # (x == x is False only for a NaN)
+        return f"_w if (_w := {args[0]} {retried} {args[1]}) == _w else {names.kernel(s.prim)}({args[0]}, {args[1]})"
     return f"-{args[0]}" if impl is np.negative else f"{args[0]} {_BINARY_OPERATORS[impl]} {args[1]}"
 
 
@@ -192,7 +198,7 @@ def _lines(p, names, steps, start, last, reusable):
                 args.append(f"out={names.var(into)}")  # (Note [reusing buffers])
             args += [f"{k}={names.value(v)}" for k, v in s.params.items()]
             lhs = ", ".join(f"v{o}" for o in s.outs) + ("," if len(s.outs) == 1 and s.prim.multiple_results else "")
-            expr = _as_operator(p, s, args)
+            expr = _as_operator(p, s, args, names)
             call = f"{lhs} = {expr or names.kernel(s.prim) + '(' + ', '.join(args) + ')'}"
             if s.errstate is not None:
                 call = f"with errstate(**{names.value(s.errstate)}): {call}"
@@ -276,7 +282,7 @@ def _loop(p):
             steps.append((GUARD, None, i, s.var, s.value, frees))
             continue
         kernel = s.prim.impl
-        if _as_operator(p, s, ["a", "b"]) is not None:
+        if kernel in ops and _as_operator(p, s, ["a", "b"], None) is not None:
             kernel = ops[kernel]  # (NumPy scalars: Python's operator, as the generated code)
         if s.errstate is not None:
             kernel = _under(kernel, s.errstate)

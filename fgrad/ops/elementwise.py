@@ -30,8 +30,12 @@ products', bit for bit, so the check is one NaN test of the result. They are pri
 derivatives are the product rule in the same products, so the policy holds at every order (a
 where-mask would drop the derivative of the cotangent itself: the Hessian of
 sum(sqrt(x) * (x - 1)) at 1 would lose a term) and under every transform (vmap batches them,
-compile stages them as steps). A declared primitive's rules go through the engine's general
-path (defderiv gives it no inline partials), so the others' hot path is untouched. Multiply, the
+compile stages them as steps). A declared primitive's partials are not Primitive.partials,
+which forward mode and the entries apply as plain products, but its `safe_partials`, which
+the engine's walk applies on values with one NaN test per product (Note [the inline partials]
+in engine/backward.py), and fgrad.compile writes each policy product on NumPy scalars as its
+operator, retried by the kernel only at a NaN (codegen's _as_operator); so the others' hot
+path is untouched. Multiply, the
 hottest op, cannot pay a NaN test per product; its partial is its other factor, infinite only
 where that was made infinite, mostly by a declared primitive (log(0) in `where(x > 0, x *
 log(x), 0.)`), so its reverse-mode step applies `times` where the other factor's node is a
@@ -39,11 +43,13 @@ declared primitive's (a node's class and a flag: apply_partial's `safe`), and th
 elsewhere (an infinite constant, or forward mode, where `where` selects the tangent anyway).
 fgrad.config.nan_safe_zeros off: the plain products, JAX's values (docs/sharp-bits.md).
 """
+import math
+
 import numpy as np
 
 from ..backend import array_module
 from ..config import config
-from ..ir.value import concrete, is_batched, is_staged, peek
+from ..ir.value import Tracer, concrete, is_batched, is_staged, peek
 from . import primitive
 from .batching import elementwise as broadcasting_rule
 from .batching import first, same_rank
@@ -89,6 +95,8 @@ def defderiv(prim: Primitive, *partials: Partial | None) -> Primitive:
     prim.defjvp(*(j for _, j in pairs))
     if not prim.nan_safe or all(p is None or isinstance(p, str) for p in partials):
         prim.defpartials(partials)  # the engine applies these directly: one Python call less per rule
+    else:
+        prim.safe_partials = partials  # (the engine's walk applies these on values: Note [the inline partials])
     return prim
 
 
@@ -345,8 +353,10 @@ def where(cond, x, y):
 
 
 # ---- the zero-cotangent policy's products (Note [zero cotangents stay zero]) -------------
-def _nan_in(c):
+def nan_in(c):
     """Does c hold a NaN? (A scalar is its own test: c != c.)"""
+    if c.__class__ is np.float64:  # (the common scalar, a Python float too: math's test, no NumPy call)
+        return math.isnan(c)
     if getattr(c, "ndim", 0):
         return bool(array_module(c).isnan(c).any())
     return c != c
@@ -362,12 +372,20 @@ def _zeroed(c, zero):
 
 def _safe_multiply(a, b):
     c = a * b
-    return _zeroed(c, (a == 0) | (b == 0)) if _nan_in(c) else c
+    return _zeroed(c, (a == 0) | (b == 0)) if nan_in(c) else c
 
 
 def _safe_divide(a, b):
-    c = np.true_divide(a, b)  # (not a / b: two Python floats raise ZeroDivisionError; CuPy's dispatch)
-    return _zeroed(c, a == 0) if _nan_in(c) else c
+    try:
+        c = a / b  # (NumPy's scalar operator: np.true_divide of two scalars costs ~5x as much)
+    except ZeroDivisionError:  # (two Python numbers: NumPy's quotient, inf or nan, as for arrays)
+        c = np.true_divide(a, b)
+    return _zeroed(c, a == 0) if nan_in(c) else c
+
+
+# On NumPy scalars each is its operator where that makes no NaN: fgrad.compile writes the
+# operator, and calls the kernel only on a NaN (compile/codegen.py's _as_operator).
+_safe_multiply.operator, _safe_divide.operator = "*", "/"
 
 
 # Their derivatives are the product and quotient rules in these same products, so the policy
@@ -385,9 +403,12 @@ safe_multiply.numpy_names = safe_divide.numpy_names = ()  # (the rules' products
 def times(p, v):
     """p * v in a derivative: with fgrad.config.nan_safe_zeros on, 0 where a factor is 0 even if
     the other is infinite or NaN (safe_multiply); a finite nonzero Python constant needs no test."""
-    if ((p.__class__ is float and p != 0.0 and p - p == 0.0) or (v.__class__ is float and v != 0.0 and v - v == 0.0)
-            or not config.nan_safe_zeros):
+    if not config.nan_safe_zeros:
         return p * v
+    if not (isinstance(p, Tracer) or isinstance(v, Tracer)):
+        return _safe_multiply(p, v)  # (values: the kernel, without the entry's dispatch)
+    if (p.__class__ is float and p != 0.0 and p - p == 0.0) or (v.__class__ is float and v != 0.0 and v - v == 0.0):
+        return p * v  # (no safe_multiply step recorded for a constant factor)
     return safe_multiply(p, v)
 
 
@@ -397,7 +418,11 @@ primitive.times = times  # (apply_partial's multiply step: ops/primitive.py sits
 def over(v, q):
     """v / q in a derivative: with fgrad.config.nan_safe_zeros on, 0 where v is 0 even if q is 0
     or NaN (safe_divide)."""
-    return safe_divide(v, q) if config.nan_safe_zeros else v / q
+    if not config.nan_safe_zeros:
+        return v / q
+    if isinstance(v, Tracer) or isinstance(q, Tracer):
+        return safe_divide(v, q)
+    return _safe_divide(v, q)  # (values: the kernel, without the entry's dispatch)
 
 
 # ---- overwrite: what an in-place fill leaves (Tensor.zero_, fill_, copy_) -------------------

@@ -77,7 +77,7 @@ def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple, safe: bo
         if safe:
             return times(v, p) if p.__class__ is complex else times(p, v)
         return v * p if p.__class__ is complex else p * v
-    return d(out, *primals) * v
+    return times(d(out, *primals), v) if safe else d(out, *primals) * v
 
 
 def made_by_nan_safe(edge) -> bool:
@@ -123,7 +123,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "vjp", "vjp_all", "jvp", "jvp_full", "jvp_pair", "multiple_results", "nondiff",
                  "simple", "partials", "keeps", "saves_output", "node_name", "view", "batch", "fresh",
-                 "nan_safe", "fuse", "__weakref__")
+                 "nan_safe", "safe_partials", "fuse", "__weakref__")
 
     # Does the kernel act beyond its result (a collective exchanges data with other processes)?
     # fgrad.compile then never folds, merges or drops its steps: each process runs every one.
@@ -166,6 +166,10 @@ class Primitive:
         # function, which can differ from NumPy's own loop in the last bit (fused only when
         # asked: compile(fuse="libm")); None: never fused.
         self.fuse = fuse
+        # A nan_safe primitive's partials, which the engine's walk applies by the policy's
+        # product on values (Note [the inline partials] in engine/backward.py); None for the
+        # others, whose partials (above) every mode applies as plain products.
+        self.safe_partials = None
         if register:
             REGISTRY[name] = self
 

@@ -167,6 +167,28 @@ def test_float_literals_become_zero_d_arrays_of_the_operand_dtype():
         assert len(consts) == 2 and all(c.shape == () and c.dtype == dtype for c in consts)
 
 
+@pytest.mark.parametrize("limit", [None, "loop"])
+def test_policy_products_on_scalars_are_operators_retried_at_a_nan(monkeypatch, limit):
+    """On NumPy scalars a step of safe_multiply or safe_divide is written as its operator and
+    the kernel runs only where that made a NaN (codegen's _as_operator): the values are the
+    kernels', bit for bit, at ordinary points and where the policy turns 0 * inf into 0."""
+    if limit == "loop":
+        monkeypatch.setattr(codegen, "LOOP_LIMIT", 1)
+
+    def f(x):  # masked x log x (safe_multiply of log's infinite partial) and log (safe_divide) at 0
+        return fnp.where(x > 0, x * fnp.log(x), 0.0) + fnp.where(x > 0, fnp.arcsin(x / 4.0), 0.0)
+    g = fgrad.grad(f)
+    c = fgrad.compile(g)
+    if limit is None:
+        source = c.lower(np.float64(2.0)).as_text()
+        assert "_w if (_w := " in source and "safe_multiply" in source and "safe_divide" in source
+    for x in (2.0, 1.5, 0.0, 0.0, 4.0):
+        x = np.float64(x)
+        got, want = c(x), g(x)
+        assert got.__class__ is want.__class__ and got == want, (x, got, want)
+    assert c(np.float64(0.0)) == 0.0 and c(np.float64(4.0)) == np.inf  # (at 0 the policy's 0; arcsin at 1 is inf)
+
+
 def test_buffers_are_reused_only_where_no_other_value_can_see_them(monkeypatch):
     def f(x):
         y = fnp.exp(x)
