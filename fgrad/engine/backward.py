@@ -292,6 +292,8 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                 if partials is not None and len(inputs) == 1:  # (Note [the inline partials])
                     t, d = inputs[0], partials[0]
                     gi = g if d is ONE else -g if d is NEG else d(node.out, primals[0]) * g
+                    # (nan_in's float64 case inline: a call less per op, W5 eager 3,340,031 -> 3,317,388;
+                    # tests/engine/test_backward.py's scalar case compares it with the general path)
                     if safe and (math.isnan(gi) if gi.__class__ is float64 else nan_in(gi)):
                         gi = apply_partial(d, dense(g), 0, node.out, primals, True)  # (a NaN: the policy decides)
                     # An op of one argument keeps its shape, and g has the output's, so only the

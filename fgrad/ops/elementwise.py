@@ -402,7 +402,8 @@ safe_multiply.numpy_names = safe_divide.numpy_names = ()  # (the rules' products
 
 def times(p, v):
     """p * v in a derivative: with fgrad.config.nan_safe_zeros on, 0 where a factor is 0 even if
-    the other is infinite or NaN (safe_multiply); a finite nonzero Python constant needs no test."""
+    the other is infinite or NaN (safe_multiply: on values its kernel, traced its step, which a
+    finite nonzero Python constant factor does not need)."""
     if not config.nan_safe_zeros:
         return p * v
     if not (isinstance(p, Tracer) or isinstance(v, Tracer)):
