@@ -94,6 +94,43 @@ def test_the_stubs_do_not_hang_on_what_was_imported_before():
     assert make_stubs.render("fgrad.numpy")[0] == (ROOT / "fgrad/numpy/__init__.pyi").read_text()
 
 
+def _functions_on_a_tensor():
+    """(stub module, name, what the function gives for a Tensor first argument) for each stubbed
+    function that runs on one Tensor alone."""
+    import warnings
+
+    import numpy as np
+
+    import fgrad
+    t = fgrad.tensor(np.eye(3) + 0.5, requires_grad=True)
+    for path in make_stubs.stubs():
+        modname = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        if path.name == "_tensor_methods.pyi" or modname in make_stubs.ALIASES:
+            continue
+        module = importlib.import_module(modname)
+        for name in make_stubs.public_names(module):
+            fn = getattr(module, name)
+            if not inspect.isfunction(fn) or make_stubs.RETURNS.get(f"{modname}:{name}", "Array") != "Array":
+                continue
+            try:
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    result = fn(t)
+            except Exception:  # (it needs more arguments, or another kind of first argument)
+                continue
+            if not isinstance(result, tuple):  # (where(t) alone is nonzero(t): its stub's result is Array's)
+                yield modname, name, result
+
+
+def test_the_tensor_overloads_are_the_runtimes():
+    """A stubbed array function gives a Tensor for a Tensor (its stub's overload says so), except
+    those of make_stubs.NOT_TENSOR, which give a constant array, a bool or a count."""
+    import fgrad
+    wrong = [f"{modname}:{name} gives {type(result).__name__}" for modname, name, result in _functions_on_a_tensor()
+             if isinstance(result, fgrad.Tensor) == (f"{modname}:{name}" in make_stubs.NOT_TENSOR)]
+    assert not wrong, f"make_stubs.NOT_TENSOR disagrees with the runtime: {wrong}"
+
+
 def test_every_public_name_of_fgrad_numpy_has_a_stub():
     """The stubs cover the namespaces users import (fgrad.numpy and its linalg and fft)."""
     paths = {str(p.relative_to(ROOT)) for p in make_stubs.stubs()}
@@ -249,6 +286,7 @@ with fgrad.no_grad():
     doubled = t * 2
 shape: tuple[int, ...] = t.shape
 print(err.item(), shape, t.dtype, t.data, grad, doubled.numpy(), model.hidden.weight.grad, t @ t)
+fnp.sum(fnp.tanh(t) * fnp.concatenate([t, t])[:2]).backward()  # (fgrad.numpy on Tensors gives Tensors)
 
 # torch's layers, losses, containers, optimizers and functions, as docs/pytorch-users.md uses them
 net = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2)).double()
@@ -307,12 +345,13 @@ def f(w: Array) -> Array:
 
 x = np.ones(3)
 fgrad.grad("not a function")  # E: arg-type
-fnp.sum(x, axes=0)  # E: call-arg
-fnp.linalg.norm(x, 2, 0, False, 1)  # E: call-arg
+fnp.sum(x, axes=0)  # E: call-overload
+fnp.linalg.norm(x, 2, 0, False, 1)  # E: call-overload
 fgrad.grad(f)(x, x)  # E: call-arg
 fgrad.compile(f)(x, extra=1)  # E: call-arg
 label: str = fgrad.compile(f)(x)  # E: assignment
 count: int = fnp.sum(x)  # E: assignment
+fnp.sum(x).backward()  # E: attr-defined
 t = fgrad.tensor([1.0])
 t.requires_grad = "yes"  # E: assignment
 t.no_such_method()  # E: attr-defined

@@ -2,8 +2,9 @@
 # (tests/test_types.py fails when this file and the runtime disagree.)
 
 import builtins
-from typing import Any
+from typing import Any, overload
 
+from fgrad.autograd.tensor import Tensor
 from fgrad.typing import Array
 
 def block_diag(*arrs: Any) -> Array: ...
@@ -13,8 +14,17 @@ def cho_factor(
     overwrite_a: Any = ...,
     check_finite: Any = ...,
 ) -> tuple[Array, builtins.bool]: ...
+@overload
+def cho_solve(c_and_lower: Tensor, b: Any, overwrite_b: Any = ..., check_finite: Any = ...) -> Tensor: ...
+@overload
 def cho_solve(c_and_lower: Any, b: Any, overwrite_b: Any = ..., check_finite: Any = ...) -> Array: ...
+@overload
+def cholesky(a: Tensor, lower: Any = ..., overwrite_a: Any = ..., check_finite: Any = ...) -> Tensor: ...
+@overload
 def cholesky(a: Any, lower: Any = ..., overwrite_a: Any = ..., check_finite: Any = ...) -> Array: ...
+@overload
+def det(a: Tensor, overwrite_a: Any = ..., check_finite: Any = ...) -> Tensor: ...
+@overload
 def det(a: Any, overwrite_a: Any = ..., check_finite: Any = ...) -> Array: ...
 def eigh(
     a: Any,
@@ -30,11 +40,33 @@ def eigh(
     subset_by_value: Any = ...,
     driver: Any = ...,
 ) -> Any: ...
+@overload
+def expm(A: Tensor) -> Tensor: ...
+@overload
 def expm(A: Any) -> Array: ...
 def expm_frechet(A: Any, E: Any, method: Any = ..., compute_expm: Any = ..., check_finite: Any = ...) -> Any: ...
+@overload
+def inv(
+    a: Tensor,
+    overwrite_a: Any = ...,
+    check_finite: Any = ...,
+    *,
+    assume_a: Any = ...,
+    lower: Any = ...,
+) -> Tensor: ...
+@overload
 def inv(a: Any, overwrite_a: Any = ..., check_finite: Any = ..., *, assume_a: Any = ..., lower: Any = ...) -> Array: ...
 def lu(a: Any, permute_l: Any = ..., overwrite_a: Any = ..., check_finite: Any = ..., p_indices: Any = ...) -> Any: ...
 def lu_factor(a: Any, overwrite_a: Any = ..., check_finite: Any = ...) -> tuple[Array, Array]: ...
+@overload
+def lu_solve(
+    lu_and_piv: Tensor,
+    b: Any,
+    trans: Any = ...,
+    overwrite_b: Any = ...,
+    check_finite: Any = ...,
+) -> Tensor: ...
+@overload
 def lu_solve(lu_and_piv: Any, b: Any, trans: Any = ..., overwrite_b: Any = ..., check_finite: Any = ...) -> Array: ...
 def qr(
     a: Any,
@@ -44,6 +76,18 @@ def qr(
     pivoting: Any = ...,
     check_finite: Any = ...,
 ) -> Any: ...
+@overload
+def solve(
+    a: Tensor,
+    b: Any,
+    lower: Any = ...,
+    overwrite_a: Any = ...,
+    overwrite_b: Any = ...,
+    check_finite: Any = ...,
+    assume_a: Any = ...,
+    transposed: Any = ...,
+) -> Tensor: ...
+@overload
 def solve(
     a: Any,
     b: Any,
@@ -54,6 +98,16 @@ def solve(
     assume_a: Any = ...,
     transposed: Any = ...,
 ) -> Array: ...
+@overload
+def solve_banded(
+    l_and_u: Tensor,
+    ab: Any,
+    b: Any,
+    overwrite_ab: Any = ...,
+    overwrite_b: Any = ...,
+    check_finite: Any = ...,
+) -> Tensor: ...
+@overload
 def solve_banded(
     l_and_u: Any,
     ab: Any,
@@ -62,7 +116,21 @@ def solve_banded(
     overwrite_b: Any = ...,
     check_finite: Any = ...,
 ) -> Array: ...
+@overload
+def solve_sylvester(a: Tensor, b: Any, q: Any) -> Tensor: ...
+@overload
 def solve_sylvester(a: Any, b: Any, q: Any) -> Array: ...
+@overload
+def solve_triangular(
+    a: Tensor,
+    b: Any,
+    trans: Any = ...,
+    lower: Any = ...,
+    unit_diagonal: Any = ...,
+    overwrite_b: Any = ...,
+    check_finite: Any = ...,
+) -> Tensor: ...
+@overload
 def solve_triangular(
     a: Any,
     b: Any,
@@ -72,6 +140,9 @@ def solve_triangular(
     overwrite_b: Any = ...,
     check_finite: Any = ...,
 ) -> Array: ...
+@overload
+def sqrtm(A: Tensor, disp: Any = ..., blocksize: Any = ...) -> Tensor: ...
+@overload
 def sqrtm(A: Any, disp: Any = ..., blocksize: Any = ...) -> Array: ...
 def svd(
     a: Any,
@@ -81,4 +152,7 @@ def svd(
     check_finite: Any = ...,
     lapack_driver: Any = ...,
 ) -> Any: ...
+@overload
+def toeplitz(c: Tensor, r: Any = ...) -> Tensor: ...
+@overload
 def toeplitz(c: Any, r: Any = ...) -> Array: ...
