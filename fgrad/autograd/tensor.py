@@ -31,6 +31,7 @@ from ..transforms import faces
 from ..tree_util import tree_leaves, tree_map
 from ..typing import TYPE_CHECKING, Any, Array, ArrayLike, Callable, DTypeLike, Sequence
 from . import tape
+from .dims import shape_index, wrap_dim, wrap_dims
 from .dtypes import Size, inferred
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
@@ -427,7 +428,7 @@ class Tensor(_TensorBase):
     # ---- shape ---------------------------------------------------------------------------
     def size(self, dim: _int | None = None) -> tuple[_int, ...] | _int:
         """The shape as an fgrad.Size (a tuple), or the length of axis `dim` (negative counts from the end)."""
-        return Size(self.shape) if dim is None else self.shape[dim]
+        return Size(self.shape) if dim is None else self.shape[shape_index(dim, self.ndim, "size")]
 
     def dim(self) -> _int:
         """The number of axes (0 for a scalar tensor); `ndimension` is the same method."""
@@ -533,7 +534,7 @@ class Tensor(_TensorBase):
         >>> x.unsqueeze(0).shape, x.unsqueeze(-1).shape, fgrad.unsqueeze(x, 1)
         ((1, 3), (3, 1), tensor([[1.], [2.], [3.]]))
         """
-        return fnp.expand_dims(self, dim)
+        return fnp.expand_dims(self, wrap_dim(dim, self.ndim + 1, "unsqueeze"))
 
     def squeeze(self, dim: _int | None = None) -> "Tensor":
         """This tensor with its axes of size 1 removed (torch.Tensor.squeeze).
@@ -557,9 +558,11 @@ class Tensor(_TensorBase):
         >>> x.squeeze().shape, x.squeeze(0).shape, x.squeeze(1).shape, fgrad.squeeze(x, -1).shape
         ((3,), (3, 1), (1, 3, 1), (1, 3))
         """
-        if dim is not None and self.shape[dim] != 1:
-            return self
-        return fnp.squeeze(self, dim)
+        if dim is None:
+            return fnp.squeeze(self)
+        dims = wrap_dims(dim if isinstance(dim, (list, tuple)) else [dim], self.ndim, "squeeze") or ()
+        ones = tuple(d for d in dims if self.shape[d] == 1)  # (torch leaves the others, and a 0-D tensor)
+        return fnp.squeeze(self, ones) if ones else self
 
     def permute(self, *dims: _int | Sequence[_int]) -> "Tensor":
         """This tensor with its axes reordered: axis i of the result is axis dims[i] (torch.Tensor.permute).
@@ -578,8 +581,10 @@ class Tensor(_TensorBase):
 
         Raises
         ------
-        ValueError
-            `dims` is not a permutation of this tensor's axes.
+        IndexError
+            A dim is out of range (torch's message).
+        RuntimeError
+            `dims` names an axis twice, or not every axis.
 
         Examples
         --------
@@ -587,7 +592,11 @@ class Tensor(_TensorBase):
         >>> x.permute(2, 0, 1).shape, fgrad.permute(x, (1, 0, 2)).shape
         ((4, 2, 3), (3, 2, 4))
         """
-        return fnp.transpose(self, dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims)
+        dims = tuple(dims[0]) if len(dims) == 1 and not isinstance(dims[0], int) else dims
+        if len(dims) != self.ndim:
+            raise RuntimeError(f"permute(): the number of dims ({len(dims)}) does not match the tensor's "
+                               f"({self.ndim})")
+        return fnp.transpose(self, wrap_dims(dims, self.ndim, "permute") or ())
 
     def transpose(self, dim0: _int, dim1: _int) -> "Tensor":
         """This tensor with axes dim0 and dim1 swapped (torch.Tensor.transpose; numpy.swapaxes).
@@ -612,7 +621,8 @@ class Tensor(_TensorBase):
         >>> fgrad.transpose(fgrad.zeros(2, 3, 4), 0, -1).shape
         (4, 3, 2)
         """
-        return fnp.swapaxes(self, dim0, dim1)
+        dim0, dim1 = wrap_dim(dim0, self.ndim, "transpose"), wrap_dim(dim1, self.ndim, "transpose")
+        return fnp.swapaxes(self, dim0, dim1) if self.ndim else self
 
     def t(self) -> "Tensor":
         """The transpose of a 2-D tensor, a 0-D or 1-D tensor as it is (torch.Tensor.t). Differentiable.
@@ -685,7 +695,8 @@ class Tensor(_TensorBase):
         >>> x.sum().backward(); x.grad
         tensor([[1., 1.], [1., 1.]])
         """
-        return fnp.sum(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
+        axes = wrap_dims(_dim(dim, axis), self.ndim, "sum")
+        return fnp.sum(self, axis=axes, keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def mean(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
              keepdims: _bool | None = None) -> "Tensor":
@@ -718,7 +729,8 @@ class Tensor(_TensorBase):
         >>> x.mean().backward(); x.grad
         tensor([[0.25, 0.25], [0.25, 0.25]])
         """
-        return fnp.mean(self, axis=_dim(dim, axis), keepdims=_keep(keepdim, keepdims), dtype=dtype)
+        axes = wrap_dims(_dim(dim, axis), self.ndim, "mean")
+        return fnp.mean(self, axis=axes, keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
     def var(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
@@ -753,7 +765,7 @@ class Tensor(_TensorBase):
         tensor([-1.33333333, -0.33333333,  1.66666667])
         """
         ddof = (1 if unbiased else 0) if correction is None else correction
-        return fnp.var(self, axis=dim, ddof=ddof, keepdims=keepdim)
+        return fnp.var(self, axis=wrap_dims(dim, self.ndim, "var"), ddof=ddof, keepdims=keepdim)
 
     def std(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
@@ -787,6 +799,7 @@ class Tensor(_TensorBase):
         >>> x.std().backward(); x.grad
         tensor([-0.43643578, -0.10910895,  0.54554473])
         """
+        wrap_dims(dim, self.ndim, "std")  # (its own name in the message)
         return fnp.sqrt(self.var(dim, unbiased, keepdim, correction))
 
     def prod(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
@@ -815,13 +828,16 @@ class Tensor(_TensorBase):
         >>> x.prod().backward(); x.grad  # the product of the other entries
         tensor([[24., 12.], [ 8.,  6.]])
         """
-        return fnp.prod(self, axis=dim, keepdims=keepdim)
+        return fnp.prod(self, axis=wrap_dims(dim, self.ndim, "prod"), keepdims=keepdim)
 
     def _extremum(self, fn, arg, dim, keepdim, other):
         if other is not None:
             return (fnp.maximum if fn is fnp.max else fnp.minimum)(self, other)
         if dim is None:
             return fn(self)
+        dim = wrap_dim(dim, self.ndim, fn.__name__)
+        if not self.ndim:  # (torch's 0-D tensor has one "dim", of size 1)
+            return MinMax(*(v.reshape(()) for v in self.reshape(1)._extremum(fn, arg, 0, keepdim, None)))
         # The values are read at the indices, so the gradient goes to the index alone, as torch's
         # (fnp.max's would be shared among tied entries).
         indices = arg(self, axis=dim, keepdims=True)
@@ -933,7 +949,7 @@ class Tensor(_TensorBase):
         >>> x.argmax(), x.argmax(1), fgrad.argmax(x, 0, keepdim=True)
         (tensor(1), tensor([1, 0]), tensor([[1, 0]]))
         """
-        return fnp.argmax(self, axis=dim, keepdims=keepdim)
+        return _arg(fnp.argmax, self, dim, keepdim)
 
     def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> "Tensor":
         """The index of the smallest entry along `dim` (torch.Tensor.argmin; fgrad.argmin is this method).
@@ -958,7 +974,7 @@ class Tensor(_TensorBase):
         >>> x.argmin(), fgrad.argmin(x, dim=1)
         (tensor(0), tensor([0, 1]))
         """
-        return fnp.argmin(self, axis=dim, keepdims=keepdim)
+        return _arg(fnp.argmin, self, dim, keepdim)
 
     def norm(self, p: _float | str | None = "fro", dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
         """The vector p-norm of the entries over `dim` (torch.Tensor.norm; fgrad.norm is this method).
@@ -994,7 +1010,7 @@ class Tensor(_TensorBase):
         # (fnp.linalg.vector_norm: torch's norm of any dims is a vector norm, and its rule is
         # 0 at a zero input where sqrt(sum(x * x))'s would be nan)
         ord = 2 if p in ("fro", None) else p
-        return fnp.linalg.vector_norm(self, axis=dim, keepdims=keepdim, ord=ord)
+        return fnp.linalg.vector_norm(self, axis=wrap_dims(dim, self.ndim, "norm"), keepdims=keepdim, ord=ord)
 
     def clamp(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         """This tensor limited to [min, max] elementwise (either may be None; `clip` is the same method).
@@ -1057,7 +1073,7 @@ class Tensor(_TensorBase):
         >>> fgrad.softmax(fgrad.tensor([1000.0, 1000.0]), dim=0)  # no overflow
         tensor([0.5, 0.5])
         """
-        return _softmax.softmax(self, axis=dim)
+        return _softmax.softmax(self, axis=wrap_dims(dim, self.ndim, "softmax"))
 
     def log_softmax(self, dim: _int) -> "Tensor":
         """log(softmax(self, dim)), computed stably as self minus its logsumexp along `dim`
@@ -1086,7 +1102,7 @@ class Tensor(_TensorBase):
         >>> fgrad.log_softmax(fgrad.tensor([0.0, -1000.0]), 0)  # finite where softmax is 0
         tensor([    0., -1000.])
         """
-        return _softmax.log_softmax(self, axis=dim)
+        return _softmax.log_softmax(self, axis=wrap_dims(dim, self.ndim, "log_softmax"))
 
     def all(self) -> _bool:
         """True when every entry is nonzero (True for an empty tensor); fgrad.all is this method.
@@ -1426,13 +1442,9 @@ def flattened_shape(shape, start_dim, end_dim):
     """`shape` with axes start_dim..end_dim (negative ones count from the end) made one, as
     torch.flatten's; a 0-d shape becomes (1,). Raises as torch's where the axes are out of range or
     in the wrong order (a modulo alone would flatten the wrong axes silently)."""
+    s, e = wrap_dim(start_dim, len(shape), "flatten"), wrap_dim(end_dim, len(shape), "flatten")
     if not shape:
         return (1,)
-    n = len(shape)
-    for d in (start_dim, end_dim):
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    s, e = start_dim % n, end_dim % n
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
@@ -1453,6 +1465,14 @@ for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's una
 
 def _dim(dim, axis):
     return axis if dim is None else dim
+
+
+def _arg(fn, x, dim, keepdim):
+    """argmax or argmin along torch's dim (a 0-D tensor's only index is 0)."""
+    if dim is None or x.ndim:
+        return fn(x, axis=None if dim is None else wrap_dim(dim, x.ndim, fn.__name__), keepdims=keepdim)
+    wrap_dim(dim, 0, fn.__name__)
+    return fn(x)
 
 
 def _keep(keepdim, keepdims):

@@ -13,6 +13,7 @@ from .. import numpy as fnp
 from ..numpy import linalg as fla
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..typing import ArrayLike
+from .dims import wrap_pair
 from .tensor import Tensor
 
 __all__ = ["angle", "cdist", "cholesky", "cholesky_solve", "complex", "diagonal", "nan_to_num", "polar",
@@ -160,7 +161,7 @@ def diagonal(input: Tensor | ArrayLike, offset: int = 0, dim1: int = 0, dim2: in
     >>> fgrad.diagonal(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), offset=1)
     tensor([2.])
     """
-    return _t(fnp.diagonal(input, offset, dim1, dim2))
+    return _t(fnp.diagonal(input, offset, *wrap_pair(dim1, dim2, np.ndim(input), "diagonal")))
 
 
 def nan_to_num(input: Tensor | ArrayLike, nan: float = 0.0, posinf: float | None = None,

@@ -5,9 +5,12 @@ float64 input, as torch's), with torch's argument names: `dim` for NumPy's `axis
 2-D functions' dim=(-2, -1). fftfreq and rfftfreq return Tensors of torch's default float dtype here
 (float64, fgrad's default).
 """
+import numpy as np
+
 from ..backend import Device
 from ..numpy import fft as _fft
 from ..typing import ArrayLike, Callable, DTypeLike, Sequence
+from .dims import wrap_dim, wrap_dims
 from .tensor import Tensor
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft",
@@ -29,13 +32,9 @@ def _example(name, data):
             f"True\n")
 
 
-def _dims(dim):
-    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
-
-
 def _one(name: str) -> Callable[..., Tensor]:
     def fn(input: Tensor | ArrayLike, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
-        return _t(getattr(_fft, name)(input, n=n, axis=dim, norm=norm))
+        return _t(getattr(_fft, name)(input, n=n, axis=wrap_dim(dim, np.ndim(input), f"fft.{name}"), norm=norm))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"torch.fft.{name}(input, n=None, dim=-1, norm=None): numpy.fft.{name} along `dim`, `input` cut or\n"
                   f"zero-padded to length `n`; norm 'backward' (None), 'ortho' or 'forward'. Differentiable in input\n"
@@ -46,7 +45,7 @@ def _one(name: str) -> Callable[..., Tensor]:
 def _many(name: str, default_dim: tuple[int, ...] | None) -> Callable[..., Tensor]:
     def fn(input: Tensor | ArrayLike, s: Sequence[int] | None = None, dim: int | Sequence[int] | None = default_dim,
            norm: str | None = None) -> Tensor:
-        dim = _dims(dim)
+        dim = wrap_dims(dim, np.ndim(input), f"fft.{name}")
         if dim is None and s is not None:
             dim = tuple(range(-len(s), 0))
         return _t(getattr(_fft, name)(input, s=s, axes=dim, norm=norm))
@@ -104,7 +103,7 @@ def fftshift(input: Tensor | ArrayLike, dim: int | Sequence[int] | None = None) 
     >>> y, x.grad  # a permutation: the gradient is permuted back
     (tensor([-2., -1.,  0.,  1.,  2.], grad_fn=<...>), tensor([2., 3., 4., 0., 1.]))
     """
-    return _t(_fft.fftshift(input, axes=_dims(dim)))
+    return _t(_fft.fftshift(input, axes=wrap_dims(dim, np.ndim(input), "fft.fftshift")))
 
 
 def ifftshift(input: Tensor | ArrayLike, dim: int | Sequence[int] | None = None) -> Tensor:
@@ -115,4 +114,4 @@ def ifftshift(input: Tensor | ArrayLike, dim: int | Sequence[int] | None = None)
     >>> fgrad.fft.ifftshift(fgrad.tensor([-2.0, -1.0, 0.0, 1.0, 2.0]))
     tensor([ 0.,  1.,  2., -2., -1.])
     """
-    return _t(_fft.ifftshift(input, axes=_dims(dim)))
+    return _t(_fft.ifftshift(input, axes=wrap_dims(dim, np.ndim(input), "fft.ifftshift")))

@@ -17,6 +17,7 @@ from ..numpy import _softmax
 from ..numpy import linalg as fla
 from ..ops import special as ops_special
 from ..typing import Any, Array, ArrayLike, Callable, Sequence
+from .dims import shape_index, wrap_dim, wrap_dims
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
 from .tensor import Tensor
@@ -42,10 +43,6 @@ def _tensor(x):
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def _dim(dim, ndim):
-    return dim + ndim if dim < 0 else dim
-
-
 # ---- joining, splitting and moving axes -------------------------------------------------------
 def cat(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     """Tensors joined along their existing axis `dim` (torch.cat, also concat and concatenate); the
@@ -58,7 +55,10 @@ def cat(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     >>> y, a.grad
     (tensor([1., 2., 3.], grad_fn=<...>), tensor([2., 4.]))
     """
-    return _tensor(fnp.concatenate(list(tensors), axis=dim))
+    tensors = list(tensors)
+    if tensors:  # (an empty list is fgrad.numpy's error)
+        dim = wrap_dim(dim, np.ndim(tensors[0]), "cat")
+    return _tensor(fnp.concatenate(tensors, axis=dim))
 
 
 concat = concatenate = cat
@@ -73,7 +73,10 @@ def stack(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     >>> fgrad.stack([fgrad.tensor([1.0, 2.0]), fgrad.tensor([3.0, 4.0])], dim=1)
     tensor([[1., 3.], [2., 4.]])
     """
-    return _tensor(fnp.stack(list(tensors), axis=dim))
+    tensors = list(tensors)
+    if tensors:
+        dim = wrap_dim(dim, np.ndim(tensors[0]) + 1, "stack")
+    return _tensor(fnp.stack(tensors, axis=dim))
 
 
 def movedim(input: Tensor | ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
@@ -85,7 +88,9 @@ def movedim(input: Tensor | ArrayLike, source: int | Sequence[int], destination:
     >>> fgrad.movedim(fgrad.zeros(2, 3, 4), 0, -1).shape
     (3, 4, 2)
     """
-    return _tensor(fnp.moveaxis(input, source, destination))
+    n = np.ndim(input)
+    source, destination = wrap_dims(source, n, "movedim"), wrap_dims(destination, n, "movedim")
+    return _tensor(fnp.moveaxis(input, source, destination) if n else input)
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -96,8 +101,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     >>> fgrad.narrow(fgrad.arange(5.0), 0, 1, 3)
     tensor([1., 2., 3.])
     """
-    dim = _dim(dim, input.ndim)
-    start = _dim(start, input.shape[dim])
+    dim = wrap_dim(dim, input.ndim, "narrow")
+    start = start + input.shape[dim] if start < 0 else start
     if not 0 <= start <= start + length <= input.shape[dim]:
         raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({input.shape[dim]}).")
     return input[(slice(None),) * dim + (slice(start, start + length),)]
@@ -111,7 +116,7 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     >>> fgrad.split(fgrad.arange(5.0), 2)
     (tensor([0., 1.]), tensor([2., 3.]), tensor([4.]))
     """
-    dim = _dim(dim, tensor.ndim)
+    dim = wrap_dim(dim, tensor.ndim, "split")
     n = tensor.shape[dim]
     if isinstance(split_size_or_sections, int):
         sizes = [split_size_or_sections] * (n // split_size_or_sections) + \
@@ -135,7 +140,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input.shape[_dim(dim, input.ndim)]
+    n = input.shape[wrap_dim(dim, input.ndim, "chunk")]
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
 
@@ -147,7 +152,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     >>> fgrad.unbind(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=1)
     (tensor([1., 3.]), tensor([2., 4.]))
     """
-    dim = _dim(dim, input.ndim)
+    dim = wrap_dim(dim, input.ndim, "unbind")
     return tuple(input[(slice(None),) * dim + (i,)] for i in range(input.shape[dim]))
 
 
@@ -160,7 +165,7 @@ def flip(input: Tensor | ArrayLike, dims: int | Sequence[int]) -> Tensor:
     >>> fgrad.flip(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), [1])
     tensor([[2., 1.], [4., 3.]])
     """
-    return _tensor(fnp.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims))
+    return _tensor(fnp.flip(input, axis=wrap_dims(dims, np.ndim(input), "flip")))
 
 
 def roll(input: Tensor | ArrayLike, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None) -> Tensor:
@@ -172,7 +177,9 @@ def roll(input: Tensor | ArrayLike, shifts: int | Sequence[int], dims: int | Seq
     >>> fgrad.roll(fgrad.tensor([1.0, 2.0, 3.0]), 1)
     tensor([3., 1., 2.])
     """
-    return _tensor(fnp.roll(input, shifts, axis=dims))
+    if dims is not None and not np.ndim(input):
+        shape_index(dims, 0, "roll")  # (raises: a 0-D tensor has no dim to roll along, as torch says)
+    return _tensor(fnp.roll(input, shifts, axis=wrap_dims(dims, np.ndim(input), "roll")))
 
 
 def tile(input: Tensor | ArrayLike, dims: Sequence[int]) -> Tensor:
@@ -199,7 +206,7 @@ def repeat_interleave(input: Tensor | ArrayLike, repeats: int | Tensor | ArrayLi
     (tensor([1., 1., 2., 2.], grad_fn=<...>), tensor([2., 2.]))
     """
     repeats = repeats.numpy() if isinstance(repeats, Tensor) else repeats
-    return _tensor(fnp.repeat(input, repeats, axis=dim))
+    return _tensor(fnp.repeat(input, repeats, axis=wrap_dims(dim, np.ndim(input), "repeat_interleave")))
 
 
 # ---- indexing --------------------------------------------------------------------------------
@@ -234,7 +241,7 @@ def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor
     >>> y, x.grad
     (tensor([[1., 1.], [4., 3.]], grad_fn=<...>), tensor([[2., 0.], [1., 1.]]))
     """
-    dim = _dim(dim, input.ndim)
+    dim = wrap_dim(dim, input.ndim, "gather")
     index = _in_range(_index(index), input.shape[dim], dim, "gather")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -242,8 +249,9 @@ def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor
 
 
 def _scattered(input, dim, index, src, how):
-    dim = _dim(dim, input.ndim)
-    index = _in_range(_index(index), input.shape[dim], dim, "scatter" if how == "set" else "scatter_add")
+    name = "scatter" if how == "set" else "scatter_add"
+    dim = wrap_dim(dim, input.ndim, name)
+    index = _in_range(_index(index), input.shape[dim], dim, name)
     coords = _coordinates(index, dim)
     values = src if not hasattr(src, "shape") or src.ndim == 0 else \
         src[tuple(slice(0, k) for k in index.shape)]
@@ -288,7 +296,7 @@ def index_select(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> 
     >>> fgrad.index_select(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), 0, fgrad.tensor([1, 1]))
     tensor([[3., 4.], [3., 4.]])
     """
-    dim = _dim(dim, input.ndim)
+    dim = wrap_dim(dim, input.ndim, "index_select")
     return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
 
@@ -349,7 +357,9 @@ def sort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, sta
     >>> values, indices
     (tensor([1., 2., 3.]), tensor([1, 2, 0]))
     """
-    values = _values(input)
+    values, dim = _values(input), wrap_dim(dim, np.ndim(input), "sort")
+    if not values.ndim:  # (a 0-D tensor is sorted; its one index is 0)
+        return _sort_result(_tensor(input), Tensor(np.zeros((), np.int64)))
     if descending:  # (two stable passes: by -x, NaN last, then NaN first)
         order = np.argsort(-values, axis=dim, kind="stable")
         nan_last = np.take_along_axis(~np.isnan(values), order, axis=dim)
@@ -368,7 +378,7 @@ def argsort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, 
     >>> fgrad.argsort(fgrad.tensor([3.0, 1.0, 2.0]), descending=True)
     tensor([0, 2, 1])
     """
-    return sort(input, dim, descending, stable).indices
+    return sort(input, wrap_dim(dim, np.ndim(input), "argsort"), descending, stable).indices
 
 
 def topk(input: Tensor | ArrayLike, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> _topk_result:
@@ -381,6 +391,7 @@ def topk(input: Tensor | ArrayLike, k: int, dim: int = -1, largest: bool = True,
     >>> values, indices, x.grad
     (tensor([3., 2.], grad_fn=<...>), tensor([0, 2]), tensor([1., 0., 1.]))
     """
+    dim = wrap_dim(dim, np.ndim(input), "topk")
     values, indices = sort(input, dim, descending=largest)
     return _topk_result(narrow(values, dim, 0, k), narrow(indices, dim, 0, k))
 
@@ -518,7 +529,7 @@ def cumsum(input: Tensor | ArrayLike, dim: int) -> Tensor:
     >>> y, x.grad
     (tensor([1., 3., 6.], grad_fn=<...>), tensor([3., 2., 1.]))
     """
-    return _tensor(fnp.cumsum(input, axis=dim))
+    return _along(fnp.cumsum, input, dim, "cumsum")
 
 
 def cumprod(input: Tensor | ArrayLike, dim: int) -> Tensor:
@@ -532,7 +543,13 @@ def cumprod(input: Tensor | ArrayLike, dim: int) -> Tensor:
     >>> y, x.grad  # d(x0 x1 x2)/dx
     (tensor([1., 2., 6.], grad_fn=<...>), tensor([6., 3., 2.]))
     """
-    return _tensor(fnp.cumprod(input, axis=dim))
+    return _along(fnp.cumprod, input, dim, "cumprod")
+
+
+def _along(fn, input, dim, who):
+    """fn (cumsum, cumprod) along torch's `dim`; a 0-D tensor's one "dim" keeps its shape."""
+    axis = wrap_dims(dim, np.ndim(input), who)
+    return _tensor(fn(input, axis=axis) if axis is not None else fnp.reshape(fn(input), ()))
 
 
 def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
@@ -547,7 +564,7 @@ def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool
     >>> round(y.item(), 4), x.grad  # log 2; the gradient is the softmax
     (0.6931, tensor([0.5, 0.5]))
     """
-    return _tensor(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
+    return _tensor(_softmax.logsumexp(input, axis=wrap_dims(dim, np.ndim(input), "logsumexp"), keepdims=keepdim))
 
 
 # ---- products and linear algebra -------------------------------------------------------------
@@ -684,7 +701,7 @@ def cross(input: Tensor | ArrayLike, other: Tensor | ArrayLike, dim: int | None 
     """
     if dim is None:
         dim = next(i for i, n in enumerate(np.broadcast_shapes(tuple(input.shape), tuple(other.shape))) if n == 3)
-    return _tensor(fnp.cross(input, other, axis=dim))
+    return _tensor(fnp.cross(input, other, axis=wrap_dim(dim, np.ndim(input), "cross")))
 
 
 def trace(input: Tensor | ArrayLike) -> Tensor:
@@ -924,7 +941,7 @@ def _stride(self, dim=None):
     """Strides in elements of the C-ordered layout fgrad's tensors have."""
     shape = tuple(self.shape)
     strides = tuple(int(np.prod(shape[i + 1:], dtype=np.int64)) for i in range(len(shape)))
-    return strides if dim is None else strides[dim]
+    return strides if dim is None else strides[shape_index(dim, len(shape), "stride")]
 
 
 _EXTRA_METHODS = {

@@ -16,6 +16,7 @@ from ..numpy import linalg as fla
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..ops.scipy_linalg import expm as _expm
 from ..typing import ArrayLike, DTypeLike, Sequence
+from .dims import wrap_dim, wrap_dims, wrap_pair
 from .tensor import Tensor
 
 __all__ = [
@@ -46,10 +47,6 @@ def _cast(x, dtype):
     return x if dtype is None else fnp.astype(x, dtype)
 
 
-def _dims(dim):
-    return tuple(dim) if isinstance(dim, (list, tuple)) else dim
-
-
 def _info(A):
     return Tensor(np.zeros(tuple(A.shape[:-2]), dtype=np.int32))
 
@@ -75,7 +72,8 @@ def vector_norm(x: Tensor | ArrayLike, ord: float = 2, dim: int | Sequence[int] 
     >>> n, x.grad  # d|x|/dx = x / |x|
     (tensor(5., grad_fn=<...>), tensor([0.6, 0.8]))
     """
-    return _t(fla.vector_norm(_cast(x, dtype), axis=_dims(dim), keepdims=keepdim, ord=ord))
+    dim = wrap_dims(dim, np.ndim(x), "linalg.vector_norm")
+    return _t(fla.vector_norm(_cast(x, dtype), axis=dim, keepdims=keepdim, ord=ord))
 
 
 def matrix_norm(A: Tensor | ArrayLike, ord: float | str = "fro", dim: int | Sequence[int] = (-2, -1),
@@ -90,7 +88,7 @@ def matrix_norm(A: Tensor | ArrayLike, ord: float | str = "fro", dim: int | Sequ
     >>> n, A.grad
     (tensor(5., grad_fn=<...>), tensor([[0.6, 0. ], [0. , 0.8]]))
     """
-    return _t(fla.norm(_cast(A, dtype), ord, tuple(dim), keepdim))
+    return _t(fla.norm(_cast(A, dtype), ord, wrap_dims(tuple(dim), np.ndim(A), "linalg.matrix_norm"), keepdim))
 
 
 def norm(A: Tensor | ArrayLike, ord: float | str | None = None, dim: int | Sequence[int] | None = None,
@@ -112,7 +110,7 @@ def norm(A: Tensor | ArrayLike, ord: float | str | None = None, dim: int | Seque
         dim = dim[0]
     if isinstance(dim, int) or (dim is None and ord is not None and A.ndim == 1):
         return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
-    return _t(fla.norm(A, ord, _dims(dim), keepdim))
+    return _t(fla.norm(A, ord, wrap_dims(dim, A.ndim, "linalg.norm"), keepdim))
 
 
 def cond(A: Tensor | ArrayLike, p: float | str | None = None) -> Tensor:
@@ -492,7 +490,7 @@ def cross(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, dim: int = -1
     >>> fgrad.linalg.cross(fgrad.tensor([1.0, 0.0, 0.0]), fgrad.tensor([0.0, 1.0, 0.0]))
     tensor([0., 0., 1.])
     """
-    return _t(fnp.cross(input, other, axis=dim))
+    return _t(fnp.cross(input, other, axis=wrap_dim(dim, np.ndim(input), "linalg.cross")))
 
 
 def vecdot(x: Tensor | ArrayLike, y: Tensor | ArrayLike, *, dim: int = -1) -> Tensor:
@@ -505,7 +503,7 @@ def vecdot(x: Tensor | ArrayLike, y: Tensor | ArrayLike, *, dim: int = -1) -> Te
     >>> d, x.grad
     (tensor([-1., -1.], grad_fn=<...>), tensor([[ 1., -1.], [ 1., -1.]]))
     """
-    return _t(fnp.sum(fnp.conj(x) * y, axis=dim))
+    return _t(fnp.sum(fnp.conj(x) * y, axis=wrap_dim(dim, np.ndim(x), "linalg.vecdot")))
 
 
 def multi_dot(tensors: Sequence[Tensor | ArrayLike]) -> Tensor:
@@ -530,7 +528,7 @@ def diagonal(A: Tensor | ArrayLike, *, offset: int = 0, dim1: int = -2, dim2: in
     >>> fgrad.linalg.diagonal(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]))
     tensor([1., 4.])
     """
-    return _t(fnp.diagonal(A, offset, dim1, dim2))
+    return _t(fnp.diagonal(A, offset, *wrap_pair(dim1, dim2, np.ndim(A), "linalg.diagonal")))
 
 
 def vander(x: Tensor | ArrayLike, *, N: int | None = None) -> Tensor:

@@ -7,10 +7,13 @@ multigammaln(input, p), logit(input, eps=None), softmax(input, dim), round(input
 """
 import math
 
+import numpy as np
+
 from .. import numpy as fnp
 from ..numpy import _softmax
 from ..ops import special as _ops
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
+from .dims import wrap_dims
 from .tensor import Tensor
 
 __all__ = [
@@ -150,7 +153,7 @@ def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool
     >>> round(y.item(), 4), x.grad  # log 4; the gradient the softmax
     (1.3863, tensor([[0.25, 0.75]]))
     """
-    return _t(_softmax.logsumexp(input, axis=dim, keepdims=keepdim))
+    return _t(_softmax.logsumexp(input, axis=wrap_dims(dim, np.ndim(input), "special.logsumexp"), keepdims=keepdim))
 
 
 def softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None = None) -> Tensor:
@@ -162,7 +165,8 @@ def softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None = No
     >>> fgrad.special.softmax(fgrad.tensor([0.0, np.log(3.0)]), 0)
     tensor([0.25, 0.75])
     """
-    return _t(_softmax.softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
+    axis = wrap_dims(dim, np.ndim(input), "special.softmax")
+    return _t(_softmax.softmax(input if dtype is None else fnp.astype(input, dtype), axis=axis))
 
 
 def log_softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None = None) -> Tensor:
@@ -174,4 +178,5 @@ def log_softmax(input: Tensor | ArrayLike, dim: int, *, dtype: DTypeLike | None 
     >>> fgrad.special.log_softmax(fgrad.tensor([0.0, np.log(3.0)]), 0).exp()
     tensor([0.25, 0.75])
     """
-    return _t(_softmax.log_softmax(input if dtype is None else fnp.astype(input, dtype), axis=dim))
+    axis = wrap_dims(dim, np.ndim(input), "special.log_softmax")
+    return _t(_softmax.log_softmax(input if dtype is None else fnp.astype(input, dtype), axis=axis))

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.dims import wrap_dims
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.tensor import Tensor, TensorOrArray
 from ..backend import Device
@@ -282,11 +283,14 @@ def tanh(input: TensorOrArray) -> TensorOrArray:
     return fnp.tanh(input)
 
 
-def _softmax_dim(name, ndim):
-    """torch's implicit dim (0 for 0-, 1- and 3-D input, else 1), with its warning."""
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  f"as an argument.", UserWarning, stacklevel=3)
-    return 0 if ndim in (0, 1, 3) else 1
+def _softmax_dim(name, dim, ndim):
+    """`dim` checked and made nonnegative (wrap_dims); None: torch's implicit dim (0 for 0-, 1- and
+    3-D input, else 1), with its warning."""
+    if dim is None:
+        warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                      f"as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return wrap_dims(dim, ndim, name)
 
 
 def _cast(input, dtype):
@@ -304,7 +308,7 @@ def softmax(input: TensorOrArray, dim: int | None = None, _stacklevel: int = 3,
     >>> p, x.grad  # the Jacobian p (delta - p)
     (tensor([[0.5 , 0.5 ], [0.25, 0.75]], grad_fn=<...>), tensor([[ 0.25  , -0.25  ], [ 0.1875, -0.1875]]))
     """
-    dim = _softmax_dim("softmax", input.ndim) if dim is None else dim
+    dim = _softmax_dim("softmax", dim, input.ndim)
     return _softmax.softmax(_cast(input, dtype), axis=dim)
 
 
@@ -318,7 +322,7 @@ def softmin(input: TensorOrArray, dim: int | None = None, _stacklevel: int = 3,
     >>> fgrad.nn.functional.softmin(fgrad.tensor([0.0, np.log(3.0)]), dim=0)
     tensor([0.75, 0.25])
     """
-    dim = _softmax_dim("softmin", input.ndim) if dim is None else dim
+    dim = _softmax_dim("softmin", dim, input.ndim)
     return _softmax.softmax(-_cast(input, dtype), axis=dim)
 
 
@@ -335,7 +339,7 @@ def log_softmax(input: TensorOrArray, dim: int | None = None, _stacklevel: int =
     >>> y.exp(), x.grad  # d log p1 / dx = delta - p
     (tensor([0.25, 0.75], grad_fn=<...>), tensor([-0.25,  0.25]))
     """
-    dim = _softmax_dim("log_softmax", input.ndim) if dim is None else dim
+    dim = _softmax_dim("log_softmax", dim, input.ndim)
     return _softmax.log_softmax(_cast(input, dtype), axis=dim)
 
 

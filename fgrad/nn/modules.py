@@ -7,6 +7,7 @@ from typing import TypeVar
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.dims import wrap_dim
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
 from ..autograd.tensor import Tensor, flattened_shape
@@ -131,7 +132,7 @@ class Unflatten(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         shape = tuple(input.shape)
-        dim = self.dim % len(shape)
+        dim = wrap_dim(self.dim, len(shape), "unflatten")  # (a modulo would split the wrong axis silently)
         return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
 
     def extra_repr(self) -> str:
