@@ -5,17 +5,17 @@ They sit below every other module of the package, so they build on ops alone: a 
 list holding traced values is stacked here with the shape primitives, as np.array would
 read it (fgrad.numpy.stack, above, stacks the same way).
 """
-import builtins
 import math
 
 import numpy as np
 
 from ..backend import CPU, array_module, device_of
 from ..ir.value import Tracer, peek
+from ..ops import axes as ax
 from ..ops import shape as sh
 
 __all__ = ["_as_operand", "_check_out", "_count", "_ndim", "_on_device_of", "_shape", "_stacked", "_to_stack",
-           "normalize_axis"]
+           "axis_index", "normalize_axis"]
 
 
 def _ndim(x):
@@ -31,23 +31,22 @@ def _count(a, axis):
     return math.prod(shape) if axis is None else math.prod(shape[i] for i in axis)
 
 
-def normalize_axis(axis, ndim, fn="reduction"):
-    """None, or a sorted tuple of non-negative axes; out-of-range axes raise naming fn."""
+def normalize_axis(axis, ndim, fn="reduction", ordered=False):
+    """None, or a tuple of non-negative axes (sorted; as given when `ordered`); an axis out of
+    range raises AxisError, a repeated one ValueError, naming fgrad.numpy.fn (ops/axes.py's check)."""
     if axis is None:
         return None
     if axis.__class__ is int and 0 <= axis < ndim:  # the common case
         return (axis,)
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < builtins.max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
-            raise np.exceptions.AxisError(f"fgrad.numpy.{fn}: axis {a} is out of bounds "
-                                          f"for an array of dimension {ndim}")
-        out.append(a % ndim if ndim else 0)
-    if len(set(out)) != len(out):
-        raise ValueError(f"fgrad.numpy.{fn}: repeated axis in {axis!r}")
-    return tuple(sorted(out))
+    if ndim == 0 and axis in (0, -1, (0,), (-1,)):  # (NumPy's reductions take these of a 0-d array)
+        return (0,)
+    axes = ax.axis_tuple(axis, ndim, f"fgrad.numpy.{fn}")
+    return axes if ordered else tuple(sorted(axes))
+
+
+def axis_index(axis, ndim, fn):
+    """One axis as an index in range(ndim); out of range raises AxisError naming fgrad.numpy.fn."""
+    return ax.axis_index(axis, ndim, f"fgrad.numpy.{fn}")
 
 
 def _check_out(fn, out):

@@ -17,7 +17,7 @@ from ..ir.value import Tracer, concrete, decided, is_batched, is_staged, peek
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops import shape as sh
-from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape
+from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape, axis_index, normalize_axis
 from ._creation import zeros_like
 from ._elementwise import astype, where
 from ._shaping import broadcast_arrays, broadcast_to, concatenate, ravel, reshape, stack, transpose
@@ -110,7 +110,7 @@ def take(a, indices, axis=None, out=None, mode=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = axis % a.ndim
+    axis = axis_index(axis, a.ndim, "take")
     if is_batched(indices) or is_staged(indices):  # (gathered per example, or as a step: fnp.getitem)
         return getitem(a, (slice(None),) * axis + (indices,))
     indices = np.asarray(concrete(indices))
@@ -125,7 +125,7 @@ def take_along_axis(arr, indices, axis):
     indices = indices if is_batched(indices) or is_staged(indices) else np.asarray(concrete(indices))
     if axis is None:
         arr, axis = ravel(arr), 0
-    axis = axis % arr.ndim
+    axis = axis_index(axis, arr.ndim, "take_along_axis")
     if indices.ndim != arr.ndim:
         raise ValueError(f"fgrad.numpy.take_along_axis: indices has {indices.ndim} dimensions but arr has {arr.ndim}")
     index = []
@@ -141,7 +141,8 @@ def take_along_axis(arr, indices, axis):
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     a = _as_operand(a)
-    return sh.diagonal(a, offset=int(offset), axis1=axis1 % a.ndim, axis2=axis2 % a.ndim)
+    axis1, axis2 = normalize_axis((axis1, axis2), a.ndim, "diagonal", ordered=True)
+    return sh.diagonal(a, offset=int(offset), axis1=axis1, axis2=axis2)
 
 
 def diag(v, k=0):

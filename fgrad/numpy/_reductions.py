@@ -11,7 +11,7 @@ from ..ir.value import concrete, is_batched, is_staged
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import reductions as rd
-from ._arguments import _as_operand, _check_out, _count, normalize_axis
+from ._arguments import _as_operand, _check_out, _count, _ndim, axis_index, normalize_axis
 from ._elementwise import abs2, astype, where
 from ._indexing import diagonal, take_along_axis
 from ._shaping import ravel
@@ -120,7 +120,8 @@ cumprod = _scan(rd.cumprod, "cumprod")
 def _arg_reduction(prim, name):
     def reduce(a, axis=None, out=None, keepdims=False):
         _check_out(name, out)
-        return prim(_as_operand(a), axis=axis, keepdims=keepdims)
+        a = _as_operand(a)  # (the axis checked against a's own axes: under vmap the primitive's value has more)
+        return prim(a, axis=None if axis is None else axis_index(axis, a.ndim, name), keepdims=keepdims)
     reduce.__name__ = name
     return reduce
 
@@ -133,7 +134,7 @@ def argsort(a, axis=-1, kind=None, order=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), -1
-    return rd.argsort(a, axis=axis)
+    return rd.argsort(a, axis=axis_index(axis, a.ndim, "argsort"))
 
 
 def sort(a, axis=-1, kind=None, order=None):
@@ -151,20 +152,23 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 # ---- logical reductions: counts of the nonzero elements under vmap and compile ----------
 def any(a, axis=None, keepdims=False):
     # Under vmap, each example's: a count of its nonzero elements. Under compile the same, as
-    # steps of the program, so a decision on it is guarded, not all of a's values.
+    # steps of the program, so a decision on it is guarded, not all of a's values. (Axes are
+    # checked here too, so that NumPy's calls on values raise naming fgrad.)
+    normalize_axis(axis, _ndim(a), "any")
     if is_batched(a) or is_staged(a):
         return ew.greater(count_nonzero(a, axis, keepdims), 0)
     return np.any(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, keepdims=False):
+    axes = normalize_axis(axis, _ndim(a), "all")
     if is_batched(a) or is_staged(a):
-        axes = normalize_axis(axis, a.ndim, "all")
         return ew.equal(count_nonzero(a, axis, keepdims), _count(a, axes))
     return np.all(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
+    normalize_axis(axis, _ndim(a), "count_nonzero")
     if is_batched(a) or is_staged(a):
         return sum(astype(ew.not_equal(a, 0), np.int64), axis=axis, keepdims=keepdims)
     return np.count_nonzero(concrete(a), axis=axis, keepdims=keepdims)

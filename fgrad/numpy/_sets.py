@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ir.value import Tracer, decided
 from ..ops import reductions as rd
-from ._arguments import _as_operand, _shape
+from ._arguments import _as_operand, _ndim, _shape, axis_index
 from ._indexing import take, take_along_axis
 from ._shaping import concatenate, ravel
 
@@ -66,6 +66,8 @@ def lexsort(keys, axis=-1):
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    if axis is not None:  # (before the values: a bad axis is the error to report, under vmap too)
+        axis = axis_index(axis, _ndim(a), "argpartition")
     return np.argpartition(_values(a, "argpartition"), kth, axis=axis)
 
 
@@ -91,13 +93,24 @@ def sort_complex(a):
 
 
 def trim_zeros(filt, trim="fb", axis=None):
+    """np.trim_zeros: filt sliced to the extent of its nonzero values, along every axis or along
+    `axis` (which NumPy checks only where filt has more than one axis)."""
+    if axis is not None and _ndim(filt) > 1:  # (before the values, as argpartition)
+        axis = axis_index(axis, _ndim(filt), "trim_zeros")
     values = _values(filt, "trim_zeros")
-    nonzero = np.flatnonzero(values)
-    if nonzero.size == 0:
-        return _as_operand(filt)[:0]
-    start = nonzero[0] if "f" in trim.lower() else 0
-    stop = nonzero[-1] + 1 if "b" in trim.lower() else values.shape[0]
-    return _as_operand(filt)[start:stop]
+    trim = trim.lower()
+    if trim not in ("fb", "bf", "f", "b"):
+        raise ValueError(f"fgrad.numpy.trim_zeros: unexpected character(s) in `trim`: {trim!r}")
+    nonzero = np.argwhere(values)
+    if nonzero.size == 0:  # (all zeros: empty along every trimmed axis)
+        start = stop = [0] * values.ndim
+    else:
+        start = nonzero.min(axis=0).tolist() if "f" in trim else [None] * values.ndim
+        stop = (nonzero.max(axis=0) + 1).tolist() if "b" in trim else [None] * values.ndim
+    index = [slice(lo, hi) for lo, hi in zip(start, stop)]
+    if axis is not None and values.ndim > 1:
+        index = [s if i == axis else slice(None) for i, s in enumerate(index)]
+    return _as_operand(filt)[tuple(index)]
 
 
 UniqueAll = namedtuple("UniqueAll", "values indices inverse_indices counts")

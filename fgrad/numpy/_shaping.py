@@ -18,7 +18,7 @@ from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops import shape as sh
-from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape, normalize_axis
+from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape, axis_index, normalize_axis
 
 __all__ = ["append", "apply_along_axis", "apply_over_axes", "array_split", "atleast_1d", "atleast_2d", "atleast_3d",
            "block", "broadcast_arrays", "broadcast_to", "column_stack", "concatenate", "delete", "dsplit", "dstack",
@@ -29,9 +29,9 @@ __all__ = ["append", "apply_along_axis", "apply_over_axes", "array_split", "atle
 
 
 def _gather(a, index, axis):
-    """a's elements at the integer array `index` along `axis` (in bounds): fgrad.numpy.take's
-    gather, which sits above this module."""
-    return ix.getitem(a, index=ix.normalize_index((slice(None),) * (axis % a.ndim) + (index,)))
+    """a's elements at the integer array `index` along `axis` (an index of a's axes, in bounds):
+    fgrad.numpy.take's gather, which sits above this module."""
+    return ix.getitem(a, index=ix.normalize_index((slice(None),) * axis + (index,)))
 
 
 # ---- shape queries -----------------------------------------------------------------------
@@ -45,7 +45,7 @@ def ndim(a):
 
 def size(a, axis=None):
     s = _shape(a)
-    return math.prod(s) if axis is None else s[axis]
+    return math.prod(s) if axis is None else math.prod(s[i] for i in normalize_axis(axis, len(s), "size"))
 
 
 # ---- reshaping, transposing, broadcasting, joining, splitting ----------------------------
@@ -79,8 +79,8 @@ def ravel(a, order="C"):
 def transpose(a, axes=None):
     a = _as_operand(a)
     ndim = a.ndim
-    axes = tuple(reversed(range(ndim))) if axes is None else tuple(int(x) % ndim for x in axes)
-    if sorted(axes) != list(range(ndim)):
+    axes = tuple(reversed(range(ndim))) if axes is None else normalize_axis(axes, ndim, "transpose", ordered=True)
+    if len(axes) != ndim:
         raise ValueError(f"fgrad.numpy.transpose: axes {axes} don't match an array of dimension {ndim}")
     return a if axes == tuple(range(ndim)) else sh.transpose(a, axes=axes)
 
@@ -92,7 +92,7 @@ def permute_dims(a, axes=None):
 def swapaxes(a, axis1, axis2):
     a = _as_operand(a)
     axes = list(range(a.ndim))
-    axis1, axis2 = axis1 % a.ndim, axis2 % a.ndim
+    axis1, axis2 = axis_index(axis1, a.ndim, "swapaxes"), axis_index(axis2, a.ndim, "swapaxes")
     axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
     return transpose(a, axes)
 
@@ -106,11 +106,11 @@ def matrix_transpose(x, /):
 
 
 def moveaxis(a, source, destination):
-    return sh.moveaxis(_as_operand(a), source, destination)
+    return sh.moveaxis(_as_operand(a), source, destination, "fgrad.numpy.moveaxis")
 
 
 def expand_dims(a, axis):
-    return sh.expand_dims(_as_operand(a), axis)
+    return sh.expand_dims(_as_operand(a), axis, "fgrad.numpy.expand_dims")
 
 
 def squeeze(a, axis=None):
@@ -208,6 +208,7 @@ def column_stack(tup):
 
 def array_split(ary, indices_or_sections, axis=0):
     ary = _as_operand(ary)
+    axis = axis_index(axis, ary.ndim, "array_split")
     n = _shape(ary)[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
@@ -218,14 +219,15 @@ def array_split(ary, indices_or_sections, axis=0):
         bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
     else:
         bounds = [0] + [builtins.min(int(i), n) for i in indices_or_sections] + [n]
-    lead = (slice(None),) * (axis % ary.ndim)
+    lead = (slice(None),) * axis
     return [ary[lead + (slice(lo, builtins.max(lo, hi)),)] for lo, hi in itertools.pairwise(bounds)]
 
 
 def split(ary, indices_or_sections, axis=0):
-    if isinstance(indices_or_sections, (int, np.integer)) and _shape(ary)[axis] % indices_or_sections:
+    n = _shape(ary)[axis_index(axis, _ndim(ary), "split")]
+    if isinstance(indices_or_sections, (int, np.integer)) and n % indices_or_sections:
         raise ValueError(f"fgrad.numpy.split: array split does not result in an equal division "
-                         f"({_shape(ary)[axis]} into {indices_or_sections})")
+                         f"({n} into {indices_or_sections})")
     return array_split(ary, indices_or_sections, axis)
 
 
@@ -244,7 +246,7 @@ def repeat(a, repeats, axis=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), 0
-    axis = axis % a.ndim
+    axis = axis_index(axis, a.ndim, "repeat")
     index = np.repeat(np.arange(_shape(a)[axis]), repeats)
     return _gather(a, index, axis=axis)
 
@@ -268,7 +270,8 @@ def roll(a, shift, axis=None):
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), _shape(a))
     shifts, axes = np.broadcast_arrays(np.atleast_1d(shift), np.atleast_1d(axis))
-    for s, ax in zip(shifts.tolist(), axes.tolist()):
+    for s, ax in zip(shifts.tolist(), axes.tolist()):  # (an axis may repeat: it is rolled again)
+        ax = axis_index(ax, a.ndim, "roll")
         n = _shape(a)[ax]
         a = _gather(a, (np.arange(n) - s) % n, axis=ax)
     return a
@@ -362,8 +365,10 @@ def block(arrays):
 
 def rot90(m, k=1, axes=(0, 1)):
     m = _as_operand(m)
+    if len(axes) != 2:
+        raise ValueError("fgrad.numpy.rot90: len(axes) must be 2")
+    a0, a1 = normalize_axis(axes, m.ndim, "rot90", ordered=True)  # (NumPy checks them whatever k is)
     k %= 4
-    a0, a1 = axes
     if k == 0:
         return m
     if k == 2:
@@ -387,8 +392,8 @@ def resize(a, new_shape):
 def rollaxis(a, axis, start=0):
     a = _as_operand(a)
     n = a.ndim
-    axis = axis % n
-    start = start % (n + 1) if start < 0 else start
+    axis = axis_index(axis, n, "rollaxis")
+    start = n if start == n else axis_index(start, n, "rollaxis")  # (NumPy's range: -n to n, n after the last)
     if axis < start:
         start -= 1
     return moveaxis(a, axis, start) if axis != start else a

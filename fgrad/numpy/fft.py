@@ -15,6 +15,7 @@ import warnings as _warnings
 import numpy as _np
 
 from ..backend import device as _device
+from ..ops import axes as _axes
 from ..ops import conversion as _conversion
 from ..ops import fft as _ops
 from ..ops import indexing as _indexing
@@ -43,11 +44,7 @@ def _swapped(fn, norm):
 
 
 def _axis(fn, axis, ndim):
-    axis = _operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise _np.exceptions.AxisError(f"fgrad.numpy.fft.{fn}: axis {axis} is out of bounds for an array of "
-                                       f"dimension {ndim}")
-    return axis % ndim
+    return _axes.axis_index(axis, ndim, f"fgrad.numpy.fft.{fn}")
 
 
 def _points(fn, n):

@@ -150,9 +150,11 @@ def tensordot(a, b, axes=2):
         axes_a, axes_b = list(range(a.ndim - axes, a.ndim)), list(range(axes))
     else:
         axes_a, axes_b = [np.atleast_1d(ax).tolist() for ax in axes]
-    axes_a = [x % a.ndim for x in axes_a]
-    axes_b = [x % b.ndim for x in axes_b]
+    axes_a = list(_normalize_axis(axes_a, a.ndim, "tensordot", ordered=True))
+    axes_b = list(_normalize_axis(axes_b, b.ndim, "tensordot", ordered=True))
     sa, sb = _shape(a), _shape(b)
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"fgrad.numpy.tensordot: shape-mismatch for sum: {len(axes_a)} axes of a, {len(axes_b)} of b")
     for i, j in zip(axes_a, axes_b):
         if sa[i] != sb[j]:
             raise ValueError(f"fgrad.numpy.tensordot: shape mismatch for sum: {sa} axis {i} vs {sb} axis {j}")

@@ -1,12 +1,43 @@
 """Axis primitives: reshape and transpose, and the composites written with them (moveaxis,
 expand_dims). Every other layer of ops/ moves axes with these, the batching rules too, so
-they import nothing of ops/ but the primitive itself.
+they import nothing of ops/ but the primitive itself. Here too is the one check of axes that
+the user names (axis_index, axis_tuple): every layer above validates with it, against the
+user's number of axes (a batching rule's stacked value has one more, so an axis checked there
+would accept one past the user's and name the wrong axis).
 """
+import operator
+
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 from .primitive import Primitive
 
-__all__ = ["expand_dims", "moveaxis", "reshape", "transpose"]
+__all__ = ["axis_index", "axis_tuple", "expand_dims", "logical_axis", "moveaxis", "reshape", "transpose"]
+
+
+def axis_index(axis, ndim, where):
+    """`axis` (negative counts from the end) as an index of `ndim` axes; out of range raises
+    NumPy's AxisError, its message starting with `where` (the function the user called)."""
+    return normalize_axis_index(operator.index(axis), ndim, where)
+
+
+def axis_tuple(axes, ndim, where):
+    """An axis or a sequence of them, as indices in the order given; out of range raises
+    AxisError, a repeated axis ValueError (NumPy's types), naming `where`."""
+    axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+    out = tuple(axis_index(a, ndim, where) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{where}: repeated axis in {axes!r}")
+    return out
+
+
+def logical_axis(axis, ndim, d=0):
+    """A per-example axis (negative counts from the end of the example's `ndim` axes) as an
+    axis of the stacked value whose batch axis is at d (first by default). Out of range raises:
+    the wrappers check the user's axes first, so one here is a caller's bug (taken modulo, it
+    would name the batch axis's neighbour). An example of no axes has none to name."""
+    axis = axis_index(axis, ndim, "fgrad (a batching rule)")
+    return axis + (axis >= d)
 
 
 def _reshape_batch(args, dims, shape):
@@ -34,25 +65,25 @@ transpose.defvjp(lambda g, ans, x, axes: transpose(g, axes=tuple(np.argsort(axes
     lambda t, ans, x, axes: transpose(t, axes=axes))
 
 
-def moveaxis(x, source, destination):
-    """np.moveaxis via transpose (x itself when nothing moves)."""
+def moveaxis(x, source, destination, where="fgrad.moveaxis"):
+    """np.moveaxis via transpose (x itself when nothing moves); bad axes raise naming `where`."""
     ndim = x.ndim
-    if source.__class__ is int and destination.__class__ is int:  # (the common case, without NumPy's helpers)
-        src, dst = [source % ndim], [destination % ndim]
+    if source.__class__ is int and destination.__class__ is int:  # (the common case)
+        src, dst = [axis_index(source, ndim, where)], [axis_index(destination, ndim, where)]
     else:
-        src = [a % ndim for a in np.atleast_1d(source)]
-        dst = [a % ndim for a in np.atleast_1d(destination)]
+        src, dst = axis_tuple(source, ndim, where), axis_tuple(destination, ndim, where)
+        if len(src) != len(dst):
+            raise ValueError(f"{where}: `source` and `destination` arguments must have the same number of elements")
     order = [a for a in range(ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
     return transpose(x, axes=tuple(order)) if order != list(range(ndim)) else x
 
 
-def expand_dims(x, axis):
-    """np.expand_dims via reshape."""
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    ndim = x.ndim + len(axes)
-    axes = sorted(a % ndim for a in axes)
+def expand_dims(x, axis, where="fgrad.expand_dims"):
+    """np.expand_dims via reshape; axes of the result, bad ones raise naming `where`."""
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = sorted(axis_tuple(axes, x.ndim + len(axes), where))
     shape = list(x.shape)
     for a in axes:
         shape.insert(a, 1)

@@ -6,7 +6,7 @@ batch axis, line values up for NumPy's broadcasting, and make the common rules: 
 ops broadcast, and ops that act on trailing axes (linalg) take the batch axis in front.
 """
 
-from .axes import reshape, transpose
+from .axes import logical_axis, reshape, transpose
 from .broadcasting import broadcast_to
 
 __all__ = ["batch_size", "elementwise", "first", "front", "leading", "logical_axis", "same_rank", "stacked"]
@@ -26,13 +26,6 @@ def batch_size(args, dims):
         if d is not None:
             return a.shape[d]
     raise ValueError("fgrad: a batching rule was called with no batched argument")
-
-
-def logical_axis(axis, ndim):
-    """A per-example axis (negative counts from the end of the example's `ndim` axes) as an
-    axis of the stacked value whose batch axis is first. (An example of no axes has no axis to
-    name: the ops' wrappers reject that before a rule sees it.)"""
-    return axis % ndim + 1
 
 
 def same_rank(x, d, ndim):

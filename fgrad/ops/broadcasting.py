@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..backend import array_module
-from .axes import moveaxis, reshape
+from .axes import logical_axis, moveaxis, reshape
 from .conversion import as_dtype
 from .primitive import VIEW, Primitive
 
@@ -90,7 +90,7 @@ def reduction_batch(prim):
     def rule(args, dims, axis, keepdims):
         x, d = args[0], dims[0]
         n = x.ndim - 1
-        axes = tuple(a + (a >= d) for a in (range(n) if axis is None else (a % n for a in axis)))
+        axes = tuple(a + (a >= d) for a in range(n)) if axis is None else tuple(logical_axis(a, n, d) for a in axis)
         return prim(x, axis=axes, keepdims=keepdims), d if keepdims else d - sum(a < d for a in axes)
     return rule
 

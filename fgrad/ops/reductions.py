@@ -98,7 +98,7 @@ def _scan_batch(prim):
     """A scan along `axis` (cumsum, cumprod, argsort): the same scan of the stacked value."""
     def rule(args, dims, axis):
         x, d = args[0], dims[0]
-        return prim(x, axis=axis % (x.ndim - 1) + (axis % (x.ndim - 1) >= d)), d
+        return prim(x, axis=logical_axis(axis, x.ndim - 1, d)), d
     return rule
 
 

@@ -49,7 +49,8 @@ def _concat_jvp(primals, tangents, ans, axis):
 
 def _concat_batch(xs, dims, axis):
     size = batch_size(xs, dims)
-    return concatenate(*[first(x, d, size) for x, d in zip(xs, dims)], axis=axis + 1), 0
+    xs = [first(x, d, size) for x, d in zip(xs, dims)]
+    return concatenate(*xs, axis=logical_axis(axis, xs[0].ndim - 1)), 0
 
 
 concatenate = Primitive("concatenate", _concatenate, saves="nothing", torch_name="Cat", batch=_concat_batch)
