@@ -27,6 +27,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..ir.value import peek
+from .axes import logical_axis
 from .conversion import conj
 from .primitive import Primitive
 
@@ -37,9 +38,9 @@ NORMS = ("backward", "ortho", "forward")
 DUAL = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
-def _shifted(axes, d):
-    """Per-example axes as axes of a value batched along d (vmap): the batch axis stays put."""
-    return tuple(a + (a >= d) for a in axes)
+def _shifted(x, axes, d):
+    """Per-example axes as axes of x, batched along d (vmap): the batch axis stays put."""
+    return tuple(logical_axis(a, x.ndim - 1, d) for a in axes)
 
 
 def _fft(x, axes, inverse, norm):
@@ -49,7 +50,7 @@ def _fft(x, axes, inverse, norm):
 
 fft = Primitive("fft", _fft, saves="nothing", torch_name="FftC2c", fresh=True,
                 batch=lambda args, dims, axes, inverse, norm: (
-                    fft(args[0], axes=_shifted(axes, dims[0]), inverse=inverse, norm=norm), dims[0]))
+                    fft(args[0], axes=_shifted(args[0], axes, dims[0]), inverse=inverse, norm=norm), dims[0]))
 fft.defvjp(lambda g, ans, x, axes, inverse, norm: fft(g, axes=axes, inverse=inverse, norm=norm)).defjvp(
     lambda t, ans, x, axes, inverse, norm: fft(t, axes=axes, inverse=inverse, norm=norm))
 
@@ -78,7 +79,7 @@ def _rfft_vjp(g, ans, x, axis, norm):
 
 rfft = Primitive("rfft", _rfft, saves="nothing", torch_name="FftR2c", fresh=True,
                  batch=lambda args, dims, axis, norm: (
-                     rfft(args[0], axis=_shifted((axis,), dims[0])[0], norm=norm), dims[0]))
+                     rfft(args[0], axis=_shifted(args[0], (axis,), dims[0])[0], norm=norm), dims[0]))
 rfft.defvjp(_rfft_vjp).defjvp(lambda t, ans, x, axis, norm: rfft(t, axis=axis, norm=norm))
 
 
@@ -92,5 +93,5 @@ def _irfft_vjp(g, ans, c, axis, n, norm):
 
 irfft = Primitive("irfft", _irfft, saves="nothing", torch_name="FftC2r", fresh=True,
                   batch=lambda args, dims, axis, n, norm: (
-                      irfft(args[0], axis=_shifted((axis,), dims[0])[0], n=n, norm=norm), dims[0]))
+                      irfft(args[0], axis=_shifted(args[0], (axis,), dims[0])[0], n=n, norm=norm), dims[0]))
 irfft.defvjp(_irfft_vjp).defjvp(lambda t, ans, c, axis, n, norm: irfft(t, axis=axis, n=n, norm=norm))
