@@ -24,10 +24,11 @@ from .tensor import Tensor
 
 __all__ = [
     "abs", "addmm", "allclose", "argsort", "bmm", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate",
-    "cos", "cross", "cumprod", "cumsum", "det", "diag", "dot", "e", "einsum", "equal", "erf", "exp", "flip", "floor",
-    "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log",
-    "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "nan",
-    "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu", "repeat_interleave", "roll", "scatter",
+    "cos", "cross", "cumprod", "cumsum", "det", "diag", "dot", "e", "einsum", "equal", "erf", "exp", "fix", "flip",
+    "floor", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron",
+    "lerp", "log", "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm",
+    "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu", "repeat_interleave", "roll",
+    "round", "scatter",
     "scatter_add", "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "tanh",
     "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "where",
 ]
@@ -405,7 +406,7 @@ def _unary(fn: Callable[..., Any], name: str | None = None) -> Callable[[Tensor 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise {name} of `input`, as torch.{name}: fgrad.numpy's {fn.__name__}, returned as a "
                   f"Tensor; Tensor.backward differentiates it wherever fgrad.numpy's {fn.__name__} is differentiable "
-                  f"(isnan, isinf, isfinite, sign, floor, ceil and trunc carry no gradient)."
+                  f"(sign, floor, ceil and trunc have gradient zero, as torch's; isnan, isinf and isfinite none)."
                   + _unary_example(fn, name))
     return op
 
@@ -428,8 +429,39 @@ exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, is
     _unary(f) for f in (fnp.exp, fnp.log, fnp.sqrt, fnp.sin, fnp.cos, fnp.tanh, fnp.floor, fnp.ceil, fnp.trunc,
                         fnp.sign, fnp.reciprocal, fnp.square, fnp.isnan, fnp.isinf, fnp.isfinite))
 abs = _unary(fnp.abs, "abs")
+fix = trunc  # (torch.fix is torch.trunc)
 erf = _unary(ops_special.erf)
 sigmoid = _unary(ops_special.expit, "sigmoid")
+
+
+def round(input: Tensor | ArrayLike, decimals: int = 0) -> Tensor:
+    """input rounded to `decimals` places, halves to even (torch.round; fgrad.special.round is this
+    function). Its gradient is zero, as torch's: a step, recorded (RoundBackward0).
+
+    Examples
+    --------
+    >>> fgrad.round(fgrad.tensor([1.25, 2.5, 3.5]))  # halves to even
+    tensor([1., 2., 4.])
+    >>> x = fgrad.tensor([1.25, 2.5], requires_grad=True)
+    >>> y = fgrad.round(x, decimals=1); y.sum().backward()
+    >>> y, x.grad
+    (tensor([1.2, 2.5], grad_fn=<RoundBackward0>), tensor([0., 0.]))
+    """
+    return _tensor(fnp.round(input, decimals))
+
+
+def frac(input: Tensor | ArrayLike) -> Tensor:
+    """The fractional part input - trunc(input), elementwise, of input's sign (torch.frac).
+    Differentiable: the gradient is 1.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.5, -2.25], requires_grad=True)
+    >>> y = fgrad.frac(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([ 0.5 , -0.25], grad_fn=<...>), tensor([1., 1.]))
+    """
+    return _tensor(input - fnp.trunc(input))
 
 
 def relu(input: Tensor | ArrayLike) -> Tensor:
@@ -867,8 +899,8 @@ def _values(t):
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
 METHODS = ("abs", "addmm", "allclose", "argsort", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod",
-           "cumsum", "det", "diag", "equal", "erf", "exp", "flip", "floor", "gather", "index_select", "inverse",
-           "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
+           "cumsum", "det", "diag", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select",
+           "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
            "masked_select", "maximum", "minimum", "movedim", "narrow", "outer", "reciprocal", "repeat_interleave",
            "roll", "scatter", "scatter_add", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "tanh",
            "tile", "topk", "trace", "tril", "triu", "trunc", "unbind")
@@ -951,7 +983,6 @@ _EXTRA_METHODS = {
     "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
     "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
     "fmod": _elementwise(fnp.fmod, "fmod"), "remainder": _elementwise(fnp.remainder, "remainder"),
-    "frac": lambda self: _tensor(self - fnp.trunc(self)),
     "dist": lambda self, other, p=2: (self - other).norm(p),
     "expand_as": lambda self, other: self.expand(*other.shape),
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
@@ -975,7 +1006,6 @@ _EXTRA_METHODS = {
 
 
 _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the methods _new makes
-    "frac": "The fractional part self - trunc(self), elementwise (torch.Tensor.frac). Differentiable (gradient 1).",
     "dist": "The p-norm of self - other, broadcasting (torch.Tensor.dist; p=2: Euclidean). Differentiable.",
     "expand_as": "self broadcast to other's shape (torch.Tensor.expand_as). Differentiable: the gradient sums back.",
     "reshape_as": "self reshaped to other's shape (torch.Tensor.reshape_as). Differentiable.",

@@ -15,6 +15,7 @@ from ..ops import special as _ops
 from ..typing import Any, ArrayLike, Callable, DTypeLike, Sequence
 from .dims import wrap_dims
 from .tensor import Tensor
+from .torch_functions import round  # (torch.special.round is torch.round)
 
 __all__ = [
     "bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1",
@@ -127,20 +128,6 @@ def logit(input: Tensor | ArrayLike, eps: float | None = None) -> Tensor:
     if eps is not None:
         input = fnp.clip(input, eps, 1 - eps)
     return _t(_ops.logit(input))
-
-
-def round(input: Tensor | ArrayLike, decimals: int = 0) -> Tensor:
-    """input rounded to `decimals` places, halves to even (torch.special.round). Its gradient is zero, as
-    torch's.
-
-    Examples
-    --------
-    >>> fgrad.special.round(fgrad.tensor([1.25, 2.5, 3.5]))  # halves to even
-    tensor([1., 2., 4.])
-    >>> fgrad.special.round(fgrad.tensor([1.25, 2.5]), decimals=1)
-    tensor([1.2, 2.5])
-    """
-    return _t(fnp.round(input, decimals))
 
 
 def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:

@@ -252,8 +252,21 @@ copysign = ufunc("copysign", np.copysign, lambda ans, x, y: sign(x) * sign(ans),
 
 copy = ufunc("copy", lambda x: x.copy() if hasattr(x, "copy") else x, ONE, saves="nothing", torch_name="Clone")
 
+# ---- steps: constant almost everywhere, their derivative zero ------------------------------
+def _zero(v, ans, x, **params):
+    """A step's cotangent or tangent of x: zeros (torch's FloorBackward0 gives zeros, not no
+    gradient; JAX's floor a zero tangent), concrete, so nothing is traced behind them."""
+    return _zeros_of(v)
+
+
+def step(op):
+    """`op` (an entry function, or a Primitive) declared a step: its output traced, its derivative zero."""
+    getattr(op, "prim", op).defvjp(_zero).defjvp(_zero)
+    return op
+
+
 # ---- sign: of a real value a step, of a complex one x/|x| -------------------------------
-_real_sign = ufunc("sign", np.sign)
+_real_sign = step(ufunc("sign", np.sign, saves="nothing"))
 
 
 def _sgn_parts(ans, x):
@@ -291,13 +304,13 @@ def sign(x):
 sign.prim, sign.numpy_names, sign.numpy_methods = _real_sign.prim, _real_sign.numpy_names, {}
 _real_sign.numpy_names = sgn.numpy_names = ()  # (fgrad.numpy.sign is `sign`; NumPy has no sgn)
 
-# ---- zero derivative almost everywhere: outputs are never traced ---------------------
-floor = ufunc("floor", np.floor, fuse="exact")
-ceil = ufunc("ceil", np.ceil, fuse="exact")
-trunc = ufunc("trunc", np.trunc, aliases=("fix",), fuse="exact")
-rint = ufunc("rint", np.rint, fuse="exact")
-floor_divide = ufunc("floor_divide", np.floor_divide)
-around = broadcasts(Primitive("round", lambda x, decimals=0: np.round(x, decimals)))
+# ---- the other steps -----------------------------------------------------------------
+floor = step(ufunc("floor", np.floor, saves="nothing", fuse="exact"))
+ceil = step(ufunc("ceil", np.ceil, saves="nothing", fuse="exact"))
+trunc = step(ufunc("trunc", np.trunc, saves="nothing", aliases=("fix",), fuse="exact"))
+rint = step(ufunc("rint", np.rint, saves="nothing", fuse="exact"))
+floor_divide = ufunc("floor_divide", np.floor_divide)  # (torch's has no derivative: not a step here)
+around = step(broadcasts(Primitive("round", lambda x, decimals=0: np.round(x, decimals), saves="nothing")))
 
 # ---- non-differentiable: comparisons and predicates ---------------------------------
 equal = ufunc("equal", np.equal, fuse="exact")
