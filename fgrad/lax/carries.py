@@ -13,9 +13,10 @@ from ..ir.value import BatchTracer, StageTracer, Tracer
 from ..ops.primitive import run_under
 from ..transforms import trees
 
-__all__ = ["any_true", "as_carry", "check_same", "leaf_type", "path", "same_types"]
+__all__ = ["any_true", "as_arrays", "as_carry", "check_same", "leaf_type", "path", "same_types"]
 
 _NUMBERS = (bool, int, float, complex)
+_SCALARS = (*_NUMBERS, np.generic)  # (NumPy's arithmetic on 0-d arrays gives NumPy scalars)
 
 
 def leaf_type(x):
@@ -40,6 +41,16 @@ def as_carry(tree, what, name):
                             f"the values a loop carries and a branch returns are arrays, numbers, or pytrees of them")
         out.append(x)
     return out, tree_def
+
+
+def as_arrays(tree):
+    """`tree` with each Python number or NumPy scalar leaf a 0-d array: what a construct returns
+    is arrays, as JAX's are (a body's `a * 2` on a 0-d array is a NumPy scalar); traced values
+    are left as they are. `tree` itself where no leaf is a scalar."""
+    leaves, tree_def = trees.flatten(tree)
+    if not any(isinstance(x, _SCALARS) for x in leaves):
+        return tree
+    return trees.unflatten(tree_def, [np.asarray(x) if isinstance(x, _SCALARS) else x for x in leaves])
 
 
 _KINDS = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}

@@ -23,7 +23,7 @@ from ..transforms import trees
 from ..transforms.batching import vmap
 from ..typing import Any, Callable, PyTree, Sequence
 from . import staged, staged_vjp
-from .carries import any_true, as_carry, check_same, leaf_type, path
+from .carries import any_true, as_arrays, as_carry, check_same, leaf_type, path
 
 __all__ = ["cond", "fori_loop", "map", "scan", "switch", "while_loop"]
 
@@ -47,7 +47,7 @@ def cond(pred: Any, true_fun: Callable[..., PyTree], false_fun: Callable[..., Py
     if dtype.kind not in "biufc":
         raise TypeError(f"fgrad.lax.cond: pred must be a boolean or a number, got dtype {dtype}")
     index = pred if dtype.kind == "b" else pred != 0
-    return _branch("cond", index, (false_fun, true_fun), operands, ("false_fun", "true_fun"))
+    return as_arrays(_branch("cond", index, (false_fun, true_fun), operands, ("false_fun", "true_fun")))
 
 
 def switch(index: Any, branches: Sequence[Callable[..., PyTree]], *operands: PyTree) -> PyTree:
@@ -71,10 +71,11 @@ def switch(index: Any, branches: Sequence[Callable[..., PyTree]], *operands: PyT
     if dtype.kind not in "iu":
         raise TypeError(f"fgrad.lax.switch: index must be an integer scalar, got dtype {dtype}")
     if len(branches) == 1:
-        return branches[0](*operands)
+        return branches[0](*operands)  # (as JAX's: not a construct, the call itself)
     index = fnp.clip(index, 0, len(branches) - 1) if isinstance(index, Tracer) else \
         min(max(int(index), 0), len(branches) - 1)
-    return _branch("switch", index, branches, operands, tuple(f"branches[{k}]" for k in range(len(branches))))
+    return as_arrays(_branch("switch", index, branches, operands,
+                             tuple(f"branches[{k}]" for k in range(len(branches)))))
 
 
 def _scalar(x, name, what):
@@ -148,9 +149,9 @@ def while_loop(cond_fun: Callable[[PyTree], Any], body_fun: Callable[[PyTree], P
     """
     leaves, tree = as_carry(init_val, "init_val", "while_loop")
     out = staged.while_loop(cond_fun, body_fun, leaves, tree)
-    if out is not staged.NOT_STAGED:
-        return trees.unflatten(tree, out)
-    return trees.unflatten(tree, _while(cond_fun, body_fun, leaves, tree))
+    if out is staged.NOT_STAGED:
+        out = _while(cond_fun, body_fun, leaves, tree)
+    return as_arrays(trees.unflatten(tree, out))
 
 
 def _predicate(p, name):
@@ -200,16 +201,16 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable[[Any, PyTree], PyTree],
             return trees.unflatten(tree, out)
         if staged_vjp.applies(leaves) and all(leaf_type(x)[1] == np.float64 for x in leaves):
             # (i an int64 array as scan's x: NumPy would promote a float32 carry times i to float64)
-            return staged_vjp.scan_by_transposition(scan, lambda c, i: (body_fun(i, c), None), init_val,
-                                                    np.arange(lower, upper, dtype=np.int64), upper - lower,
-                                                    False)[0]
+            return as_arrays(staged_vjp.scan_by_transposition(scan, lambda c, i: (body_fun(i, c), None), init_val,
+                                                              np.arange(lower, upper, dtype=np.int64), upper - lower,
+                                                              False)[0])
     val = init_val
     for i in range(lower, upper):
         val = body_fun(i, val)
         if i == lower:  # (the type is checked once: every iteration runs the same body)
             check_same("fori_loop", trees.flatten(val), "body_fun output", as_carry(init_val, "init_val",
                                                                                      "fori_loop"), "init_val")
-    return val
+    return as_arrays(val)
 
 
 def _fori_as_while(lower, upper, body_fun, init_val):
@@ -248,7 +249,7 @@ def scan(f: Callable[[PyTree, PyTree], tuple[PyTree, PyTree]], init: PyTree, xs:
     if out is not staged.NOT_STAGED:
         return out
     if unroll is not True and n and staged_vjp.applies(carry):
-        return staged_vjp.scan_by_transposition(scan, f, trees.unflatten(carry_tree, carry), xs, n, reverse)
+        return as_arrays(staged_vjp.scan_by_transposition(scan, f, trees.unflatten(carry_tree, carry), xs, n, reverse))
     expected, y_type, ys = (carry, carry_tree), None, [None] * n
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         result = f(trees.unflatten(carry_tree, carry), trees.unflatten(x_tree, [x[i] for x in x_leaves]))
@@ -261,7 +262,7 @@ def scan(f: Callable[[PyTree, PyTree], tuple[PyTree, PyTree]], init: PyTree, xs:
     if n == 0:
         return _empty_scan(f, carry, carry_tree, x_leaves, x_tree)
     stacked = [fnp.stack([ys[i][j] for i in range(n)]) for j in range(len(y_type[0]))]
-    return trees.unflatten(carry_tree, carry), trees.unflatten(y_type[1], stacked)
+    return as_arrays((trees.unflatten(carry_tree, carry), trees.unflatten(y_type[1], stacked)))
 
 
 def _pair(result):

@@ -299,3 +299,40 @@ def test_map_with_batch_size_matches_jax():
     f = lambda m: (lambda x: m.sin(x) * x[0])  # noqa: E731
     for size in (1, 3, 7, 10):
         np.testing.assert_allclose(lax.map(f(fnp), xs, batch_size=size), jax.lax.map(f(jnp), xs, batch_size=size))
+
+
+# ---- results are arrays, as JAX's --------------------------------------------------------------
+RESULTS = {  # name -> call(L): a construct whose body makes Python or NumPy scalars
+    "cond": lambda L: L.cond(True, lambda a: a * 2, lambda a: a * 3, 1.0),
+    "cond.tuple": lambda L: L.cond(False, lambda a: (a, 2), lambda a: (a, 3), 1.0),
+    "switch": lambda L: L.switch(1, [lambda a: a * 2, lambda a: a * 3], 1.0),
+    "fori_loop": lambda L: L.fori_loop(0, 3, lambda i, a: a * 2, 1.0),
+    "fori_loop.int": lambda L: L.fori_loop(0, 3, lambda i, a: a + i, 1),
+    "fori_loop.empty": lambda L: L.fori_loop(3, 0, lambda i, a: a * 2, 1.0),
+    "fori_loop.unroll": lambda L: L.fori_loop(0, 2, lambda i, c: {"b": c["b"] * 2, "a": 1.0}, {"b": 1.0, "a": 1.0},
+                                              unroll=True),
+    "while_loop": lambda L: L.while_loop(lambda a: a < 10, lambda a: a * 2, 1.0),
+    "scan": lambda L: L.scan(lambda c, x: (c * 2, 1.0), 1.0, None, length=2),
+}
+
+
+@pytest.mark.parametrize("name", list(RESULTS))
+def test_results_are_arrays_as_jax(name):
+    want, got = RESULTS[name](jax.lax), RESULTS[name](lax)
+    want_leaves, got_leaves = jax.tree_util.tree_leaves(want), fgrad.tree_util.tree_leaves(got)
+    assert len(got_leaves) == len(want_leaves)
+    for g, w in zip(got_leaves, want_leaves):
+        assert isinstance(w, jax.Array) and type(g) is np.ndarray, (type(g), type(w))
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w)
+
+
+def test_results_stay_traced_under_the_transforms():
+    f = lambda x: lax.cond(x > 0, lambda a: a * 2.0, lambda a: a * 3.0, x) + lax.fori_loop(  # noqa: E731
+        0, 3, lambda i, a: a * x, 1.0)
+    g = lambda x: jax.lax.cond(x > 0, lambda a: a * 2.0, lambda a: a * 3.0, x) + jax.lax.fori_loop(  # noqa: E731
+        0, 3, lambda i, a: a * x, 1.0)
+    xs = np.array([2.0, -1.5])
+    np.testing.assert_allclose(fgrad.vmap(fgrad.grad(f))(xs), jax.vmap(jax.grad(g))(xs))
+    np.testing.assert_allclose(fgrad.compile(fgrad.grad(f))(2.0), jax.grad(g)(2.0))
+    np.testing.assert_allclose(fgrad.compile(f)(-1.5), g(-1.5))
