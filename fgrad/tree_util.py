@@ -24,9 +24,16 @@ assert isinstance(g, Linear) and g.w.shape == (2, 3) and g.name == "layer"
 assert tree_util.keystr(tree_util.tree_flatten_with_path(p)[0][0][0]) == ".w"
 ```
 
-None is an empty subtree, as in JAX. A path is a tuple of optree's entries (MappingEntry,
-SequenceEntry, GetAttrEntry, ...); `keystr` writes one as `['a'][0].w`. This module sits beneath
-every layer (tests/test_layers.py): it imports nothing of fgrad.
+None is an empty subtree, as in JAX. A dict (and a defaultdict) is flattened in the order of its
+sorted keys, and tree_map and tree_map_with_path build it with its keys in that order, as JAX's
+(`_sorted_keys`; an OrderedDict keeps its order). tree_unflatten, which the transforms rebuild
+their results with, restores the order the keys were inserted in (optree's): fgrad.grad of a dict
+of parameters gives its gradients in the parameters' order, as torch.func's, where code zips
+`grads.values()` with `model.parameters()`; jax.tree_util.tree_unflatten would sort them.
+
+A path is a tuple of optree's entries (MappingEntry, SequenceEntry, GetAttrEntry, ...); `keystr`
+writes one as `['a'][0].w`. This module sits beneath every layer (tests/test_layers.py): it
+imports nothing of fgrad.
 """
 import dataclasses
 import functools
@@ -68,6 +75,8 @@ def tree_unflatten(treedef: PyTreeSpec, leaves: Iterable[Any]) -> Any:
     >>> leaves, treedef = fgrad.tree_util.tree_flatten({"a": 1, "b": (2, 3)})
     >>> fgrad.tree_util.tree_unflatten(treedef, [10, 20, 30])
     {'a': 10, 'b': (20, 30)}
+    >>> fgrad.tree_util.tree_unflatten(fgrad.tree_util.tree_structure({"b": 0, "a": 0}), [1, 2])  # (insertion order)
+    {'b': 2, 'a': 1}
     """
     return optree.tree_unflatten(treedef, list(leaves))
 
@@ -98,14 +107,16 @@ def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> P
 
 def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f` applied leafwise: to each leaf of `tree` and the leaves at the same place in each of
-    `rest` (trees of `tree`'s structure, or with it as a prefix).
+    `rest` (trees of `tree`'s structure, or with it as a prefix); a dict's keys come out sorted, as JAX's.
 
     Examples
     --------
-    >>> fgrad.tree_util.tree_map(lambda x, y: x + y, {"a": 1, "b": (2, 3)}, {"a": 10, "b": (20, 30)})
+    >>> fgrad.tree_util.tree_map(lambda x, y: x + y, {"b": (2, 3), "a": 1}, {"a": 10, "b": (20, 30)})
     {'a': 11, 'b': (22, 33)}
     """
-    return optree.tree_map(f, tree, *rest, is_leaf=is_leaf, none_is_leaf=False, namespace=NAMESPACE)
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = [treedef.flatten_up_to(r) for r in rest]
+    return optree.tree_unflatten(_sorted_keys(treedef), list(map(f, leaves, *others)))
 
 
 def tree_flatten_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None
@@ -137,16 +148,44 @@ def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = Non
 
 def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any,
                        is_leaf: Callable[[Any], bool] | None = None) -> Any:
-    """`f(path, leaf, *leaves of rest)` for each leaf of `tree`.
+    """`f(path, leaf, *leaves of rest)` for each leaf of `tree`; a dict's keys come out sorted, as JAX's.
 
     Examples
     --------
-    >>> fgrad.tree_util.tree_map_with_path(lambda path, x: fgrad.tree_util.keystr(path), {"b": 1, "w": 2})
+    >>> fgrad.tree_util.tree_map_with_path(lambda path, x: fgrad.tree_util.keystr(path), {"w": 1, "b": 2})
     {'b': "['b']", 'w': "['w']"}
     """
     pairs, treedef = tree_flatten_with_path(tree, is_leaf)
     others = [treedef.flatten_up_to(r) for r in rest]
-    return tree_unflatten(treedef, [f(path, leaf, *(o[i] for o in others)) for i, (path, leaf) in enumerate(pairs)])
+    return optree.tree_unflatten(_sorted_keys(treedef), [f(path, leaf, *(o[i] for o in others))
+                                                         for i, (path, leaf) in enumerate(pairs)])
+
+
+_SORTED: dict[PyTreeSpec, PyTreeSpec] = {}  # treedef -> its _sorted_keys (a dict: lru_cache's lookup cost twice)
+
+
+def _sorted_keys(treedef: PyTreeSpec) -> PyTreeSpec:
+    """`treedef` with its dicts' (and defaultdicts') keys in sorted order, so that a tree rebuilt
+    from it has them in that order, as JAX's; optree's keeps the order they were inserted in.
+    (Cached: optree's treedefs compare and hash alike whatever their dicts' insertion orders, and
+    the sorted one is the same for all of those; equal aux data is interchangeable, as
+    register_pytree_node says.)"""
+    ordered = _SORTED.get(treedef)
+    if ordered is None:
+        if len(_SORTED) > 4096:
+            _SORTED.clear()
+        ordered = _SORTED[treedef] = treedef.transform(_sorted_node)
+    return ordered
+
+
+def _sorted_node(node: PyTreeSpec) -> PyTreeSpec:
+    if node.kind not in (optree.PyTreeKind.DICT, optree.PyTreeKind.DEFAULTDICT):
+        return node
+    placeholder = node.unflatten(range(node.num_children))  # (its keys, its default_factory)
+    ordered = placeholder.copy()
+    ordered.clear()
+    ordered.update((k, placeholder[k]) for k in node.entries())  # (entries: optree's sorted order)
+    return optree.tree_structure(ordered, none_is_leaf=node.none_is_leaf, namespace=node.namespace)
 
 
 def tree_reduce(function: Callable[[Any, Any], Any], tree: Any, initializer: Any = _MISSING,

@@ -159,3 +159,44 @@ def test_ravel_pytree_matches_jax():
     tree = {"w": RNG.standard_normal((2, 2)), "b": [np.arange(3.0), (np.ones(1),)]}
     np.testing.assert_array_equal(ravel_pytree(tree)[0], np.asarray(jax_ravel(jax.tree.map(jax.numpy.asarray,
                                                                                              tree))[0]))
+
+
+# ---- dict key order, as JAX's -----------------------------------------------------------------
+TREES = {
+    "dict": lambda: {"b": 1, "a": 2, "c": (3, {"z": 4, "y": 5})},
+    "OrderedDict": lambda: collections.OrderedDict([("b", 1), ("a", 2)]),
+    "defaultdict": lambda: collections.defaultdict(list, {"b": 1, "a": 2}),
+    "nested": lambda: [collections.OrderedDict([("z", {"q": 1, "p": 2}), ("y", 3)]), None],
+}
+
+
+def _items(tree):
+    """The tree with every mapping as (type, its default_factory, its items in iteration order)."""
+    if isinstance(tree, dict):
+        return type(tree), getattr(tree, "default_factory", None), [(k, _items(v)) for k, v in tree.items()]
+    if isinstance(tree, (list, tuple)):
+        return type(tree), [_items(v) for v in tree]
+    return tree
+
+
+@pytest.mark.parametrize("name", list(TREES))
+def test_dict_order_as_jax(name):
+    jtu = pytest.importorskip("jax").tree_util
+    tree = TREES[name]()
+    n = len(jtu.tree_leaves(tree))
+    assert tu.tree_leaves(tree) == jtu.tree_leaves(tree)
+    results = [lambda m: m.tree_map(lambda x: x * 10, tree),
+               lambda m: m.tree_map_with_path(lambda p, x: x + 1, tree),
+               lambda m: m.tree_map(lambda x, y: x + y, tree, tree)]
+    for result in results:
+        assert _items(result(tu)) == _items(result(jtu))
+    assert _items(fgrad.tree.map(lambda x: x, tree)) == _items(jtu.tree_map(lambda x: x, tree))
+    rebuilt = tu.tree_unflatten(tu.tree_structure(tree), range(100, 100 + n))  # (the values at their keys)
+    assert rebuilt == jtu.tree_unflatten(jtu.tree_structure(tree), range(100, 100 + n))
+
+
+def test_unflatten_and_grad_keep_insertion_order_as_torch_func():
+    """The transforms rebuild with tree_unflatten: a dict of gradients in its parameters' order, as
+    torch.func's (code zips grads.values() with the parameters)."""
+    g = fgrad.grad(lambda p: p["w"] * p["b"])({"w": 2.0, "b": 3.0})
+    assert list(g) == ["w", "b"] and g == {"w": 3.0, "b": 2.0}
