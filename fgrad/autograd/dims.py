@@ -142,10 +142,8 @@ def wrap_pair(dim1: int, dim2: int, ndim: int, who: str) -> tuple[int, int]:
     ----------
     dim1, dim2 : int
         The axes, negative counting from the end.
-    ndim : int
-        The number of axes of the tensor.
-    who : str
-        The function's name, for the messages.
+    ndim, who
+        As wrap_dim's: the tensor's number of axes, the function's name.
 
     Returns
     -------
@@ -155,7 +153,7 @@ def wrap_pair(dim1: int, dim2: int, ndim: int, who: str) -> tuple[int, int]:
     Raises
     ------
     IndexError
-        An axis is out of range.
+        An axis is out of range (wrap_dim).
     RuntimeError
         They are the same axis, as torch's diagonal says.
 
