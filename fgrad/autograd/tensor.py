@@ -1450,6 +1450,13 @@ def flattened_shape(shape, start_dim, end_dim):
     return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
 
 
+def unflattened_shape(shape, dim, sizes):
+    """`shape` with axis `dim` split into `sizes` (one may be -1), as torch.unflatten's and
+    nn.Unflatten's; IndexError where dim is out of range (a modulo would split the wrong axis)."""
+    d = wrap_dim(dim, len(shape), "unflatten")
+    return tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:])
+
+
 # The type of torch.nn.functional's functions: a Tensor in gives a Tensor out, an array an array
 # (fgrad.func.functional_call runs the same functions on arrays and traced values).
 TensorOrArray = TypeVar("TensorOrArray", Tensor, Array)

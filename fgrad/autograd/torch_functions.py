@@ -20,17 +20,17 @@ from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
-from .tensor import Tensor
+from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "addmm", "allclose", "argsort", "bmm", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate",
-    "cos", "cross", "cumprod", "cumsum", "det", "diag", "dot", "e", "einsum", "equal", "erf", "exp", "fix", "flip",
-    "floor", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron",
-    "lerp", "log", "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm",
-    "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu", "repeat_interleave", "roll",
-    "round", "scatter",
-    "scatter_add", "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "tanh",
-    "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "where",
+    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "cat", "ceil", "chunk", "clamp", "clip", "concat",
+    "concatenate", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff", "dot", "e", "einsum", "equal", "erf",
+    "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf",
+    "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum",
+    "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu",
+    "repeat_interleave", "roll", "round", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet",
+    "sort", "split", "sqrt", "square", "stack", "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc",
+    "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -107,6 +107,33 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if not 0 <= start <= start + length <= input.shape[dim]:
         raise IndexError(f"start ({start}) + length ({length}) exceeds dimension size ({input.shape[dim]}).")
     return input[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """input[..., index, ...] along `dim`, that axis removed (torch.select). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.select(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), 1, -1)
+    tensor([2., 4.])
+    """
+    dim = shape_index(dim, input.ndim, "select")  # (a 0-D tensor has nothing to select from)
+    if not -input.shape[dim] <= index < input.shape[dim]:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+                         f"dimension {dim}")
+    return input[(slice(None),) * dim + (index,)]
+
+
+def unflatten(input: Tensor | ArrayLike, dim: int, sizes: Sequence[int]) -> Tensor:
+    """The tensor with axis `dim` split into axes of `sizes` (one may be -1), as torch.unflatten.
+    Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.unflatten(fgrad.zeros(2, 6), -1, (3, -1)).shape
+    (2, 3, 2)
+    """
+    return _tensor(fnp.reshape(input, unflattened_shape(np.shape(input), dim, sizes)))
 
 
 def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
@@ -584,6 +611,52 @@ def _along(fn, input, dim, who):
     return _tensor(fn(input, axis=axis) if axis is not None else fnp.reshape(fn(input), ()))
 
 
+def amax(input: Tensor | ArrayLike, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+    """The largest entries over `dim` (an int or a tuple; () or None: all), as torch.amax. Differentiable:
+    the gradient is shared evenly among tied maxima (max(dim)'s goes to its index alone).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[1.0, 3.0], [3.0, 2.0]], requires_grad=True)
+    >>> y = fgrad.amax(x); y.backward()
+    >>> y, x.grad
+    (tensor(3., grad_fn=<...>), tensor([[0. , 0.5], [0.5, 0. ]]))
+    """
+    return _extreme(fnp.max, input, dim, keepdim, "amax")
+
+
+def amin(input: Tensor | ArrayLike, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
+    """The smallest entries over `dim` (an int or a tuple; () or None: all), as torch.amin. Differentiable:
+    the gradient is shared evenly among tied minima.
+
+    Examples
+    --------
+    >>> fgrad.amin(fgrad.tensor([[1.0, 3.0], [0.0, 2.0]]), dim=1, keepdim=True)
+    tensor([[1.], [0.]])
+    """
+    return _extreme(fnp.min, input, dim, keepdim, "amin")
+
+
+def _extreme(fn, input, dim, keepdim, who):
+    axes = wrap_dims(None if dim == () else dim, np.ndim(input), who)
+    return _tensor(fn(input, axis=axes, keepdims=keepdim))
+
+
+def diff(input: Tensor | ArrayLike, n: int = 1, dim: int = -1, prepend: Tensor | ArrayLike | None = None,
+         append: Tensor | ArrayLike | None = None) -> Tensor:
+    """The n-th forward differences along `dim`, after joining `prepend` and `append` there (torch.diff).
+    Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.diff(fgrad.tensor([1.0, 4.0, 9.0]), prepend=fgrad.tensor([0.0]))
+    tensor([1., 3., 5.])
+    """
+    dim = wrap_dim(dim, np.ndim(input), "diff")
+    extra = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return _tensor(fnp.diff(input, n, axis=dim, **extra))
+
+
 def logsumexp(input: Tensor | ArrayLike, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) along `dim` (an int or a tuple), computed stably by shifting by the
     maximum; `keepdim` keeps the reduced axes with size 1 (torch.logsumexp). Differentiable:
@@ -898,12 +971,12 @@ def _values(t):
 
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "addmm", "allclose", "argsort", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod",
-           "cumsum", "det", "diag", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select",
-           "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
-           "masked_select", "maximum", "minimum", "movedim", "narrow", "outer", "reciprocal", "repeat_interleave",
-           "roll", "scatter", "scatter_add", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "tanh",
-           "tile", "topk", "trace", "tril", "triu", "trunc", "unbind")
+METHODS = ("abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "ceil", "chunk", "clip", "cos", "cross",
+           "cumprod", "cumsum", "det", "diag", "diff", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather",
+           "index_select", "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp",
+           "masked_fill", "masked_select", "maximum", "minimum", "movedim", "narrow", "outer", "reciprocal",
+           "repeat_interleave", "roll", "scatter", "scatter_add", "select", "sign", "sin", "slogdet", "sort", "split",
+           "sqrt", "square", "tanh", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)

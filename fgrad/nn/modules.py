@@ -7,10 +7,9 @@ from typing import TypeVar
 import numpy as np
 
 from .. import numpy as fnp
-from ..autograd.dims import wrap_dim
 from ..autograd.dtypes import get_default_dtype
 from ..autograd.factories import _rng
-from ..autograd.tensor import Tensor, flattened_shape
+from ..autograd.tensor import Tensor, flattened_shape, unflattened_shape
 from ..backend import Device
 from ..backend import device as to_device
 from ..typing import Any, DTypeLike, Sequence
@@ -131,9 +130,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, input: Tensor) -> Tensor:
-        shape = tuple(input.shape)
-        dim = wrap_dim(self.dim, len(shape), "unflatten")  # (a modulo would split the wrong axis silently)
-        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+        return input.reshape(unflattened_shape(tuple(input.shape), self.dim, self.unflattened_size))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

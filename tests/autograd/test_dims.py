@@ -80,6 +80,13 @@ ONE_DIM = {
     "fft.rfft": lambda m, f, t, d: m.fft.rfft(t, dim=d),
     "fft.fftn": lambda m, f, t, d: m.fft.fftn(t, dim=(d,)),
     "fft.fftshift": lambda m, f, t, d: m.fft.fftshift(t, dim=d),
+    "select": lambda m, f, t, d: t.select(d, -1),
+    "fn.select": lambda m, f, t, d: m.select(t, d, 1),
+    "amax": lambda m, f, t, d: t.amax(d),
+    "amin": lambda m, f, t, d: m.amin(t, (d,), keepdim=True),
+    "diff": lambda m, f, t, d: t.diff(dim=d),
+    "unflatten": lambda m, f, t, d: t.unflatten(d, (1, -1)),
+    "fn.unflatten": lambda m, f, t, d: m.unflatten(t, d, (-1, 1)),
     "nn.Flatten": lambda m, f, t, d: m.nn.Flatten(d)(t),
     "nn.Unflatten": lambda m, f, t, d: m.nn.Unflatten(d, (1, -1))(t),
     "nn.Softmax": lambda m, f, t, d: m.nn.Softmax(d)(t),
@@ -102,6 +109,7 @@ REPEATED = {
     "linalg.vector_norm": lambda m, f, t: m.linalg.vector_norm(t, dim=(0, -2)),
     "linalg.matrix_norm": lambda m, f, t: m.linalg.matrix_norm(t, dim=(0, -2)),
     "fft.fftn": lambda m, f, t: m.fft.fftn(t, dim=(0, 0)),
+    "amax": lambda m, f, t: t.amax((0, -2)),
 }
 
 # name -> call(m, f, s, d) on a 0-D tensor s: torch takes dim -1 and 0 there
@@ -124,6 +132,8 @@ SCALAR = {
     "flip": lambda m, f, s, d: s.flip(d),
     "roll": lambda m, f, s, d: s.roll(1, d),
     "size": lambda m, f, s, d: s.size(d),
+    "amax": lambda m, f, s, d: s.amax(d),
+    "select": lambda m, f, s, d: s.select(d, 0),
 }
 
 
