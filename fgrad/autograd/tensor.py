@@ -30,7 +30,7 @@ from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..tree_util import tree_leaves, tree_map
 from ..typing import TYPE_CHECKING, Any, Array, ArrayLike, Callable, DTypeLike, Sequence
-from . import tape
+from . import promotion, tape
 from .dims import shape_index, wrap_dim, wrap_dims
 from .dtypes import Size, inferred
 from .grad_mode import is_grad_enabled, no_grad
@@ -384,7 +384,7 @@ class Tensor(_TensorBase):
                 dtype = a
         out = self
         if dtype is not None and np.dtype(dtype) != self.dtype:
-            out = fnp.astype(out, dtype)
+            out = promotion.astype(out, dtype)
         if dev is not None and _device_arg(dev) != device_of(peek(self)):
             out = device_put(out, dev)  # (recorded: the gradient goes back to this device)
         return out.clone() if copy and out is self else out
@@ -415,15 +415,15 @@ class Tensor(_TensorBase):
 
     def long(self) -> "Tensor":
         """This tensor converted to int64 (floats truncated toward zero); no gradient flows through it."""
-        return fnp.astype(self, np.int64)
+        return promotion.astype(self, np.int64)
 
     def int(self) -> "Tensor":
         """This tensor converted to int32 (floats truncated toward zero); no gradient flows through it."""
-        return fnp.astype(self, np.int32)
+        return promotion.astype(self, np.int32)
 
     def bool(self) -> "Tensor":
         """This tensor converted to bool (nonzero entries True); no gradient flows through it."""
-        return fnp.astype(self, bool)
+        return promotion.astype(self, bool)
 
     # ---- shape ---------------------------------------------------------------------------
     def size(self, dim: _int | None = None) -> tuple[_int, ...] | _int:
@@ -980,8 +980,9 @@ class Tensor(_TensorBase):
         """The vector p-norm of the entries over `dim` (torch.Tensor.norm; fgrad.norm is this method).
 
         p='fro', 2 or None: the Euclidean norm; 1: the sum of absolute values; inf: the largest
-        one; 0: the number of nonzero entries; else (sum |x|**p)**(1/p). Differentiable (not for
-        p=0): the gradient at an all-zero input is 0, as torch's.
+        one; 0: the number of nonzero entries (its gradient is zero); 'nuc': the nuclear norm (the
+        sum of the singular values) of a 2-D tensor, or of the two axes `dim` names; else
+        (sum |x|**p)**(1/p). Differentiable: the gradient at an all-zero input is 0, as torch's.
 
         Parameters
         ----------
@@ -1006,17 +1007,29 @@ class Tensor(_TensorBase):
         tensor([ 0.6, -0.8])
         >>> fgrad.tensor([[3.0, 4.0], [1.0, 0.0]]).norm(dim=1)
         tensor([5., 1.])
+        >>> fgrad.tensor([[3.0, 0.0], [0.0, -4.0]]).norm(p="nuc")
+        tensor(7.)
         """
+        if p == "nuc":  # (a matrix norm: the sum of the singular values of the two axes dim names)
+            axes = (0, 1) if dim is None and self.ndim == 2 else dim
+            if not isinstance(axes, (tuple, list)) or len(axes) != 2 or self.ndim < 2:
+                raise RuntimeError(f"linalg.matrix_norm: the nuclear norm needs a tensor of at least 2 dimensions and "
+                                   f"dim a 2-tuple; got {self.ndim} dimensions and dim={dim}")
+            return fnp.linalg.norm(self, ord="nuc", axis=wrap_dims(tuple(axes), self.ndim, "norm"), keepdims=keepdim)
         # (fnp.linalg.vector_norm: torch's norm of any dims is a vector norm, and its rule is
         # 0 at a zero input where sqrt(sum(x * x))'s would be nan)
         ord = 2 if p in ("fro", None) else p
-        return fnp.linalg.vector_norm(self, axis=wrap_dims(dim, self.ndim, "norm"), keepdims=keepdim, ord=ord)
+        axes = wrap_dims(dim, self.ndim, "norm")
+        if ord == 0 and self._requires_grad and is_grad_enabled():  # (torch's has a grad_fn, of zero gradient)
+            # (1 where nonzero, NaN too; |x| = 0 elsewhere, whose gradient there is 0: the count's)
+            return fnp.sum(fnp.where(self != 0, 1.0, fnp.abs(self)), axis=axes, keepdims=keepdim)
+        return fnp.linalg.vector_norm(self, axis=axes, keepdims=keepdim, ord=ord)
 
     def clamp(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         """This tensor limited to [min, max] elementwise (either may be None; `clip` is the same method).
         Differentiable: the gradient is 0 where a bound is active.
         """
-        return fnp.clip(self, min, max)
+        return promotion.clamped(self, min, max)
 
     clip = clamp
 
@@ -1151,6 +1164,13 @@ class Tensor(_TensorBase):
             raise _traced_inplace_error(op)
         if (self._view is not None or (self._requires_grad and self._grad_fn is None)) and is_grad_enabled():
             _check_inplace(self, op)
+        if isinstance(result, Tensor) and result.primal.dtype is not self.primal.dtype \
+                and result.primal.dtype != self.primal.dtype:  # (torch's: computed in result_type, then cast)
+            if not promotion.can_cast(result.primal.dtype, self.primal.dtype):
+                raise RuntimeError(f"{op}: result type {result.primal.dtype} can't be cast to the desired output "
+                                   f"type {self.primal.dtype}")
+            if result._requires_grad:  # (recorded: self's history keeps self's dtype)
+                result = promotion.astype(result, self.primal.dtype)
         value = result.primal if isinstance(result, Tensor) else concrete(result)
         if isinstance(result, Tensor) and result._grad_fn is not None:
             _protect_saved(result._grad_fn, self)
@@ -1213,7 +1233,7 @@ class Tensor(_TensorBase):
 
     def clamp_(self, min: "Tensor | ArrayLike | None" = None, max: "Tensor | ArrayLike | None" = None) -> "Tensor":
         """self limited to [min, max] in place (see add_ and clamp). Returns self."""
-        return self._inplace(fnp.clip(self, min, max), "clamp_")
+        return self._inplace(promotion.clamped(self, min, max), "clamp_")
 
     def neg_(self) -> "Tensor":
         """self = -self in place (see add_). Returns self."""
@@ -1462,6 +1482,10 @@ def unflattened_shape(shape, dim, sizes):
 TensorOrArray = TypeVar("TensorOrArray", Tensor, Array)
 
 tape.Tensor = Tensor  # the tape wraps results in this class
+promotion.install(Tensor)  # operators in torch's dtypes (Note [the Tensor face promotes as torch])
+Tensor.astype = lambda self, dtype: promotion.astype(self, dtype)
+Tensor.astype.__doc__ = ("This tensor cast to `dtype` (fgrad.numpy.astype), as a Tensor; differentiable between "
+                         "floating dtypes.")
 faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)
 
 for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods

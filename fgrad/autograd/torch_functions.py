@@ -20,17 +20,18 @@ from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
+from .promotion import binary, can_cast, clamped, joined, promote_types, promoted, result_type
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "cat", "ceil", "chunk", "clamp", "clip", "concat",
-    "concatenate", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff", "dot", "e", "einsum", "equal", "erf",
-    "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf",
-    "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum",
-    "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "reciprocal", "relu",
-    "repeat_interleave", "roll", "round", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet",
-    "sort", "split", "sqrt", "square", "stack", "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc",
-    "unbind", "unflatten", "where",
+    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp",
+    "clip", "concat", "concatenate", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff", "dot", "e",
+    "einsum", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inf", "inverse",
+    "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
+    "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi",
+    "pow", "promote_types", "reciprocal", "relu", "repeat_interleave", "result_type", "roll", "round", "scatter",
+    "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack",
+    "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -59,7 +60,7 @@ def cat(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if tensors:  # (an empty list is fgrad.numpy's error)
         dim = wrap_dim(dim, np.ndim(tensors[0]), "cat")
-    return _tensor(fnp.concatenate(tensors, axis=dim))
+    return _tensor(fnp.concatenate(joined(tensors), axis=dim))
 
 
 concat = concatenate = cat
@@ -77,7 +78,7 @@ def stack(tensors: Sequence[Tensor | ArrayLike], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if tensors:
         dim = wrap_dim(dim, np.ndim(tensors[0]) + 1, "stack")
-    return _tensor(fnp.stack(tensors, axis=dim))
+    return _tensor(fnp.stack(joined(tensors), axis=dim))
 
 
 def movedim(input: Tensor | ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
@@ -371,7 +372,7 @@ def where(condition: Tensor | ArrayLike, input: Tensor | ArrayLike | None = None
     """
     if input is None and other is None:
         return tuple(Tensor(i) for i in np.nonzero(_index(condition)))
-    return _tensor(fnp.where(condition, input, other))
+    return _tensor(fnp.where(condition, *promoted(input, other)))
 
 
 # ---- ordering --------------------------------------------------------------------------------
@@ -516,7 +517,7 @@ def clamp(input: Tensor | ArrayLike, min: Tensor | ArrayLike | None = None,
     >>> y, x.grad  # no gradient where a bound is active
     (tensor([0. , 0.5, 1. ], grad_fn=<...>), tensor([0., 1., 0.]))
     """
-    return _tensor(fnp.clip(input, min, max))
+    return _tensor(clamped(input, min, max))
 
 
 clip = clamp
@@ -532,7 +533,7 @@ def pow(input: Tensor | ArrayLike, exponent: Tensor | ArrayLike) -> Tensor:
     >>> fgrad.pow(x, 3).sum().backward(); x.grad  # 3 x ** 2
     tensor([12., 27.])
     """
-    return _tensor(fnp.power(input, exponent))
+    return _tensor(binary(fnp.power, input, exponent))
 
 
 def maximum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
@@ -546,7 +547,7 @@ def maximum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     >>> y, x.grad
     (tensor([2., 4.], grad_fn=<...>), tensor([0., 1.]))
     """
-    return _tensor(fnp.maximum(input, other))
+    return _tensor(binary(fnp.maximum, input, other))
 
 
 def minimum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
@@ -560,7 +561,7 @@ def minimum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
     >>> y, x.grad
     (tensor([1., 3.], grad_fn=<...>), tensor([1., 0.]))
     """
-    return _tensor(fnp.minimum(input, other))
+    return _tensor(binary(fnp.minimum, input, other))
 
 
 def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | ArrayLike) -> Tensor:
@@ -1055,7 +1056,8 @@ _EXTRA_METHODS = {
     "lt": _elementwise(lambda a, b: a < b, "lt"), "le": _elementwise(lambda a, b: a <= b, "le"),
     "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
     "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
-    "fmod": _elementwise(fnp.fmod, "fmod"), "remainder": _elementwise(fnp.remainder, "remainder"),
+    "fmod": _elementwise(lambda a, b: binary(fnp.fmod, a, b), "fmod"),
+    "remainder": _elementwise(lambda a, b: binary(fnp.remainder, a, b), "remainder"),
     "dist": lambda self, other, p=2: (self - other).norm(p),
     "expand_as": lambda self, other: self.expand(*other.shape),
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),

@@ -1,0 +1,349 @@
+"""torch's type promotion on the Tensor face: result_type, promote_types, can_cast, and the
+operators that cast their operands by them.
+
+Note [the Tensor face promotes as torch]: fgrad.numpy on arrays keeps NumPy's rules (and
+JAX's weak Python scalars); an op of the Tensor face computes in the dtype torch would.
+The operands fall in three categories: tensors of one or more dimensions, zero-dim tensors,
+and Python numbers (NumPy scalars count as the Python number of their kind). The result
+is the promotion (`promote_types`) of the highest category present, unless a lower one is
+of a higher kind (bool < integer < floating < complex): then that kind wins, as the dtype
+of the zero-dim tensors, or for Python numbers the default dtype of the kind
+(get_default_dtype() for a float, its complex counterpart for a complex, int64 for an int).
+True division of integers gives the default float dtype. NumPy arrays meet a Tensor by
+NumPy's rules, as in torch (which hands `tensor + ndarray` to NumPy); torch's functions
+taking several tensors (where, cat, ...) count them as tensors of their dimensions.
+
+Each operator (+ - * / // % ** and the comparisons) first tests for the common case: an
+operand of self's dtype, a Python int or bool (NumPy's weak scalars then give torch's dtype),
+a Python float or complex meeting a floating tensor, or a NumPy array; that case takes the
+old path, the tape's `record`, unchanged. Only other combinations pay for `result_type` and
+the casts, which are recorded (fnp.astype), so a gradient comes back in its input's dtype.
+`@` does not promote: of two dtypes it raises, as torch's matmul. Left as they were: `& | ^`
+(logical ops of boolean tensors), np.bool_ (a bool here; torch reads it as a float), and
+bool ** bool (NumPy's power has no boolean loop: int8).
+"""
+import numbers
+
+import numpy as np
+
+from .. import numpy as fnp
+from ..ir.value import Tracer
+from ..numpy.bridge import _for_ufunc
+from ..numpy.linalg import matmul
+from ..ops import elementwise as ew
+from ..ops.primitive import EVAL, NO_PARAMS, EvalTrace, _state, two_devices_check
+from ..typing import Any, DTypeLike
+from . import dtypes
+from .tape import record
+
+__all__ = ["can_cast", "promote_types", "result_type"]
+
+_ndarray = np.ndarray
+_eval_process = EvalTrace.process  # (profiler.profile replaces it, to time each op: then the entry's path)
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # torch's kinds: bool < integer < floating < complex
+_BOOL, _INT64 = np.dtype(np.bool_), np.dtype(np.int64)
+_DIM, _ZERO, _NUMBER = 0, 1, 2  # the operand categories, highest first
+
+
+def promote_types(type1: DTypeLike, type2: DTypeLike) -> np.dtype[Any]:
+    """The smallest dtype both `type1` and `type2` convert to, by torch's table (torch.promote_types).
+
+    Unlike NumPy's, a floating type absorbs any integer type (int64 and float32 give float32), and
+    complex64 with float64 gives complex128.
+
+    Parameters
+    ----------
+    type1, type2 : dtype
+        NumPy dtypes or fgrad's names for them (fgrad.float32, fgrad.long, ...).
+
+    Returns
+    -------
+    numpy.dtype
+
+    Examples
+    --------
+    >>> fgrad.promote_types(fgrad.int64, fgrad.float32), fgrad.promote_types(fgrad.uint8, fgrad.int8)
+    (dtype('float32'), dtype('int16'))
+    """
+    a, b = np.dtype(type1), np.dtype(type2)
+    if a is b:
+        return a
+    ra, rb = _RANK[a.kind], _RANK[b.kind]
+    if ra == rb or (ra + rb == 5):  # one kind, or complex with floating: NumPy's table agrees with torch's
+        return np.promote_types(a, b)
+    return a if ra > rb else b
+
+
+def can_cast(from_: DTypeLike, to: DTypeLike) -> bool:
+    """Whether torch's casting rules allow `from_` to `to` (torch.can_cast): no cast to a lower kind
+    (complex to real, floating to integer, non-boolean to bool); any size within a kind.
+
+    Examples
+    --------
+    >>> fgrad.can_cast(fgrad.float64, fgrad.float32), fgrad.can_cast(fgrad.float32, fgrad.int64)
+    (True, False)
+    """
+    return _RANK[np.dtype(from_).kind] <= _RANK[np.dtype(to).kind]
+
+
+def _number_dtype(x):
+    """The dtype torch gives a Python number (or a NumPy scalar) in promotion, or None if x is not one."""
+    if isinstance(x, (bool, np.bool_)):
+        return _BOOL
+    if isinstance(x, numbers.Integral):
+        return _INT64
+    if isinstance(x, numbers.Real):
+        return dtypes._default[0]
+    if isinstance(x, numbers.Complex):
+        return np.result_type(dtypes._default[0], np.complex64)
+    return None
+
+
+def _combine(higher, lower):
+    """torch's combine_categories: the dtype of a higher category, unless a lower one's kind is higher."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return np.result_type(higher, np.complex64) if higher.kind == "f" else lower
+    if higher.kind == "f":
+        return higher
+    if higher.kind == "b" or lower.kind == "f":
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands: Any) -> np.dtype[Any]:
+    """The dtype torch computes an op of these operands in (torch.result_type, of any number of operands).
+
+    Tensors of one or more dimensions decide, unless a zero-dim tensor or a Python number (NumPy
+    scalars count as Python numbers) is of a higher kind (bool < integer < floating < complex):
+    then that kind wins, as the zero-dim tensor's dtype, or as the default dtype of the kind for a
+    number (get_default_dtype() for a float, int64 for an int). NumPy arrays count as tensors.
+
+    Parameters
+    ----------
+    *operands : Tensor, array or number
+
+    Returns
+    -------
+    numpy.dtype
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], dtype=fgrad.float32)
+    >>> fgrad.result_type(x, 2.5), fgrad.result_type(x, fgrad.tensor(1.0, dtype=fgrad.float64))
+    (dtype('float32'), dtype('float32'))
+    >>> fgrad.result_type(fgrad.tensor([1, 2], dtype=fgrad.int32), 2.5) == fgrad.get_default_dtype()
+    True
+    """
+    found = [None, None, None]
+    for x in operands:
+        if isinstance(x, (Tracer, _ndarray)):
+            d, category = x.dtype, _DIM if x.ndim else _ZERO
+        else:
+            d, category = _number_dtype(x), _NUMBER
+            if d is None:  # (a list or another array-like: a tensor of the values torch.tensor infers)
+                a = dtypes.inferred(np.asarray(x))
+                d, category = a.dtype, _DIM if a.ndim else _ZERO
+        if d.kind not in _RANK:
+            raise TypeError(f"fgrad.result_type: an operand of dtype {d} ({type(x).__name__}) has no place in "
+                            f"torch's promotion")
+        seen = found[category]
+        found[category] = d if seen is None else promote_types(seen, d)
+    dim, zero, number = found
+    out = _combine(dim, _combine(zero, number))
+    if out is None:
+        raise TypeError("fgrad.result_type: needs at least one operand")
+    return out
+
+
+_tensor_class = []  # [Tensor], set by install
+
+
+def astype(x, dtype):
+    """fnp.astype(x, dtype), a Tensor for a Tensor x (a cast to an integer or boolean dtype, which has
+    no derivative, gives fnp.astype a plain array), recorded between floating and complex dtypes."""
+    out = fnp.astype(x, dtype)
+    if out.__class__ is _ndarray and isinstance(x, Tracer) and _tensor_class:
+        out = _tensor_class[0]._wrap(out, None, 0)
+    return out
+
+
+def _cast(x, dtype):
+    """x ready for an op computed in `dtype`: tensors and arrays converted (recorded), numbers as
+    Python numbers (which NumPy's kernels take in the other operand's dtype)."""
+    if isinstance(x, (Tracer, _ndarray)):
+        return x if x.dtype == dtype else astype(x, dtype)
+    if isinstance(x, np.generic):
+        return bool(x) if x.dtype.kind == "b" else x.item()
+    if _number_dtype(x) is None:
+        return fnp.astype(np.asarray(x), dtype)
+    return x
+
+
+def promoted(*operands: Any, true_division: bool = False) -> tuple[Any, ...]:
+    """The operands, cast to result_type(*operands) (the default float dtype for a true division of
+    integers), for an op of the Tensor face to compute in torch's dtype."""
+    dtype = result_type(*operands)
+    if true_division and dtype.kind in "biu":
+        dtype = dtypes._default[0]
+    return tuple(_cast(x, dtype) for x in operands)
+
+
+# ---- the operators ----------------------------------------------------------------------------
+def _operator(entry, name, reflected=False, true_division=False):
+    """Tensor's `__name__`: `entry` (the primitive's entry function) on operands cast by torch's rule.
+
+    The first test is the common case, which takes the existing path unchanged: a Python float or
+    complex meeting a floating tensor, a Python int or bool (NumPy's weak scalars give torch's dtype
+    then), a NumPy array (NumPy's rules, as torch's), or an operand of self's dtype; for a true
+    division self must be floating too (integers divide in the default float dtype). With no
+    transform active (and no profiler timing the bottom trace), that path is the tape's `record`,
+    called here: what the entry would reach through the bottom trace's `process`, two calls sooner."""
+    prim = entry.prim
+    pname = prim.name
+
+    def promoted_call(self, other):
+        try:
+            a, b = promoted(other, self, true_division=true_division) if reflected else \
+                promoted(self, other, true_division=true_division)
+        except TypeError:  # (an operand promotion knows nothing of, e.g. None: the entry's own answer)
+            a, b = (other, self) if reflected else (self, other)
+        return entry(a, b)
+
+    # (the common case's test is written out in each operator: a helper's call would cost a frame per op)
+    if true_division:
+        def op(self, other):
+            c = other.__class__
+            if not (c is _ndarray or (self.primal.dtype.kind in "fc" and (
+                    c is float or c is int or c is complex or c is bool or
+                    getattr(other, "dtype", None) is self.primal.dtype))):
+                return promoted_call(self, other)
+            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
+                try:
+                    return record(prim, (other, self) if reflected else (self, other), NO_PARAMS)
+                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
+                    two_devices_check(pname, (self, other), e)
+                    raise
+            return entry(other, self) if reflected else entry(self, other)
+    elif reflected:
+        def op(self, other):
+            c = other.__class__
+            if c is float or c is complex:
+                if self.primal.dtype.kind not in "fc":
+                    return promoted_call(self, other)
+            elif not (c is int or c is bool or c is _ndarray or getattr(other, "dtype", None) is self.primal.dtype):
+                return promoted_call(self, other)
+            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
+                try:
+                    return record(prim, (other, self), NO_PARAMS)
+                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
+                    two_devices_check(pname, (other, self), e)
+                    raise
+            return entry(other, self)
+    else:
+        def op(self, other):
+            c = other.__class__
+            if c is float or c is complex:
+                if self.primal.dtype.kind not in "fc":
+                    return promoted_call(self, other)
+            elif not (c is int or c is bool or c is _ndarray or getattr(other, "dtype", None) is self.primal.dtype):
+                return promoted_call(self, other)
+            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
+                try:
+                    return record(prim, (self, other), NO_PARAMS)
+                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
+                    two_devices_check(pname, (self, other), e)
+                    raise
+            return entry(self, other)
+    op.__name__ = op.__qualname__ = f"__{'r' if reflected else ''}{name}__"
+    op.__doc__ = f"Tensor.{op.__name__}: {entry.__name__} in the dtype torch's promotion gives (result_type)."
+    return op
+
+
+def _matmul(self, other):
+    """self @ other; of two dtypes, torch's error (torch's matmul does not promote)."""
+    d = getattr(other, "dtype", None)
+    if d is not self.primal.dtype and d is not None and other.__class__ is not _ndarray:
+        _same_dtype(self, other)
+    return matmul(self, other)
+
+
+def _rmatmul(self, other):
+    d = getattr(other, "dtype", None)
+    if d is not self.primal.dtype and d is not None and other.__class__ is not _ndarray:
+        _same_dtype(other, self)
+    return matmul(other, self)
+
+
+def _same_dtype(a, b):
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"matmul: expected both operands to have the same dtype, but got {a.dtype} and {b.dtype}")
+
+
+ARITHMETIC = {"add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "pow": ew.power, "mod": ew.remainder,
+              "floordiv": ew.floor_divide}
+COMPARISONS = {"eq": ew.equal, "ne": ew.not_equal, "lt": ew.less, "le": ew.less_equal, "gt": ew.greater,
+               "ge": ew.greater_equal}
+
+
+def install(cls):
+    """Give `cls` (Tensor) the operators of torch's promotion: + - * / // % ** @ and comparisons."""
+    _tensor_class[:] = [cls]
+    for name, entry in ARITHMETIC.items():
+        setattr(cls, f"__{name}__", _operator(entry, name))
+        setattr(cls, f"__r{name}__", _operator(entry, name, reflected=True))
+    cls.__truediv__ = _operator(ew.divide, "truediv", true_division=True)
+    cls.__rtruediv__ = _operator(ew.divide, "truediv", reflected=True, true_division=True)
+    for name, entry in COMPARISONS.items():
+        setattr(cls, f"__{name}__", _operator(entry, name))
+    cls.__matmul__, cls.__rmatmul__ = _matmul, _rmatmul
+    reflected = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__", np.true_divide: "__rtruediv__",
+                 np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__", np.power: "__rpow__",
+                 np.equal: "__eq__", np.not_equal: "__ne__", np.less: "__gt__", np.less_equal: "__ge__",
+                 np.greater: "__lt__", np.greater_equal: "__le__"}
+    by_ufunc = {ufunc: getattr(cls, name) for ufunc, name in reflected.items()}
+    inherited = cls.__array_ufunc__
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        # `np.float64(2.0) + t`: the NumPy scalar's operator hands the op to NumPy, which asks here; torch's
+        # tensors take it as `t.__radd__(2.0)`, a Python number, and so does this. Any other call as
+        # before: the common one (ndarray op tensor) is bridge.array_ufunc's first case, written out here
+        if method == "__call__" and not kwargs:
+            if inputs[0].__class__ is not _ndarray and len(inputs) == 2 and inputs[1] is self \
+                    and isinstance(inputs[0], np.generic) and ufunc in by_ufunc:
+                return by_ufunc[ufunc](self, inputs[0])
+            return _for_ufunc(ufunc)(*inputs)
+        return inherited(self, ufunc, method, *inputs, **kwargs)
+    cls.__array_ufunc__ = __array_ufunc__
+
+
+def binary(fn, a, b, true_division=False):
+    """fn(a, b) with a and b cast by torch's promotion (torch's functions of two operands)."""
+    return fn(*promoted(a, b, true_division=true_division))
+
+
+def clamped(input, min, max):
+    """fnp.clip(input, min, max) computed in result_type(input, min, max) (torch.clamp's promotion)."""
+    dtype = getattr(input, "dtype", None)
+    if dtype is None or any(b is not None and getattr(b, "dtype", None) is not dtype and not (
+            b.__class__ in (int, bool) or (b.__class__ is float and dtype.kind in "fc")) for b in (min, max)):
+        bounds = [b for b in (min, max) if b is not None]
+        dtype = result_type(input, *bounds)
+        input, min, max = (None if x is None else _cast(x, dtype) for x in (input, min, max))
+    return fnp.clip(input, min, max)
+
+
+def joined(tensors):
+    """Tensors for cat and stack, cast to their result_type (torch promotes across them)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        return tensors
+    first = getattr(tensors[0], "dtype", None)
+    if first is not None and all(getattr(t, "dtype", None) is first for t in tensors):
+        return tensors
+    dtype = result_type(*tensors)
+    return [_cast(t, dtype) for t in tensors]
+
