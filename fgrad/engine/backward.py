@@ -24,7 +24,7 @@ from ..ops import primitive
 from ..ops.broadcasting import fit_cotangent
 from ..ops.elementwise import add, nan_in, times
 from ..ops.indexing import Scattered, dense
-from ..ops.primitive import EVAL, NEG, ONE, OTHER, apply_partial, made_by_nan_safe
+from ..ops.primitive import EVAL, NEG, ONE, OTHER, Quotient, apply_partial, made_by_nan_safe
 from .queue import ReadyQueue
 from .threads import HEAVY, Offload, heavy
 
@@ -208,14 +208,16 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     case, with no input loop; then any number). Every other node goes through apply_rule
     and send. tests/engine/test_backward.py compares the two. Multiply's step (OTHER) applies
     the zero-cotangent policy's product, `times`, where its other input was made by a nan_safe
-    primitive (Note [zero cotangents stay zero] in ops/elementwise.py). A nan_safe
-    primitive's partials (Primitive.safe_partials) are applied here too where no cotangent is
-    traced (no outer transform, no create_graph), as plain products with one NaN test each:
-    the policy's product (apply_partial's `safe`) decides only where the test finds a NaN,
-    and its values are the plain product's wherever that has none. Traced, its rules run,
-    which record the policy's products (so the policy holds at every order). (W5's chain at
-    --size test: 3,835,267 instructions per call before, 3,317,388 after, against 3,195,617
-    before the policy: benchmarks/instructions.py.)
+    primitive (Note [zero cotangents stay zero] in ops/elementwise.py). A nan_safe primitive
+    of one argument applies its partial (Primitive.safe_partials: a product, or a Quotient's
+    v / divisor) in a third form, where no cotangent is traced (no outer transform, no
+    create_graph), with one NaN test: the policy's product (apply_partial's `safe`) decides
+    only where the test finds a NaN, so its values are the plain ones wherever those have
+    none. Traced, or of two arguments, its rules run, which record the policy's products (so
+    the policy holds at every order). The plain forms test nothing of it: the branch comes
+    after theirs (three lines of it per node there cost W1's eager call 1.7%, 2,213,094 ->
+    2,245,276 instructions), and W5's chain costs 3,192,396 instructions per call at --size
+    test, against 3,195,617 before the policy (benchmarks/instructions.py).
     """
     cts = {}
     for node, index, g in roots:
@@ -259,6 +261,7 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
     leaves = {}
     simple = capture is None and profiler is None and not watch  # (then only a node's meta can ask for more)
     on_values = not create_graph and primitive._state.trace is EVAL  # (no cotangent is traced)
+    policy = config.nan_safe_zeros  # (Note [zero cotangents stay zero] in ops/elementwise.py)
     if workers is not None:
         def run(node, g):
             return _node_grads(node, g, retain_graph, create_graph)
@@ -286,16 +289,10 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                 primals, inputs = node.primals, node.inputs
                 if primals is None:
                     raise freed_graph_error(node)
-                partials, safe = prim.partials, False
-                if partials is None and on_values and (partials := prim.safe_partials) is not None:
-                    safe = config.nan_safe_zeros  # (a nan_safe primitive's: Note [the inline partials])
+                partials = prim.partials
                 if partials is not None and len(inputs) == 1:  # (Note [the inline partials])
                     t, d = inputs[0], partials[0]
                     gi = g if d is ONE else -g if d is NEG else d(node.out, primals[0]) * g
-                    # (nan_in's float64 case inline: a call less per op, W5 eager 3,340,031 -> 3,317,388;
-                    # tests/engine/test_backward.py's scalar case compares it with the general path)
-                    if safe and (math.isnan(gi) if gi.__class__ is float64 else nan_in(gi)):
-                        gi = apply_partial(d, dense(g), 0, node.out, primals, True)  # (a NaN: the policy decides)
                     # An op of one argument keeps its shape, and g has the output's, so only the
                     # dtype can need fitting. p None: an unread input already of g's dtype.
                     p = primals[0]
@@ -318,8 +315,6 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                                 o.prim.nan_safe else primals[1 - i] * g
                         else:
                             gi = g if d is ONE else -g if d is NEG else d(node.out, *primals) * g
-                            if safe and nan_in(gi):
-                                gi = apply_partial(d, dense(g), i, node.out, primals, True)
                         p = primals[i]  # None: an unread input already of g's shape and dtype
                         if p is not None and (gi.shape != p.shape or gi.dtype is not p.dtype):
                             gi = fit_cotangent(dense(gi), p, prim, i)
@@ -328,6 +323,15 @@ def _walk(order, cts, deps, queue, workers, may_turn, tape, retain_graph, create
                         else:
                             prev = get(t)
                             cts[t] = gi if prev is None else prev + gi
+                elif on_values and (safe := prim.safe_partials) is not None and len(inputs) == 1:
+                    d, p = safe[0], primals[0]  # (a nan_safe primitive's partial: Note [the inline partials])
+                    gi = dense(g) / d.divisor(node.out, p) if d.__class__ is Quotient else d(node.out, p) * g
+                    # (nan_in's float64 case inline: a call less per op, W5 eager 3,340,031 -> 3,317,388)
+                    if policy and (math.isnan(gi) if gi.__class__ is float64 else nan_in(gi)):
+                        gi = apply_partial(d, dense(g), 0, node.out, primals, True)  # (a NaN: the policy decides)
+                    if p is not None and gi.dtype is not p.dtype:
+                        gi = fit_cotangent(dense(gi), p, prim, 0)
+                    send(cts, inputs[0], gi)
                 else:
                     if may_turn and (
                             g.size >= HEAVY if g.__class__ is ndarray else g.__class__ is list and heavy(g)):

@@ -26,6 +26,7 @@ __all__ = [
     "VIEW",
     "EvalTrace",
     "Primitive",
+    "Quotient",
     "Trace",
     "apply_partial",
     "bind",
@@ -43,6 +44,19 @@ REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive 
 # other argument). apply_partial says what they mean.
 ONE, NEG, OTHER = "one", "neg", "other"
 
+
+
+class Quotient:
+    """A partial derivative 1 / divisor(ans, *primals), applied as a quotient, v / divisor: log's
+    (v / x) and sqrt's (v / (2 * ans)), as JAX writes them (a product by the reciprocal would
+    differ in the last bit, and overflow where the divisor is subnormal)."""
+
+    __slots__ = ("divisor",)
+
+    def __init__(self, divisor: Callable[..., Any]):
+        self.divisor = divisor
+
+
 NO_PARAMS = {}  # the params of an op without any: one dict serves every such node
 
 # The rule signatures a declaration takes (Primitive's docstring says each one's arguments):
@@ -51,12 +65,12 @@ VJPRule = Callable[..., Any]      # rule(g, ans, *primals, **params) -> one argu
 VJPAllRule = Callable[..., tuple]  # rule(g, ans, primals, needs, **params) -> a cotangent (or None) per argument
 JVPRule = Callable[..., Any]      # rule(t, ans, *primals, **params) -> one argument's share of the tangent
 JVPFullRule = Callable[..., Any]  # rule(primals, tangents, ans, **params) -> the output's tangent
-Partial = Callable[..., Any] | str  # d(ans, *primals) -> d out / d argument i; or ONE, NEG, OTHER
+Partial = Callable[..., Any] | str | Quotient  # d(ans, *primals) -> d out / d argument i; ONE, NEG, OTHER; a Quotient
 BatchRule = Callable[..., tuple]  # rule(args, dims, **params) -> (out, out_dim)
 ViewInverse = Callable[..., Any] | str  # view(base, view_value, **params) -> base; or VIEW
 
 
-times = None  # ops/elementwise.times, set when it loads (multiply's partial applies it)
+times = over = None  # ops/elementwise's times and over, set when it loads (apply_partial's policy products)
 
 
 def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple, safe: bool = False) -> Any:
@@ -77,6 +91,8 @@ def apply_partial(d: Partial, v: Any, i: int, out: Any, primals: tuple, safe: bo
         if safe:
             return times(v, p) if p.__class__ is complex else times(p, v)
         return v * p if p.__class__ is complex else p * v
+    if d.__class__ is Quotient:
+        return over(v, d.divisor(out, *primals)) if safe else v / d.divisor(out, *primals)
     return times(d(out, *primals), v) if safe else d(out, *primals) * v
 
 

@@ -108,8 +108,13 @@ class _Recording:
     lambda x, y: fnp.sum(fnp.arcsin(x) * fnp.arctanh(x / y) + fnp.arctan2(x - 0.5, y - 1.0)),
     lambda x, y: fnp.sum(fnp.where(x < 0.5, fnp.arcsin(2.0 * x), 0.0) + fnp.where(y > 1.0, fnp.arccosh(y), 0.0)),
     lambda x, y: fnp.arcsin(x[0]) * fnp.arctanh(y[0] / 2.0) + fnp.where(x[1] >= 0.5, 0.0, fnp.arcsin(2.0 * x[1])),
+    lambda x, y: fnp.sum(fnp.log(x) * fnp.sqrt(y) + fnp.where(y > 1.0, fnp.log(y - 1.0), 0.0)
+                         + fnp.where(x < 0.5, fnp.sqrt(0.5 - x), 0.0)),
+    lambda x, y: fnp.log(x[0]) * fnp.sqrt(y[0])
+    + fnp.where(y[1] > 1.0, fnp.log(y[1] - 1.0) + fnp.sqrt(y[1] - 1.0), 0.0),
 ], ids=["unary_chain", "broadcast_and_float32", "two_argument_partials", "nan_safe_partials",
-        "nan_safe_partials_masked_poles", "nan_safe_partials_on_scalars"])
+        "nan_safe_partials_masked_poles", "nan_safe_partials_on_scalars", "quotients_masked_poles",
+        "quotients_on_scalars"])
 def test_the_inline_partials_match_the_general_path(f, monkeypatch):
     """Note [the inline partials] (engine/backward.py): the loop's inline copy of apply_partial
     and send gives exactly what apply_rule and send give."""

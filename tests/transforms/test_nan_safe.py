@@ -238,3 +238,42 @@ def test_the_rules_products_of_python_floats_and_numpy_values(a, b):
         np.testing.assert_array_equal(times(a, b), product)
         np.testing.assert_array_equal(safe_multiply(a, b), product)
         np.testing.assert_array_equal(over(a, b), quotient)
+
+
+# The policy's products' jvp on values (their jvp_pair, one NaN test of the output and one of the
+# tangent) against their rules (the pair off), bit for bit: with zeros, infinities and the NaN
+# that sends the pair back to the rules, each factor tangent or constant.
+_FACTORS = [np.array([0.5, -2.0, 3.0, 1e300]), np.array([0.0, 0.0, np.inf, 2.0]), np.array([np.inf, 1.0, 0.0, -0.0])]
+
+
+@pytest.mark.parametrize("name", ["safe_multiply", "safe_divide"])
+@pytest.mark.parametrize("which", ["both", "first", "second"])
+@pytest.mark.parametrize("a", range(3))
+@pytest.mark.parametrize("b", range(3))
+def test_the_policy_products_jvp_pair_is_their_rules(name, which, a, b, monkeypatch):
+    from fgrad.ops import elementwise
+    product = getattr(elementwise, name)
+    x, y = _FACTORS[a], _FACTORS[b][::-1].copy()
+    tx, ty = np.array([1.0, 0.0, -3.0, 2.0]), np.array([0.0, 2.0, 0.5, -1e300])
+    fun, primals, tangents = {"both": (product, (x, y), (tx, ty)),
+                              "first": (lambda u: product(u, y), (x,), (tx,)),
+                              "second": (lambda v: product(x, v), (y,), (ty,))}[which]
+    with np.errstate(all="ignore"):
+        paired = fgrad.jvp(fun, primals, tangents)
+        monkeypatch.setattr(product.prim, "jvp_pair", None)
+        ruled = fgrad.jvp(fun, primals, tangents)
+    for got, want in zip(paired, ruled):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("c, has_nan", [
+    (np.ones(3), False), (np.array([1.0, np.nan]), True), (np.array([np.inf, -np.inf, 1e300]), False),
+    (np.ones((3, 4))[:, ::2], False), (np.where(np.eye(3) > 0, np.nan, 1.0).T, True),
+    (np.array([np.nan], np.float16), True), (np.full(5, 3e38, np.float32), False), (np.arange(4), False),
+    (np.array([1 + 1j, 2j]), False), (np.array([complex(0.0, np.nan)]), True), (np.float64(np.nan), True),
+    (np.float32(np.nan), True), (np.array(np.nan), True), (1.5, False), (np.array([], np.float64), False)])
+def test_nan_in_finds_every_nan(c, has_nan):
+    """nan_in (the policy products' one test: a sum of squares) is True wherever c holds a NaN;
+    a false alarm (only an infinite complex part) would cost time, a miss a wrong value."""
+    from fgrad.ops.elementwise import nan_in
+    assert bool(nan_in(c)) == has_nan
