@@ -213,51 +213,25 @@ def _operator(entry, name, reflected=False, true_division=False):
             a, b = (other, self) if reflected else (self, other)
         return entry(a, b)
 
-    # (the common case's test is written out in each operator: a helper's call would cost a frame per op)
-    if true_division:
-        def op(self, other):
-            c = other.__class__
-            if not (c is _ndarray or (self.primal.dtype.kind in "fc" and (
-                    c is float or c is int or c is complex or c is bool or
-                    getattr(other, "dtype", None) is self.primal.dtype))):
+    # (the common case's test is written out here: a helper's call would cost a frame per op)
+    def op(self, other):
+        c = other.__class__
+        if c is _ndarray:
+            pass
+        elif c is float or c is complex or true_division:  # (a floating self takes these; integers divide in floats)
+            if self.primal.dtype.kind not in "fc" or not (c is float or c is complex or c is int or c is bool
+                                                          or getattr(other, "dtype", None) is self.primal.dtype):
                 return promoted_call(self, other)
-            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
-                try:
-                    return record(prim, (other, self) if reflected else (self, other), NO_PARAMS)
-                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
-                    two_devices_check(pname, (self, other), e)
-                    raise
-            return entry(other, self) if reflected else entry(self, other)
-    elif reflected:
-        def op(self, other):
-            c = other.__class__
-            if c is float or c is complex:
-                if self.primal.dtype.kind not in "fc":
-                    return promoted_call(self, other)
-            elif not (c is int or c is bool or c is _ndarray or getattr(other, "dtype", None) is self.primal.dtype):
-                return promoted_call(self, other)
-            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
-                try:
-                    return record(prim, (other, self), NO_PARAMS)
-                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
-                    two_devices_check(pname, (other, self), e)
-                    raise
-            return entry(other, self)
-    else:
-        def op(self, other):
-            c = other.__class__
-            if c is float or c is complex:
-                if self.primal.dtype.kind not in "fc":
-                    return promoted_call(self, other)
-            elif not (c is int or c is bool or c is _ndarray or getattr(other, "dtype", None) is self.primal.dtype):
-                return promoted_call(self, other)
-            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
-                try:
-                    return record(prim, (self, other), NO_PARAMS)
-                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
-                    two_devices_check(pname, (self, other), e)
-                    raise
-            return entry(self, other)
+        elif not (c is int or c is bool or getattr(other, "dtype", None) is self.primal.dtype):
+            return promoted_call(self, other)
+        args = (other, self) if reflected else (self, other)
+        if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
+            try:
+                return record(prim, args, NO_PARAMS)
+            except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
+                two_devices_check(pname, args, e)
+                raise
+        return entry(*args)
     op.__name__ = op.__qualname__ = f"__{'r' if reflected else ''}{name}__"
     op.__doc__ = f"Tensor.{op.__name__}: {entry.__name__} in the dtype torch's promotion gives (result_type)."
     return op
