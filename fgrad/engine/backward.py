@@ -216,7 +216,7 @@ def backward(roots, retain_graph=False, create_graph=False, capture=None, tape=N
     none. Traced, or of two arguments, its rules run, which record the policy's products (so
     the policy holds at every order). The plain forms test nothing of it: the branch comes
     after theirs (three lines of it per node there cost W1's eager call 1.7%, 2,213,094 ->
-    2,245,276 instructions), and W5's chain costs 3,192,396 instructions per call at --size
+    2,245,276 instructions), and W5's chain costs 3,198,959 instructions per call at --size
     test, against 3,195,617 before the policy (benchmarks/instructions.py).
     """
     cts = {}

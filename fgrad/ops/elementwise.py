@@ -376,7 +376,7 @@ def nan_in(c):
     if c.__class__ is np.float64:  # (the common scalar, a Python float too: math's test, no NumPy call)
         return math.isnan(c)
     if getattr(c, "ndim", 0):
-        if c.dtype.kind not in "fc":
+        if c.dtype.kind in "biu":  # (no NaN in booleans and integers; any other dtype is tested)
             return False
         # vdot(c, c), the sum of |c|^2, is NaN where an entry is (its terms are >= 0 or inf, so no
         # inf - inf): one pass and no temporary, where isnan(c).any() fills a boolean array and

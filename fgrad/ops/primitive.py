@@ -45,7 +45,6 @@ REGISTRY = {}  # name -> Primitive: every op fgrad knows, for the per-primitive 
 ONE, NEG, OTHER = "one", "neg", "other"
 
 
-
 class Quotient:
     """A partial derivative 1 / divisor(ans, *primals), applied as a quotient, v / divisor: log's
     (v / x) and sqrt's (v / (2 * ans)), as JAX writes them (a product by the reciprocal would
