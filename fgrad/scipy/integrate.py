@@ -8,10 +8,12 @@ with odeint itself, taking vector-Jacobian products of func with fgrad.vjp (Chen
 "Neural ordinary differential equations", 2018; as JAX and HIPS autograd do). Because the
 backward pass is odeint again, derivatives of every order exist, each by the adjoint method.
 
-Step sizes are decided on concrete values, per example under vmap (a step is accepted or
-rejected by fnp.where), so vmap(odeint) gives each example's own solution. Where nothing is
-traced (the solves of grad's forward and backward passes), the vector field is staged by
-fgrad.compile once per solve and replayed at each stage of each step.
+The solver's loop is a lax.while_loop per output interval: step sizes are fgrad values, per
+example under vmap (a step is accepted or rejected by fnp.where), so vmap(odeint) gives each
+example's own solution, and under fgrad.compile one staged body serves every step, so a
+compiled training step traces once whatever its parameters. Where nothing is traced (grad's
+forward solve and its backward pass), each is one fgrad.compile'd program, kept per vector
+field and replayed (Note [odeint replays one program per solver]).
 """
 import numpy as _np
 
@@ -19,6 +21,7 @@ from .. import numpy as _fnp
 from ..compile.api import compile as _compile
 from ..ir.value import Tracer as _Tracer
 from ..ir.value import concrete as _concrete
+from ..lax import control_flow as _lax
 from ..numpy._arguments import _as_operand, normalize_axis
 from ..transforms import trees as _trees
 from ..transforms.custom import custom_vjp as _custom_vjp
@@ -145,6 +148,13 @@ def _map(fn, *trees):
 
 
 def _odeint_impl(func, rtol, atol, mxstep, hmax, y0, t, *args):
+    if any(isinstance(v, _Tracer) for v in _trees.flatten((y0, t, args))[0]):
+        return _solve(func, rtol, atol, mxstep, hmax, y0, t, *args)
+    return _replayed("solve", _solve, func, rtol, atol, mxstep, hmax)(y0, t, *args)
+
+
+def _solve(func, rtol, atol, mxstep, hmax, y0, t, *args, staged=False):
+    """odeint's solution; with `staged`, the vector field staged by fgrad.compile for this solve."""
     flat, unravel = _ravel(y0)
 
     def fun(y, s):
@@ -160,9 +170,79 @@ def _odeint_impl(func, rtol, atol, mxstep, hmax, y0, t, *args):
             raise ValueError(f"fgrad.scipy.integrate.odeint: func returned {_fnp.shape(dy)[0]} values for a state "
                              f"of {_fnp.shape(y)[0]} (its output must have y's structure and shapes)")
         return dy
-    if not any(isinstance(v, _Tracer) for v in _trees.flatten((y0, t, args))[0]):
-        fun = _staged(fun)
-    return unravel(_integrate(fun, flat, t, rtol, atol, mxstep, hmax), lead=(_fnp.shape(t)[0],))
+    return unravel(_integrate(_staged(fun) if staged else fun, flat, t, rtol, atol, mxstep, hmax),
+                   lead=(_fnp.shape(t)[0],))
+
+
+# Note [odeint replays one program per solver]: on concrete values (grad's forward solve and
+# its backward pass, a plain call), the whole solve, or the whole adjoint pass, is staged by
+# fgrad.compile once per vector field and tolerances and replayed on later calls: its loops
+# are lax.while_loops, so the program holds one step's body, and a replay runs NumPy's
+# kernels with no tracing, dispatch or tape (benchmarks/odeint_fit.py measures it against
+# hand-written NumPy). The field is known by its code and by what its closure and the globals
+# it names hold, so a function made anew per call (a lambda, tfirst's wrapper, the adjoint's
+# dynamics) shares the program. Only a field whose closure and globals hold nothing but
+# functions (known the same way), modules, classes, numbers and strings is kept so: an array
+# it reads would be a constant of a long-lived program, read-only while it lives (Note [what
+# fgrad keeps is read-only]) and stale if written in place. Another field is staged once per
+# solve and replayed at each stage of each step, the loops running in Python; so is one whose
+# program has been retraced _RETRACES times (Python decisions on its values: guards that fail).
+_RETRACES = 4
+_SOLVERS = {}  # key -> (the compiled solver, the field: what the key names by id stays alive)
+_SOLVERS_KEPT = 64
+_PLAIN = (type(None), bool, int, float, complex, str, type, type(_np), type(len))
+_LIBRARIES = ("fgrad", "numpy", "math", "builtins")
+
+
+def _replayed(kind, build, func, *options):
+    """`build(func, *options, ...)` compiled, one per (kind, func's identity, options); where
+    func cannot be identified or its program keeps being retraced, Python's loop instead."""
+    def fallback(*a):
+        return _solve(func, *options, *a, staged=True) if build is _solve else build(func, *options, *a)
+    ident = _identity(func)
+    if ident is None:
+        return fallback
+    key = (kind, ident, options)
+    entry = _SOLVERS.get(key)
+    if entry is None:
+        if len(_SOLVERS) >= _SOLVERS_KEPT:
+            _SOLVERS.pop(next(iter(_SOLVERS)))  # (the oldest)
+        entry = _SOLVERS[key] = (_compile(lambda *a: build(func, *options, *a)), func)
+    compiled = entry[0]
+    return fallback if compiled.cache_info().retraces >= _RETRACES else compiled
+
+
+def _identity(func, depth=0):
+    """What a Python function's program depends on besides its arguments (its code, defaults,
+    and what its closure and the globals it names hold, functions among them by their own
+    identity), or None: another callable, or one that reads any other object (an array)."""
+    code = getattr(func, "__code__", None)
+    if code is None or depth > 8 or not hasattr(func, "__globals__"):
+        return None
+    g = func.__globals__
+    held = [_contents(cell) for cell in func.__closure__ or ()] + [g[n] for n in code.co_names if n in g]
+    held += list(func.__defaults__ or ()) + list((func.__kwdefaults__ or {}).values())
+    parts = []
+    for v in held:
+        if getattr(v, "__module__", None) in _LIBRARIES or str(getattr(v, "__module__", "")).startswith("fgrad."):
+            parts.append(id(v))  # (NumPy's and fgrad's own functions: what they read is not the user's)
+        elif hasattr(v, "__code__"):
+            inner = _identity(v, depth + 1)
+            if inner is None:
+                return None
+            parts.append(inner)
+        elif isinstance(v, _PLAIN):
+            parts.append(v if isinstance(v, (bool, int, float, complex, str)) else id(v))
+        else:
+            return None
+    return code, tuple(parts)
+
+
+def _contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # (an empty cell: a name not bound yet)
+        return None
 
 
 def _staged(fun, retraces=4):
@@ -184,22 +264,33 @@ def _odeint_fwd(func, rtol, atol, mxstep, hmax, y0, t, *args):
 
 
 def _odeint_bwd(func, rtol, atol, mxstep, hmax, res, g):
-    """JAX's _odeint_rev: from the last time to the first, integrate the adjoint system backward
-    (in negated time s = -t, so that the integrator steps forward), adding each output's cotangent."""
     ys, t, args = res
+    if any(isinstance(v, _Tracer) for v in _trees.flatten((ys, t, args, g))[0]):
+        return _adjoint(func, rtol, atol, mxstep, hmax, ys, t, args, g)
+    return _replayed("adjoint", _adjoint, func, rtol, atol, mxstep, hmax)(ys, t, args, g)
 
+
+def _augmented(func):
+    """The adjoint system's dynamics of func, in negated time s = -t: d/ds of (y, y_bar,
+    t0_bar, args_bar), of that structure. Made afresh per call; _identity knows it by func."""
     def aug_dynamics(state, s, *args):
         y, y_bar = state[0], state[1]
         y_dot, pull = _vjp(func, y, -s, *args)
         cts = pull(y_bar)
-        return _map(lambda v: -v, y_dot), cts[0], cts[1], tuple(cts[2:])  # d/ds of the state, its structure
+        return _map(lambda v: -v, y_dot), cts[0], cts[1], tuple(cts[2:])
+    return aug_dynamics
 
+
+def _adjoint(func, rtol, atol, mxstep, hmax, ys, t, args, g):
+    """JAX's _odeint_rev: from the last time to the first, integrate the adjoint system backward
+    (in negated time s = -t, so that the integrator steps forward), adding each output's cotangent."""
     def at(tree, i):
         return _map(lambda v: v[i], tree)
 
     def dot(a, b):
         return sum(_fnp.sum(u * v) for u, v in zip(_trees.flatten(a)[0], _trees.flatten(b)[0]))
 
+    aug_dynamics = _augmented(func)
     n = _fnp.shape(t)[0]
     y_bar = at(g, n - 1)
     t0_bar = _fnp.zeros_like(t[0])
@@ -275,29 +366,38 @@ def _initial_step(fun, t0, y0, f0, rtol, atol, order=5.0):
 def _integrate(fun, y0, ts, rtol, atol, mxstep, hmax):
     """The solution of dy/dt = fun(y, t) at the times ts (stacked), stepping exactly onto each.
 
+    Each interval is a lax.while_loop of Dormand-Prince steps (one staged body under compile).
     Every quantity is an fgrad value, so under vmap each example has its own time, step size
-    and acceptance (a rejected or finished example keeps its state through fnp.where); Python
-    only reads, concretely, whether every example has reached the next output time."""
+    and acceptance (the loop runs while any example runs; a rejected or finished example
+    keeps its state through fnp.where)."""
     t = ts[0]
-    y, f0 = y0, fun(y0, t)
-    dt = _initial_step(fun, t, y0, f0, rtol, atol)
+    f0 = fun(y0, t)
+    carry = (t, y0, f0, _initial_step(fun, t, y0, f0, rtol, atol))
     out = [y0]
     for i in range(1, _fnp.shape(ts)[0]):
-        target, steps = ts[i], 0
-        while not _np.all(_concrete(t >= target)):
-            if steps >= mxstep:
-                raise RuntimeError(f"fgrad.scipy.integrate.odeint: mxstep={mxstep} steps did not reach t[{i}]; "
-                                   f"raise mxstep, or loosen rtol and atol (the problem may be stiff)")
-            steps += 1
-            running, remaining = t < target, target - t
-            h = _fnp.minimum(_fnp.minimum(dt, remaining), hmax)
-            clipped = h >= remaining  # (this step lands on the target)
-            y1, f1, err = _dopri_step(fun, y, f0, t, h)
-            ratio = _error_ratio(err, rtol, atol, y, y1)
-            accept = running & (ratio <= 1.0)
-            y, f0 = _fnp.where(accept, y1, y), _fnp.where(accept, f1, f0)
-            t = _fnp.where(accept, _fnp.where(clipped, target, t + h), t)
-            new = _optimal_step(h, ratio)  # (after a step cut short to land on the target, keep the longer one)
-            dt = _fnp.where(running, _fnp.where(accept & clipped, _fnp.maximum(dt, new), new), dt)
-        out.append(y)
+        carry = _interval(fun, carry, ts[i], rtol, atol, mxstep, hmax)
+        if mxstep != _np.inf and not _np.all(_concrete(carry[0] >= ts[i])):
+            raise RuntimeError(f"fgrad.scipy.integrate.odeint: mxstep={mxstep} steps did not reach t[{i}]; "
+                               f"raise mxstep, or loosen rtol and atol (the problem may be stiff)")
+        out.append(carry[1])
     return _fnp.stack(out)
+
+
+def _interval(fun, carry, target, rtol, atol, mxstep, hmax):
+    """(t, y, f(y, t), the next step size) stepped from carry's t onto `target`, in at most mxstep steps."""
+    def running(state):
+        return _fnp.logical_and(state[0] < target, state[4] < mxstep)
+
+    def step(state):
+        t, y, f0, dt, steps = state
+        remaining = target - t
+        h = _fnp.minimum(_fnp.minimum(dt, remaining), hmax)
+        clipped = h >= remaining  # (this step lands on the target)
+        y1, f1, err = _dopri_step(fun, y, f0, t, h)
+        ratio = _error_ratio(err, rtol, atol, y, y1)
+        accept = ratio <= 1.0
+        y, f0 = _fnp.where(accept, y1, y), _fnp.where(accept, f1, f0)
+        t = _fnp.where(accept, _fnp.where(clipped, target, t + h), t)
+        new = _optimal_step(h, ratio)  # (after a step cut short to land on the target, keep the longer one)
+        return t, y, f0, _fnp.where(accept & clipped, _fnp.maximum(dt, new), new), steps + 1
+    return _lax.while_loop(running, step, (*carry, _fnp.asarray(0)))[:4]

@@ -202,3 +202,41 @@ def test_trapezoid_matches_scipy_and_checks_x():
     np.testing.assert_allclose(trapezoid(y, dx=0.5), si.trapezoid(y, dx=0.5), rtol=1e-14)
     with pytest.raises(ValueError, match="x has 3 points but y has 7"):
         trapezoid(y, x=np.arange(3.0))
+
+
+# ---- the solver's programs (Note [odeint replays one program per solver]) ----------------------------
+def test_a_compiled_training_step_traces_once():
+    """The solver's loops are lax.while_loops: under compile, parameters that change every call
+    (so every step-size decision changes) replay one program."""
+    step = fgrad.compile(lambda y0, a: fgrad.grad(loss, argnums=(0, 2))(y0, T, a))
+    for k in range(4):
+        got = step(Y0 * (1 + 0.1 * k), A * (1 + 0.3 * k))
+        want = fgrad.grad(loss, argnums=(0, 2))(Y0 * (1 + 0.1 * k), T, A * (1 + 0.3 * k))
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-11)
+    assert step.cache_info().traces == 1
+
+
+RATE = 0.7
+
+
+def test_a_field_is_replayed_only_while_what_it_reads_is_the_same():
+    """A field's solver program is kept across calls, known by what the field reads: a rebound
+    global number gets a program of its own, and a field reading an array (which a kept program
+    would lock read-only) is staged per solve, so writing the array is seen."""
+    global RATE
+
+    def by_global(y, t):
+        return -RATE * y
+    first = odeint(by_global, Y0, T)
+    RATE = 3.0
+    try:
+        np.testing.assert_allclose(odeint(by_global, Y0, T), np.exp(-3.0 * T)[:, None] * Y0, rtol=1e-5, atol=1e-8)
+    finally:
+        RATE = 0.7
+    np.testing.assert_allclose(odeint(by_global, Y0, T), first, rtol=0, atol=0)
+    m = M.copy()
+    before = odeint(lambda y, t: m @ y, Y0, T)
+    assert m.flags.writeable
+    m[:] = -np.eye(2)
+    np.testing.assert_allclose(odeint(lambda y, t: m @ y, Y0, T)[-1], np.exp(-T[-1]) * Y0, rtol=1e-6)
+    assert not np.allclose(before[-1], np.exp(-T[-1]) * Y0)
