@@ -31,15 +31,17 @@ def _count(a, axis):
     return math.prod(shape) if axis is None else math.prod(shape[i] for i in axis)
 
 
-def normalize_axis(axis, ndim, fn="reduction", ordered=False):
+def normalize_axis(axis, ndim, fn="reduction", ordered=False, reduction=False):
     """None, or a tuple of non-negative axes (sorted; as given when `ordered`); an axis out of
-    range raises AxisError, a repeated one ValueError, naming fgrad.numpy.fn (ops/axes.py's check)."""
+    range raises AxisError, a repeated one ValueError, naming fgrad.numpy.fn (ops/axes.py's check).
+    For a `reduction` as NumPy's ufuncs reduce (sum, prod, max, any, ...), a 0-d array's one int
+    axis 0 or -1 is (): NumPy reduces over no axes there (a tuple such as (0,) raises, as NumPy's)."""
     if axis is None:
         return None
     if axis.__class__ is int and 0 <= axis < ndim:  # the common case
         return (axis,)
-    if ndim == 0 and axis in (0, -1, (0,), (-1,)):  # (NumPy's reductions take these of a 0-d array)
-        return (0,)
+    if ndim == 0 and reduction and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+        return ()
     axes = ax.axis_tuple(axis, ndim, f"fgrad.numpy.{fn}")
     return axes if ordered else tuple(sorted(axes))
 

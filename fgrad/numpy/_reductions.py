@@ -29,7 +29,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False):
     elif a.dtype.kind == "b":
         a = astype(a, np.int64)
     if axis is not None:
-        axis = normalize_axis(axis, a.ndim, "sum")
+        axis = normalize_axis(axis, a.ndim, "sum", reduction=True)
         if axis == ():
             return a
     return bc.reduce_sum(a, axis=axis, keepdims=bool(keepdims))
@@ -62,10 +62,10 @@ def _extremum(prim, name):
         if initial is not None or where is not None:
             raise TypeError(f"fgrad.numpy.{name}: initial= and where= are not supported")
         a = _as_operand(a)
-        axis = normalize_axis(axis, a.ndim, name)
+        axis = normalize_axis(axis, a.ndim, name, reduction=True)
         if _count(a, None) == 0:
             raise ValueError(f"fgrad.numpy.{name}: zero-size array to reduction operation which has no identity")
-        return prim(a, axis=axis, keepdims=bool(keepdims))
+        return a if axis == () else prim(a, axis=axis, keepdims=bool(keepdims))
     reduce.__name__ = name
     reduce.__doc__ = f"np.{name}: ties share the gradient evenly."
     return reduce
@@ -80,8 +80,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _as_operand(a)
     if dtype is not None:
         a = astype(a, dtype)
-    axis = normalize_axis(axis, a.ndim, "prod")
-    return rd.reduce_prod(a, axis=axis, keepdims=bool(keepdims))
+    axis = normalize_axis(axis, a.ndim, "prod", reduction=True)
+    return a if axis == () else rd.reduce_prod(a, axis=axis, keepdims=bool(keepdims))
 
 
 def ptp(a, axis=None, keepdims=False):
@@ -105,10 +105,9 @@ def _scan(prim, name):
         a = _as_operand(a)
         if dtype is not None:
             a = astype(a, dtype)
-        if axis is None:
-            a, axis = ravel(a), 0
-        (axis,) = normalize_axis(axis, a.ndim, name)
-        return prim(a, axis=axis)
+        if axis is None or a.ndim == 0:  # (NumPy scans a 0-d array as one of shape (1,), along axis 0 or -1)
+            a, axis = ravel(a), 0 if axis is None else axis
+        return prim(a, axis=axis_index(axis, a.ndim, name))
     scan.__name__ = name
     return scan
 
@@ -121,6 +120,9 @@ def _arg_reduction(prim, name):
     def reduce(a, axis=None, out=None, keepdims=False):
         _check_out(name, out)
         a = _as_operand(a)  # (the axis checked against a's own axes: under vmap the primitive's value has more)
+        if axis is not None and a.ndim == 0:  # (NumPy's: a 0-d array's one index, 0, along axis 0 or -1)
+            axis_index(axis, 1, name)
+            axis = None
         return prim(a, axis=None if axis is None else axis_index(axis, a.ndim, name), keepdims=keepdims)
     reduce.__name__ = name
     return reduce
@@ -154,21 +156,21 @@ def any(a, axis=None, keepdims=False):
     # Under vmap, each example's: a count of its nonzero elements. Under compile the same, as
     # steps of the program, so a decision on it is guarded, not all of a's values. (Axes are
     # checked here too, so that NumPy's calls on values raise naming fgrad.)
-    normalize_axis(axis, _ndim(a), "any")
+    normalize_axis(axis, _ndim(a), "any", reduction=True)
     if is_batched(a) or is_staged(a):
         return ew.greater(count_nonzero(a, axis, keepdims), 0)
     return np.any(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def all(a, axis=None, keepdims=False):
-    axes = normalize_axis(axis, _ndim(a), "all")
+    axes = normalize_axis(axis, _ndim(a), "all", reduction=True)
     if is_batched(a) or is_staged(a):
         return ew.equal(count_nonzero(a, axis, keepdims), _count(a, axes))
     return np.all(concrete(a), axis=axis, keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    normalize_axis(axis, _ndim(a), "count_nonzero")
+    normalize_axis(axis, _ndim(a), "count_nonzero", reduction=True)
     if is_batched(a) or is_staged(a):
         return sum(astype(ew.not_equal(a, 0), np.int64), axis=axis, keepdims=keepdims)
     return np.count_nonzero(concrete(a), axis=axis, keepdims=keepdims)

@@ -433,9 +433,15 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
 
 def apply_over_axes(func, a, axes):
     out = _as_operand(a)
+    n = out.ndim
     for ax in np.atleast_1d(axes):
-        res = func(out, int(ax))
-        out = res if _ndim(res) == out.ndim else expand_dims(res, int(ax))
+        ax = int(ax) + n if ax < 0 else int(ax)  # (NumPy's: a negative axis counts from the end once, so -4 of 3 is -1)
+        res = func(out, ax)
+        if _ndim(res) != out.ndim:
+            res = sh.expand_dims(_as_operand(res), ax, "fgrad.numpy.apply_over_axes")
+            if _ndim(res) != out.ndim:
+                raise ValueError("fgrad.numpy.apply_over_axes: function is not returning an array of the correct shape")
+        out = res
     return out
 
 

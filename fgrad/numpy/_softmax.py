@@ -10,10 +10,17 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..config import config
+from ..ops import axes as ax
 from ..ops.stop_gradient import stop_gradient
-from ._arguments import _as_operand, normalize_axis
+from ._arguments import _as_operand
 
 __all__ = ["log_softmax", "logsumexp", "softmax"]
+
+
+def _axes(axis, ndim, fn):
+    """None, or `axis` as sorted non-negative axes; a bad one raises naming fgrad.scipy.special.fn, the
+    function the user called (not the fgrad.numpy function that would meet it first)."""
+    return None if axis is None else tuple(sorted(ax.axis_tuple(axis, ndim, f"fgrad.scipy.special.{fn}")))
 
 
 def _shift(a, axis):
@@ -39,7 +46,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     if any(v is not None and v.dtype.kind == "c" for v in (a, b)):
         raise TypeError("fgrad.scipy.special.logsumexp: complex inputs are not supported (fgrad's logsumexp "
                         "is real; call scipy.special.logsumexp on plain complex arrays)")
-    axis = normalize_axis(axis, a.ndim, "logsumexp")
+    axis = _axes(axis, a.ndim, "logsumexp")
     m = _shift(a, axis)
     e = fnp.exp(a - m)
     s = fnp.sum(e if b is None else b * e, axis=axis, keepdims=True)
@@ -57,6 +64,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
 def softmax(x, axis=None):
     """exp(x) / sum(exp(x)) over `axis` (all elements when None), as scipy.special.softmax."""
     x = _as_operand(x)
+    axis = _axes(axis, x.ndim, "softmax")
     e = fnp.exp(x - _shift(x, axis))
     return e / fnp.sum(e, axis=axis, keepdims=True)
 
@@ -64,5 +72,6 @@ def softmax(x, axis=None):
 def log_softmax(x, axis=None):
     """x - logsumexp(x) over `axis`, as scipy.special.log_softmax."""
     x = _as_operand(x)
+    axis = _axes(axis, x.ndim, "log_softmax")
     shifted = x - _shift(x, axis)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))

@@ -143,3 +143,64 @@ def test_valid_negative_axis_matches_numpy(name, ax):
         assert [v.shape for v in values] == [w.shape for w in want]
         for v, w in zip(values, want):
             np.testing.assert_allclose(v, w, rtol=1e-12, atol=1e-12)
+
+
+# A 0-d array: NumPy's ufunc reductions take an int axis 0 or -1 (a reduction over no axes), the
+# arg-reductions and scans read it as of shape (1,), mean/var/std raise; a tuple (0,) and any
+# other axis raise. The same answers (values, shapes, dtypes, or error types) plain and under grad,
+# vmap (per example) and compile.
+ZERO_D = ["sum", "mean", "prod", "max", "min", "amax", "amin", "any", "all", "std", "var", "argmax", "argmin",
+          "cumsum", "cumprod", "ptp", "count_nonzero", "nansum", "nanmax", "nanmin", "nanprod"]
+
+
+def _numpy_answer(fn):
+    try:
+        out = np.asarray(fn(np))
+    except Exception as e:  # (the type is the answer)
+        return type(e)
+    return out
+
+
+def _run(name, ax, transform, x):
+    call = CALLS[name]
+    if transform == "grad":  # (of the sum of the result: against NumPy's central difference)
+        return fgrad.grad(lambda v: fnp.sum(fnp.asarray(call(fnp, v, ax), dtype=float)))(x)
+    if transform == "vmap":
+        return np.asarray(fgrad.vmap(lambda v: call(fnp, v, ax))(np.stack([x, x])))[0]
+    if transform == "compile":
+        return fgrad.compile(lambda v: call(fnp, v, ax))(x)
+    return call(fnp, x, ax)
+
+
+@pytest.mark.parametrize("name", ZERO_D)
+@pytest.mark.parametrize("ax", [0, -1, (0,), (-1,), 1, -2])
+@pytest.mark.parametrize("transform", ["plain", "grad", "vmap", "compile"])
+def test_zero_d_reduction_axes_match_numpy(name, ax, transform):
+    x, h = np.array(1.5), 1e-6
+    want = _numpy_answer(lambda xp: CALLS[name](xp, x, ax))
+    if isinstance(want, type):
+        with pytest.raises(want, match=None if want is TypeError else "fgrad"):  # (TypeError: operator.index's)
+            _run(name, ax, transform, x)
+        return
+    if transform == "grad":
+        want = np.asarray((np.sum(CALLS[name](np, x + h, ax)) - np.sum(CALLS[name](np, x - h, ax))) / (2 * h))
+    got = np.asarray(_run(name, ax, transform, x))
+    assert got.shape == want.shape
+    if transform != "grad":
+        assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("axes", [[-4], [-5], [-6], [0, -4], -4, [3], [-7]])
+def test_apply_over_axes_counts_a_negative_axis_once_as_numpy(axes):
+    """NumPy adds ndim to a negative axis once (-4 of 3 axes is -1), and raises past that."""
+    want = _numpy_answer(lambda xp: xp.apply_over_axes(xp.sum, X, axes))
+    if isinstance(want, type):
+        with pytest.raises(want, match="fgrad"):
+            fnp.apply_over_axes(fnp.sum, X, axes)
+        return
+    got = fnp.apply_over_axes(fnp.sum, X, axes)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    g = fgrad.grad(lambda v: fnp.sum(fnp.apply_over_axes(fnp.sum, v, axes) ** 2))(X)
+    np.testing.assert_allclose(g, 2 * np.broadcast_to(want, X.shape), rtol=1e-12)

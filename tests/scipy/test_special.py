@@ -139,3 +139,17 @@ def test_scipy_ufuncs_on_traced_values_run_fgrad_functions():
     assert np.isclose(fgrad.grad(lambda x: sps.sici(x)[1])(x), np.cos(x) / x, rtol=1e-15)
     assert np.isclose(fgrad.grad(lambda x: sps.hyp2f1(1.0, 2.0, 3.0, x))(x),
                       2.0 / 3.0 * sps.hyp2f1(2.0, 3.0, 4.0, x), rtol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp"])
+@pytest.mark.parametrize("axis", [2, -3, (0, 2)])
+def test_softmax_axis_errors_name_the_function_called(name, axis):
+    """An axis out of range raises SciPy's AxisError naming fgrad.scipy.special.<name>, not the
+    fgrad.numpy function (max, logsumexp) that meets it first."""
+    x = np.ones((2, 3))
+    with pytest.raises(np.exceptions.AxisError):
+        getattr(sps, name)(x, axis=axis)
+    with pytest.raises(np.exceptions.AxisError, match=rf"^fgrad\.scipy\.special\.{name}: axis"):
+        getattr(fsp, name)(x, axis=axis)
+    with pytest.raises(np.exceptions.AxisError, match=rf"^fgrad\.scipy\.special\.{name}: axis"):
+        fgrad.grad(lambda v: fgrad.numpy.sum(getattr(fsp, name)(v, axis=axis)))(x)
