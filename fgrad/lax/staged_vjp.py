@@ -43,7 +43,9 @@ def scan_by_transposition(scan, f, init, xs, length, reverse):
     fs = [c for c in consts if checks.is_floating(c)]
     others = [c for c in consts if not checks.is_floating(c)]
     names = fs + others
-    xs_differentiated = all(checks.is_floating(x) for x in x_leaves)
+    # (xs that are not vjp's own have no cotangent to compute: the reverse scan skips the
+    # body's vjp in x, a matmul per step in an RNN's x @ U)
+    xs_differentiated = all(checks.is_floating(x) for x in x_leaves) and any(_mine(x, trace) for x in x_leaves)
 
     cells = _cells(f)
 
