@@ -2,7 +2,8 @@
 
 In one pass over the steps: scalar literals become 0-d arrays of their operand's dtype
 (NumPy's weak-scalar path costs more per call); steps of constants alone are computed once,
-now; x * 1, x / 1 and x - 0 fold away; equal
+now; a zero-cotangent policy product whose constant operand leaves the policy nothing to
+change is its plain ufunc (_policy_moot); x * 1, x / 1 and x - 0 fold away; equal
 steps are computed once (common subexpressions); then what neither an output nor a guard
 reads is dropped (dead code), and a sum of scatter_adds (the cotangent of an array read in n
 slices, x[t] in a loop) becomes one scatter_sum: n zeros arrays of x's size and n - 1 adds
@@ -17,6 +18,7 @@ import math
 import numpy as np
 
 from ..backend import CPU
+from ..ops.elementwise import divide, multiply, safe_divide, safe_multiply
 from ..ops.indexing import _is_advanced, scatter_add, scatter_sum
 from .program import Eqn, Guard, Literal, Program, value_key
 
@@ -41,6 +43,8 @@ def optimize(program: Program) -> Program:
         if all(a.__class__ is Literal or a in p.consts for a in ins) and not step.prim.effectful:
             _fold_constant(p, step, ins)
             continue
+        if step.prim in _PLAIN_FORM and _policy_moot(p, step.prim, ins, p.avals[step.outs[0]][1]):
+            step = Eqn(_PLAIN_FORM[step.prim], step.params, ins, step.outs, step.errstate)
         if len(step.outs) == 1 and _is_ufunc(step.prim):
             ins = _literals_as_arrays(p, step, ins)
             same = _folded(p, step, ins)
@@ -118,6 +122,49 @@ def _literals_as_arrays(p, step, ins):
     return tuple(out)
 
 
+# The zero-cotangent policy's products (Note [zero cotangents stay zero] in ops/elementwise.py)
+# and the ufuncs they are wherever the policy changes no entry.
+_PLAIN_FORM = {safe_multiply.prim: multiply.prim, safe_divide.prim: divide.prim}
+
+
+def _policy_moot(p, prim, ins, dtype):
+    """Can the policy change no entry of this product (of result dtype `dtype`), whatever its
+    traced operand holds? It turns a NaN into 0 only where a factor (of a quotient, the
+    numerator) is 0: a * c makes no such NaN where c is finite and nonzero everywhere (0 * c is
+    0), c / a none where c has no 0, and a real a / c none where c is nonzero and not NaN (a
+    complex 0 / c can be NaN: NumPy's quotient by a subnormal c). A constant cotangent, the ones
+    of a sum's vjp, is such a c: W4's two products by it, which plain multiplies then fold away."""
+    a, b = ins
+    if prim is safe_multiply.prim:
+        return _everywhere(p, a, _finite_nonzero) or _everywhere(p, b, _finite_nonzero)
+    return _everywhere(p, a, _nonzero) or (dtype.kind != "c" and _everywhere(p, b, _nonzero_number))
+
+
+def _finite_nonzero(c):
+    return np.isfinite(c) & (c != 0)
+
+
+def _nonzero(c):
+    return c != 0
+
+
+def _nonzero_number(c):
+    return (c != 0) & (c == c)
+
+
+def _everywhere(p, a, test):
+    """Does `test` hold at every entry of operand `a`, a literal or a constant of at most
+    _SCANNED entries? (False for a traced value.)"""
+    c = a.value if a.__class__ is Literal else p.consts.get(a)
+    if c is None or not isinstance(c, (np.ndarray, np.generic, float, int, complex)):
+        return False  # (a traced value, or a constant on another device: not read here)
+    c = np.asarray(c)
+    return c.dtype.kind in "biufc" and c.size <= _SCANNED and bool(np.all(test(c)))
+
+
+# The most entries of a constant the passes test (once per step, at compile time: 33 us at this size).
+_SCANNED = 1 << 16
+
 # op -> its neutral right operand, where x op n is x bit for bit (not x + 0: -0.0 + 0.0 is +0.0)
 _IDENTITY = {"multiply": 1, "subtract": 0, "divide": 1}
 
@@ -131,7 +178,7 @@ def _neutral(p, a, value):
             return False
         return c == value and math.copysign(1.0, c) > 0
     c = p.consts.get(a)
-    if c is None or c.size > 64 or c.dtype.kind == "c":  # (x * (1+0j) is not x where x has an infinity)
+    if c is None or c.size > _SCANNED or c.dtype.kind == "c":  # (x * (1+0j) is not x where x has an infinity)
         return False
     return bool(np.all((c == value) & ~np.signbit(c)))
 

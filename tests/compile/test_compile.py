@@ -160,6 +160,51 @@ def test_multiplying_by_one_folds_away_but_adding_zero_does_not():
     assert not np.signbit(fgrad.compile(lambda x: x + 0.0)(np.array([-0.0]))[0])
 
 
+def test_policy_products_by_a_constant_the_policy_cannot_touch_are_plain():
+    """A safe_multiply or safe_divide whose constant operand leaves the policy nothing to change
+    (optimize's _policy_moot) is its plain ufunc, which then folds by the rules above: a sum's
+    ones cotangent over sqrt's divisor, W4's two products. A constant with a zero keeps the policy."""
+    x = np.array([0.0, 1.0, 4.0])
+    plain = fgrad.compile(fgrad.grad(lambda x: fnp.sum(fnp.sqrt(x))))
+    assert not any(name.startswith("safe_") for name in plain.lower(x).program.primitives())
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(plain(x), [np.inf, 0.5, 0.25])
+    masked = lambda x: fnp.sum(np.array([0.0, 1.0, 2.0]) * fnp.sqrt(x))  # noqa: E731
+    kept = fgrad.compile(fgrad.grad(masked))
+    assert "safe_divide" in kept.lower(x).program.primitives()  # (sqrt's partial, a Quotient)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(kept(x), fgrad.grad(masked)(x))
+        np.testing.assert_array_equal(kept(x), [0.0, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("product", ["safe_multiply", "safe_divide"])
+def test_a_moot_policy_is_moot_at_every_special_value(product):
+    """Wherever _policy_moot calls the policy moot for a constant c, the policy's kernel and the
+    plain ufunc agree bit for bit for every traced value, on either side (zeros of both signs,
+    infinities, NaN, complex)."""
+    from types import SimpleNamespace
+
+    from fgrad.compile.optimize import _PLAIN_FORM, _policy_moot
+    from fgrad.ops import elementwise as ew
+    prim = getattr(ew, product).prim
+    reals = [0.0, -0.0, 1.0, -2.5, 1e-310, 1e308, np.inf, -np.inf, np.nan]
+    specials = reals + [1j, 1e-310j, complex(1e-310, 1e-310), complex(np.inf, 0.0), complex(0.0, np.nan)]
+    moot = 0
+    for traced in (np.array(reals), np.array(specials)):
+        for c in specials:
+            constant = np.full(len(traced), c)
+            for ins, args in (((0, 1), (constant, traced)), ((1, 0), (traced, constant))):
+                p = SimpleNamespace(consts={0: np.asarray(c)})
+                if not _policy_moot(p, prim, ins, np.result_type(*args)):
+                    continue
+                moot += 1
+                with np.errstate(all="ignore"):
+                    got, plain = prim.impl(*args), _PLAIN_FORM[prim].impl(*args)
+                np.testing.assert_array_equal(np.atleast_1d(got).view(np.float64), plain.view(np.float64),
+                                              err_msg=f"{product}{args} at c={c}, ins {ins}")
+    assert moot >= 10  # (the test has cases to check: 1, -2.5, 1e-310, 1e308, 1j, ... on some side)
+
+
 def test_float_literals_become_zero_d_arrays_of_the_operand_dtype():
     for dtype in (np.float64, np.float32):
         lowered = fgrad.compile(lambda x: x * 2.5 + 1.0).lower(X.astype(dtype))
