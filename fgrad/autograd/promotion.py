@@ -18,9 +18,10 @@ operand of self's dtype, a Python int or bool (NumPy's weak scalars then give to
 a Python float or complex meeting a floating tensor, or a NumPy array; that case takes the
 old path, the tape's `record`, unchanged. Only other combinations pay for `result_type` and
 the casts, which are recorded (fnp.astype), so a gradient comes back in its input's dtype.
-`@` does not promote: of two dtypes it raises, as torch's matmul. Left as they were: `& | ^`
-(logical ops of boolean tensors), np.bool_ (a bool here; torch reads it as a float), and
-bool ** bool (NumPy's power has no boolean loop: int8).
+`@` does not promote: of two dtypes it raises, as torch's matmul. `& | ^ ~` are bitwise, of
+integer and bool tensors only, in result_type. A Python int out of an integer dtype's range wraps
+into it in the binary operators (not in **), as torch's. Left as they were: np.bool_ (a bool here;
+torch reads it as a float), and bool ** bool (NumPy's power has no boolean loop: int8).
 """
 import numbers
 
@@ -41,7 +42,7 @@ __all__ = ["can_cast", "promote_types", "result_type"]
 _ndarray = np.ndarray
 _eval_process = EvalTrace.process  # (profiler.profile replaces it, to time each op: then the entry's path)
 _RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}  # torch's kinds: bool < integer < floating < complex
-_BOOL, _INT64 = np.dtype(np.bool_), np.dtype(np.int64)
+_BOOL, _INT64, _UINT64 = np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.uint64)
 _DIM, _ZERO, _NUMBER = 0, 1, 2  # the operand categories, highest first
 
 
@@ -144,7 +145,10 @@ def result_type(*operands: Any) -> np.dtype[Any]:
             d, category = x.dtype, _DIM if x.ndim else _ZERO
         else:
             d, category = _number_dtype(x), _NUMBER
-            if d is None:  # (a list or another array-like: a tensor of the values torch.tensor infers)
+            if d is _INT64 and not -2 ** 63 <= x < 2 ** 63:
+                wrapped(x, _UINT64)  # (beyond uint64 too: torch's OverflowError)
+                d = _UINT64  # (torch reads it as a uint64)
+            elif d is None:  # (a list or another array-like: a tensor of the values torch.tensor infers)
                 a = dtypes.inferred(np.asarray(x))
                 d, category = a.dtype, _DIM if a.ndim else _ZERO
         if d.kind not in _RANK:
@@ -156,6 +160,9 @@ def result_type(*operands: Any) -> np.dtype[Any]:
     out = _combine(dim, _combine(zero, number))
     if out is None:
         raise TypeError("fgrad.result_type: needs at least one operand")
+    if out is _UINT64 and number is _UINT64 and dim is not _UINT64 and zero is not _UINT64:
+        raise RuntimeError(f"fgrad.result_type: a Python int of 2**63 or more is a uint64 to torch, and torch does "
+                           f"not promote uint64 with {dim or zero or 'another Python number'}")
     return out
 
 
@@ -183,17 +190,43 @@ def _cast(x, dtype):
     return x
 
 
-def promoted(*operands: Any, true_division: bool = False) -> tuple[Any, ...]:
+def promoted(*operands: Any, true_division: bool = False, wrap_ints: bool = False) -> tuple[Any, ...]:
     """The operands, cast to result_type(*operands) (the default float dtype for a true division of
-    integers), for an op of the Tensor face to compute in torch's dtype."""
+    integers), for an op of the Tensor face to compute in torch's dtype; with `wrap_ints` (torch's
+    binary operators), a Python int out of an integer result dtype's range wraps into it (`wrapped`)."""
     dtype = result_type(*operands)
     if true_division and dtype.kind in "biu":
         dtype = dtypes._default[0]
+    return _cast_all(operands, dtype, wrap_ints)
+
+
+def _cast_all(operands, dtype, wrap_ints):
+    if wrap_ints and dtype.kind in "iu":
+        return tuple(wrapped(x, dtype) if x.__class__ is int else _cast(x, dtype) for x in operands)
     return tuple(_cast(x, dtype) for x in operands)
 
 
+def wrapped(x: int, dtype: np.dtype[Any]) -> int:
+    """The Python int x as torch's binary operators take it into an integer dtype: its low bits, in
+    two's complement (int8: 300 is 44, uint8: -1 is 255; NumPy would raise). torch reads x as an
+    int64 or a uint64 first: beyond both, OverflowError (torch's too)."""
+    lo, hi = _RANGE[dtype]
+    if lo <= x <= hi:
+        return x
+    if not -2 ** 63 <= x < 2 ** 64:
+        why = "int too big to convert" if x > 0 else "can't convert negative int to unsigned"
+        raise OverflowError(f"the Python int {x} meets a {dtype} tensor: {why} (torch reads an int as int64 or uint64)")
+    bits = dtype.itemsize * 8
+    x &= (1 << bits) - 1
+    return x - (1 << bits) if dtype.kind == "i" and x >> (bits - 1) else x
+
+
+_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in
+          (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
+
+
 # ---- the operators ----------------------------------------------------------------------------
-def _operator(entry, name, reflected=False, true_division=False):
+def _operator(entry, name, reflected=False, true_division=False, wraps=True, compares=False):
     """Tensor's `__name__`: `entry` (the primitive's entry function) on operands cast by torch's rule.
 
     The first test is the common case, which takes the existing path unchanged: a Python float or
@@ -201,14 +234,17 @@ def _operator(entry, name, reflected=False, true_division=False):
     then), a NumPy array (NumPy's rules, as torch's), or an operand of self's dtype; for a true
     division self must be floating too (integers divide in the default float dtype). With no
     transform active (and no profiler timing the bottom trace), that path is the tape's `record`,
-    called here: what the entry would reach through the bottom trace's `process`, two calls sooner."""
+    called here: what the entry would reach through the bottom trace's `process`, two calls sooner.
+    A Python int out of an integer tensor's range wraps into its dtype, as torch's (`wrapped`;
+    not for ** (`wraps` False), whose exponent torch checks): NumPy's OverflowError sends the
+    arithmetic there, and a comparison (`compares`: NumPy compares exactly) tests the range first."""
     prim = entry.prim
     pname = prim.name
 
     def promoted_call(self, other):
         try:
-            a, b = promoted(other, self, true_division=true_division) if reflected else \
-                promoted(self, other, true_division=true_division)
+            a, b = promoted(other, self, true_division=true_division, wrap_ints=wraps) if reflected else \
+                promoted(self, other, true_division=true_division, wrap_ints=wraps)
         except TypeError:  # (an operand promotion knows nothing of, e.g. None: the entry's own answer)
             a, b = (other, self) if reflected else (self, other)
         return entry(a, b)
@@ -224,17 +260,51 @@ def _operator(entry, name, reflected=False, true_division=False):
                 return promoted_call(self, other)
         elif not (c is int or c is bool or getattr(other, "dtype", None) is self.primal.dtype):
             return promoted_call(self, other)
+        elif compares and c is int and self.primal.dtype.kind in "iu" and not (
+                _RANGE[self.primal.dtype][0] <= other <= _RANGE[self.primal.dtype][1]):
+            return promoted_call(self, other)
         args = (other, self) if reflected else (self, other)
-        if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
-            try:
-                return record(prim, args, NO_PARAMS)
-            except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
-                two_devices_check(pname, args, e)
+        try:
+            if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
+                try:
+                    return record(prim, args, NO_PARAMS)
+                except (TypeError, ValueError) as e:  # (as the entry: Note [devices named in errors])
+                    two_devices_check(pname, args, e)
+                    raise
+            return entry(*args)
+        except OverflowError:  # (a Python int out of an integer dtype's range: torch wraps it)
+            if not wraps or c is not int:
                 raise
-        return entry(*args)
+            return promoted_call(self, other)
     op.__name__ = op.__qualname__ = f"__{'r' if reflected else ''}{name}__"
     op.__doc__ = f"Tensor.{op.__name__}: {entry.__name__} in the dtype torch's promotion gives (result_type)."
     return op
+
+
+def bitwise(entry, a, b, where):
+    """entry (ew.bitwise_and, _or, _xor) of a and b in torch's result dtype, a Python int wrapped into
+    it (as torch's); of bool tensors the logical op. A floating or complex result dtype raises
+    NotImplementedError, as torch's; `where` names the operator or function called."""
+    dtype = result_type(a, b)
+    if dtype.kind not in "biu":
+        raise NotImplementedError(f"{where}: not implemented for {dtype} (torch's bitwise operations take integer "
+                                  f"and bool tensors only; for masks compare first, e.g. (x > 0) & (y > 0))")
+    return entry(*_cast_all((a, b), dtype, True))
+
+
+def _bitwise_operator(entry, symbol, reflected):
+    def op(self, other):
+        return bitwise(entry, other, self, symbol) if reflected else bitwise(entry, self, other, symbol)
+    return op
+
+
+def invert(x, where="~"):
+    """~x of an integer or bool tensor (bitwise not; of bools the logical not), as torch's: other
+    dtypes raise TypeError, as torch's `~` (torch.bitwise_not: NotImplementedError)."""
+    if x.dtype.kind not in "biu":
+        raise TypeError(f"{where} (operator.invert) is only implemented on integer and Boolean-type tensors, "
+                        f"not {x.dtype}")
+    return ew.bitwise_not(x)
 
 
 def _matmul(self, other):
@@ -259,25 +329,31 @@ def _same_dtype(a, b):
 
 ARITHMETIC = {"add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "pow": ew.power, "mod": ew.remainder,
               "floordiv": ew.floor_divide}
+BITWISE = {"and": (ew.bitwise_and, "&"), "or": (ew.bitwise_or, "|"), "xor": (ew.bitwise_xor, "^")}
 COMPARISONS = {"eq": ew.equal, "ne": ew.not_equal, "lt": ew.less, "le": ew.less_equal, "gt": ew.greater,
                "ge": ew.greater_equal}
 
 
 def install(cls):
-    """Give `cls` (Tensor) the operators of torch's promotion: + - * / // % ** @ and comparisons."""
+    """Give `cls` (Tensor) the operators of torch's promotion: + - * / // % ** @ & | ^ ~ and comparisons."""
     _tensor_class[:] = [cls]
     for name, entry in ARITHMETIC.items():
-        setattr(cls, f"__{name}__", _operator(entry, name))
-        setattr(cls, f"__r{name}__", _operator(entry, name, reflected=True))
+        setattr(cls, f"__{name}__", _operator(entry, name, wraps=name != "pow"))
+        setattr(cls, f"__r{name}__", _operator(entry, name, reflected=True, wraps=name != "pow"))
     cls.__truediv__ = _operator(ew.divide, "truediv", true_division=True)
     cls.__rtruediv__ = _operator(ew.divide, "truediv", reflected=True, true_division=True)
     for name, entry in COMPARISONS.items():
-        setattr(cls, f"__{name}__", _operator(entry, name))
+        setattr(cls, f"__{name}__", _operator(entry, name, compares=True))
     cls.__matmul__, cls.__rmatmul__ = _matmul, _rmatmul
+    for name, (entry, symbol) in BITWISE.items():
+        setattr(cls, f"__{name}__", _bitwise_operator(entry, symbol, False))
+        setattr(cls, f"__r{name}__", _bitwise_operator(entry, symbol, True))
+    cls.__invert__ = lambda self: invert(self)
     reflected = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__", np.true_divide: "__rtruediv__",
                  np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__", np.power: "__rpow__",
                  np.equal: "__eq__", np.not_equal: "__ne__", np.less: "__gt__", np.less_equal: "__ge__",
-                 np.greater: "__lt__", np.greater_equal: "__le__"}
+                 np.greater: "__lt__", np.greater_equal: "__le__", np.bitwise_and: "__rand__",
+                 np.bitwise_or: "__ror__", np.bitwise_xor: "__rxor__"}
     by_ufunc = {ufunc: getattr(cls, name) for ufunc, name in reflected.items()}
     inherited = cls.__array_ufunc__
 

@@ -1164,8 +1164,10 @@ class Tensor(_TensorBase):
             raise _traced_inplace_error(op)
         if (self._view is not None or (self._requires_grad and self._grad_fn is None)) and is_grad_enabled():
             _check_inplace(self, op)
+        casting = "same_kind"
         if isinstance(result, Tensor) and result.primal.dtype is not self.primal.dtype \
                 and result.primal.dtype != self.primal.dtype:  # (torch's: computed in result_type, then cast)
+            casting = "unsafe"  # (torch's can_cast, below, decides: int16 into uint8 is of one kind there)
             if not promotion.can_cast(result.primal.dtype, self.primal.dtype):
                 raise RuntimeError(f"{op}: result type {result.primal.dtype} can't be cast to the desired output "
                                    f"type {self.primal.dtype}")
@@ -1176,7 +1178,7 @@ class Tensor(_TensorBase):
             _protect_saved(result._grad_fn, self)
         _keep_own_outputs(self)
         try:
-            array_module(self.primal).copyto(self.primal, value, casting="same_kind")
+            array_module(self.primal).copyto(self.primal, value, casting=casting)
         except TypeError as exc:
             raise RuntimeError(f"{op}: result type {np.result_type(value)} can't be cast to the desired output "
                                f"type {self.primal.dtype}") from exc
@@ -1282,6 +1284,15 @@ class Tensor(_TensorBase):
 
     def __itruediv__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.div_(other)
+
+    def __iand__(self, other: "Tensor | ArrayLike") -> "Tensor":
+        return self._inplace(self & other, "__iand__")
+
+    def __ior__(self, other: "Tensor | ArrayLike") -> "Tensor":
+        return self._inplace(self | other, "__ior__")
+
+    def __ixor__(self, other: "Tensor | ArrayLike") -> "Tensor":
+        return self._inplace(self ^ other, "__ixor__")
 
     def __setitem__(self, index: Any, value: "Tensor | ArrayLike") -> None:
         if _of_traced(value) and not _of_traced(self):  # (a traced self raises: traced values are immutable)

@@ -15,23 +15,25 @@ import numpy as np
 from .. import numpy as fnp
 from ..numpy import _softmax
 from ..numpy import linalg as fla
+from ..ops import elementwise as ew
 from ..ops import special as ops_special
 from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
-from .promotion import binary, can_cast, clamped, joined, promote_types, promoted, result_type
+from .promotion import binary, bitwise, can_cast, clamped, invert, joined, promote_types, promoted, result_type
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp",
-    "clip", "concat", "concatenate", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff", "dot", "e",
-    "einsum", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inf", "inverse",
-    "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp", "masked_fill",
-    "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi",
-    "pow", "promote_types", "reciprocal", "relu", "repeat_interleave", "result_type", "roll", "round", "scatter",
-    "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack",
-    "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten", "where",
+    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+    "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos", "cross", "cumprod",
+    "cumsum", "det", "diag", "diff", "dot", "e", "einsum", "equal", "erf", "exp", "fix", "flip", "floor", "frac",
+    "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log",
+    "logdet", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select",
+    "matmul", "maximum", "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types",
+    "reciprocal", "relu", "repeat_interleave", "result_type", "roll", "round", "scatter", "scatter_add", "select",
+    "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "tanh", "tensordot", "tile",
+    "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -578,6 +580,77 @@ def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | Ar
     return _tensor(input + weight * (end - input))
 
 
+# ---- bitwise and logical ops -------------------------------------------------------------------
+def _bitwise(entry: Callable[..., Any], name: str, symbol: str) -> Callable[..., Tensor]:
+    def op(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
+        return _tensor(bitwise(entry, input, other, f"fgrad.{name}"))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"input {symbol} other, bitwise and elementwise with broadcasting (torch.{name}; `{symbol}` is this "
+                  f"op), in torch's result_type: a Python int out of the dtype's range wraps into it; of bool "
+                  f"tensors the logical op. Floating and complex dtypes raise NotImplementedError. No gradient.\n\n"
+                  f"Examples\n--------\n"
+                  f">>> x = fgrad.tensor([12, -3], dtype=fgrad.int8)\n"
+                  f">>> fgrad.{name}(x, 10).tolist() == (np.array([12, -3], np.int8) {symbol} 10).tolist()\n"
+                  f"True\n")
+    return op
+
+
+bitwise_and = _bitwise(ew.bitwise_and, "bitwise_and", "&")
+bitwise_or = _bitwise(ew.bitwise_or, "bitwise_or", "|")
+bitwise_xor = _bitwise(ew.bitwise_xor, "bitwise_xor", "^")
+
+
+def bitwise_not(input: Tensor | ArrayLike) -> Tensor:
+    """~input, bitwise (torch.bitwise_not; of bools the logical not). Floating and complex dtypes raise
+    NotImplementedError, as torch's (the `~` operator raises TypeError, as torch's). No gradient.
+
+    Examples
+    --------
+    >>> fgrad.bitwise_not(fgrad.tensor([0, 5], dtype=fgrad.uint8)).tolist(), (~fgrad.tensor([True, False])).tolist()
+    ([255, 250], [False, True])
+    """
+    input = _tensor(input)
+    if input.dtype.kind not in "biu":
+        raise NotImplementedError(f"fgrad.bitwise_not: not implemented for {input.dtype} (torch's bitwise operations "
+                                  f"take integer and bool tensors only)")
+    return invert(input)
+
+
+def _logical(fn: Callable[..., Any], name: str) -> Callable[..., Tensor]:
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        for arg, position in ((input, "input"), (other, "other")):
+            if not isinstance(arg, Tensor):
+                raise TypeError(f"fgrad.{name}(): argument '{position}' must be Tensor, not {type(arg).__name__} "
+                                f"(as torch's)")
+        return _tensor(fn(input, other))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (f"torch.{name}: a bool tensor, True where `input` {name.removeprefix('logical_')} `other` is "
+                  f"(nonzero counts as True), elementwise with broadcasting; both Tensors, of any dtypes. No gradient."
+                  f"\n\nExamples\n--------\n"
+                  f">>> fgrad.{name}(fgrad.tensor([0.0, 2.0, 3.0]), fgrad.tensor([1, 0, 4])).tolist() == "
+                  f"np.{name}([0.0, 2.0, 3.0], [1, 0, 4]).tolist()\n"
+                  f"True\n")
+    return op
+
+
+logical_and = _logical(fnp.logical_and, "logical_and")
+logical_or = _logical(fnp.logical_or, "logical_or")
+logical_xor = _logical(fnp.logical_xor, "logical_xor")
+
+
+def logical_not(input: Tensor) -> Tensor:
+    """A bool tensor, True where `input` is zero (torch.logical_not), of any dtype. No gradient.
+
+    Examples
+    --------
+    >>> fgrad.logical_not(fgrad.tensor([0.0, 2.0])).tolist()
+    [True, False]
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fgrad.logical_not(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return _tensor(fnp.logical_not(input))
+
+
 def cumsum(input: Tensor | ArrayLike, dim: int) -> Tensor:
     """The cumulative sums of `input` along `dim` (torch.cumsum). Differentiable; returns a Tensor
     of input's shape.
@@ -972,12 +1045,14 @@ def _values(t):
 
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "addmm", "allclose", "amax", "amin", "argsort", "bmm", "ceil", "chunk", "clip", "cos", "cross",
-           "cumprod", "cumsum", "det", "diag", "diff", "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather",
-           "index_select", "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logsumexp",
-           "masked_fill", "masked_select", "maximum", "minimum", "movedim", "narrow", "outer", "reciprocal",
-           "repeat_interleave", "roll", "scatter", "scatter_add", "select", "sign", "sin", "slogdet", "sort", "split",
-           "sqrt", "square", "tanh", "tile", "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten")
+METHODS = ("abs", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
+           "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff",
+           "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inverse", "isfinite",
+           "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or",
+           "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum", "minimum", "movedim", "narrow",
+           "outer", "reciprocal", "repeat_interleave", "roll", "scatter", "scatter_add", "select", "sign", "sin",
+           "slogdet", "sort", "split", "sqrt", "square", "tanh", "tile", "topk", "trace", "tril", "triu", "trunc",
+           "unbind", "unflatten")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)
@@ -1108,6 +1183,28 @@ _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the method
     "masked_fill_": "Write `value` where `mask` (broadcast) is True, in place (torch.Tensor.masked_fill_); recorded\n"
                     "for autograd as masked_fill: the gradient is zero at the filled entries. Returns self.",
 }
+
+
+def _in_place(name):
+    """Tensor.name_: torch's function `name` of self (and other), written into self, in self's dtype."""
+    fn = globals()[name]
+    unary = name.endswith("_not")
+    if unary:
+        def method(self):
+            return self._inplace(fn(self), f"{name}_")
+    else:
+        def method(self, other):
+            return self._inplace(fn(self, other), f"{name}_")
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = (f"self = fgrad.{name}(self{'' if unary else ', other'}) in place, in self's dtype "
+                      f"(torch.Tensor.{name}_; a result dtype that cannot be cast to self's raises RuntimeError). "
+                      f"Returns self.")
+    return method
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
+              "logical_not"):
+    _EXTRA_METHODS[f"{_name}_"] = _in_place(_name)
 
 
 def _bind():
