@@ -370,9 +370,10 @@ def install(cls):
     cls.__array_ufunc__ = __array_ufunc__
 
 
-def binary(fn, a, b, true_division=False):
-    """fn(a, b) with a and b cast by torch's promotion (torch's functions of two operands)."""
-    return fn(*promoted(a, b, true_division=true_division))
+def binary(fn, a, b, true_division=False, wrap_ints=False):
+    """fn(a, b) with a and b cast by torch's promotion (torch's functions of two operands; `wrap_ints`
+    as promoted's, for those that take a Python int as the operators do)."""
+    return fn(*promoted(a, b, true_division=true_division, wrap_ints=wrap_ints))
 
 
 def clamped(input, min, max):

@@ -1210,25 +1210,6 @@ class Tensor(_TensorBase):
         if tensor._views is not None:
             _refresh_views(tensor, rebased)
 
-    def add_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
-        """self += alpha * other in place, broadcasting other; recorded for autograd. Returns self.
-
-        Raises RuntimeError on a leaf that requires grad (in grad mode) and on a tensor of a traced value.
-        """
-        return self._inplace(self + (other * alpha if alpha != 1 else other), "add_")
-
-    def sub_(self, other: "Tensor | ArrayLike", alpha: _float = 1) -> "Tensor":
-        """self -= alpha * other in place (see add_). Returns self."""
-        return self._inplace(self - (other * alpha if alpha != 1 else other), "sub_")
-
-    def mul_(self, other: "Tensor | ArrayLike") -> "Tensor":
-        """self *= other in place (see add_). Returns self."""
-        return self._inplace(self * other, "mul_")
-
-    def div_(self, other: "Tensor | ArrayLike") -> "Tensor":
-        """self /= other in place (see add_). Returns self."""
-        return self._inplace(self / other, "div_")
-
     def pow_(self, exponent: "Tensor | ArrayLike") -> "Tensor":
         """self = self ** exponent in place (see add_). Returns self."""
         return self._inplace(self ** exponent, "pow_")
@@ -1284,6 +1265,12 @@ class Tensor(_TensorBase):
 
     def __itruediv__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self.div_(other)
+
+    def __ifloordiv__(self, other: "Tensor | ArrayLike") -> "Tensor":
+        return self._inplace(self // other, "__ifloordiv__")
+
+    def __imod__(self, other: "Tensor | ArrayLike") -> "Tensor":
+        return self._inplace(self % other, "__imod__")
 
     def __iand__(self, other: "Tensor | ArrayLike") -> "Tensor":
         return self._inplace(self & other, "__iand__")

@@ -25,15 +25,16 @@ from .promotion import binary, bitwise, can_cast, clamped, invert, joined, promo
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
-    "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos", "cross", "cumprod",
-    "cumsum", "det", "diag", "diff", "dot", "e", "einsum", "equal", "erf", "exp", "fix", "flip", "floor", "frac",
-    "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron", "lerp", "log",
-    "logdet", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select",
-    "matmul", "maximum", "minimum", "mm", "movedim", "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types",
-    "reciprocal", "relu", "repeat_interleave", "result_type", "roll", "round", "scatter", "scatter_add", "select",
-    "sigmoid", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "tanh", "tensordot", "tile",
-    "topk", "trace", "tril", "triu", "trunc", "unbind", "unflatten", "where",
+    "abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos", "cross",
+    "cumprod", "cumsum", "det", "diag", "diff", "div", "divide", "dot", "e", "einsum", "equal", "erf", "exp", "fix",
+    "flip", "floor", "floor_divide", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite",
+    "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "mul", "multiply",
+    "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types", "reciprocal", "relu", "repeat_interleave",
+    "result_type", "roll", "round", "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet",
+    "sort", "split", "sqrt", "square", "stack", "sub", "subtract", "tanh", "tensordot", "tile", "topk", "trace", "tril",
+    "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -580,6 +581,163 @@ def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | Ar
     return _tensor(input + weight * (end - input))
 
 
+# ---- arithmetic by name: the operators (Tensor's, in torch's promotion), with torch's keywords -----
+def _no_out(name, out):
+    if out is not None:
+        raise TypeError(f"fgrad.{name}: out= is not supported (fgrad's functions return a new tensor; assign the "
+                        f"result, or write it into a tensor with out.copy_(result))")
+
+
+def _left(input, other):
+    """`input` as the left operand: a Tensor where neither operand is one (torch.add(2, 3) is a tensor)."""
+    return input if isinstance(input, Tensor) or isinstance(other, Tensor) else _tensor(input)
+
+
+def _plus(name, input, other, alpha, sign=1):
+    """input + sign * alpha * other (add, sub, rsub), computed in the operands' result dtype, as torch's
+    (alpha * other in other's own dtype could overflow an int8 that the result would not)."""
+    a = _left(input, other)
+    if not (alpha.__class__ is int and alpha == 1):
+        a, other = promoted(a, other, wrap_ints=True)
+        other = _times_alpha(name, result_type(a, other), other, alpha)
+    return _tensor(a + other if sign == 1 else a - other)
+
+
+def _times_alpha(name, dtype, other, alpha):
+    """alpha * other, refused as torch's where alpha does not fit the result's kind: a float alpha
+    for integer tensors, a complex one for real tensors, an int out of an integer dtype's range."""
+    if dtype.kind in "biu" and not isinstance(alpha, (int, np.integer)):
+        raise RuntimeError(f"fgrad.{name}: for integral input tensors, argument alpha must not be a floating point "
+                           f"number (got {alpha!r})")
+    if dtype.kind != "c" and isinstance(alpha, complex):
+        raise RuntimeError(f"fgrad.{name}: for non-complex input tensors, argument alpha must not be a complex "
+                           f"number (got {alpha!r})")
+    if dtype.kind in "iu" and not np.iinfo(dtype).min <= alpha <= np.iinfo(dtype).max:
+        raise RuntimeError(f"fgrad.{name}: alpha={alpha} cannot be converted to type {dtype} without overflow")
+    return other * (builtins.bool(alpha) if dtype.kind == "b" else alpha)
+
+
+def add(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, alpha: Any = 1, out: None = None) -> Tensor:
+    """input + alpha * other, elementwise with broadcasting (torch.add; `+` is this op): torch's result
+    dtype, a Python int wrapped into an integer dtype. alpha must fit the result's kind (no float alpha
+    for integer tensors, no complex one for real tensors), as torch's. Differentiable: the gradient
+    of other is alpha times the output's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.add(fgrad.tensor([10.0, 20.0]), x, alpha=3); y.sum().backward()
+    >>> y, x.grad
+    (tensor([13., 26.], grad_fn=<...>), tensor([3., 3.]))
+    """
+    _no_out("add", out)
+    return _plus("add", input, other, alpha)
+
+
+def sub(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, alpha: Any = 1, out: None = None) -> Tensor:
+    """input - alpha * other, elementwise with broadcasting (torch.sub, also `subtract`; `-` is this op);
+    alpha as in add. Differentiable: the gradient of other is -alpha times the output's.
+
+    Examples
+    --------
+    >>> fgrad.sub(fgrad.tensor([10, 20]), fgrad.tensor([1, 2]), alpha=2).tolist()
+    [8, 16]
+    """
+    _no_out("sub", out)
+    return _plus("sub", input, other, alpha, sign=-1)
+
+
+subtract = sub
+
+
+def rsub(input: Tensor, other: Tensor | ArrayLike, *, alpha: Any = 1) -> Tensor:
+    """other - alpha * input (torch.rsub: sub with its operands swapped; input must be a Tensor).
+
+    Examples
+    --------
+    >>> fgrad.rsub(fgrad.tensor([1.0, 2.0]), 10.0, alpha=2)
+    tensor([8., 6.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fgrad.rsub(): argument 'input' must be Tensor, not {type(input).__name__} (as torch's)")
+    return _plus("rsub", other, input, alpha, sign=-1)
+
+
+def mul(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, out: None = None) -> Tensor:
+    """input * other, elementwise with broadcasting (torch.mul, also `multiply`; `*` is this op), in
+    torch's result dtype. Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> fgrad.mul(x, 3).sum().backward(); x.grad
+    tensor([3., 3.])
+    """
+    _no_out("mul", out)
+    return _tensor(_left(input, other) * other)
+
+
+multiply = mul
+
+
+def div(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, rounding_mode: str | None = None,
+        out: None = None) -> Tensor:
+    """input / other, elementwise with broadcasting (torch.div, also `divide`; `/` is this op).
+
+    rounding_mode None divides truly (integers in the default float dtype); 'trunc' rounds the
+    quotient toward zero and 'floor' down (`//`), both in the operands' result dtype (integers
+    stay integers). Differentiable: with a rounding mode the gradient is zero, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([7, -7])
+    >>> fgrad.div(x, 2), fgrad.div(x, 2, rounding_mode="trunc"), fgrad.div(x, 2, rounding_mode="floor")
+    (tensor([ 3.5, -3.5]), tensor([ 3, -3]), tensor([ 3, -4]))
+    """
+    _no_out("div", out)
+    a = _left(input, other)
+    if rounding_mode is None:
+        return _tensor(a / other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"fgrad.div: expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"{rounding_mode!r}")
+    if result_type(a, other).kind in "fc":  # (the step's gradient is zero: torch's, where // records none)
+        q = a / other
+        return _tensor(fnp.trunc(q) if rounding_mode == "trunc" else ew.overwrite(q, (a // other).primal))
+    q = a // other
+    if rounding_mode == "floor":
+        return _tensor(q)
+    return _tensor(q + ((a % other != 0) & ((a < 0) != (other < 0))))  # (toward zero: one up where signs differ)
+
+
+divide = div
+
+
+def true_divide(dividend: Tensor | ArrayLike, divisor: Tensor | ArrayLike, *, out: None = None) -> Tensor:
+    """dividend / divisor, true division (torch.true_divide: div with rounding_mode None).
+
+    Examples
+    --------
+    >>> fgrad.true_divide(fgrad.tensor([7, -7]), 2)
+    tensor([ 3.5, -3.5])
+    """
+    _no_out("true_divide", out)
+    return div(dividend, divisor)
+
+
+def floor_divide(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, out: None = None) -> Tensor:
+    """input // other, rounded down, in torch's result dtype (torch.floor_divide; `//` is this op; as
+    torch's, not differentiable: no grad_fn).
+
+    Examples
+    --------
+    >>> fgrad.floor_divide(fgrad.tensor([7, -7]), 2).tolist()
+    [3, -4]
+    """
+    _no_out("floor_divide", out)
+    return _tensor(_left(input, other) // other)
+
+
 # ---- bitwise and logical ops -------------------------------------------------------------------
 def _bitwise(entry: Callable[..., Any], name: str, symbol: str) -> Callable[..., Tensor]:
     def op(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
@@ -1045,14 +1203,14 @@ def _values(t):
 
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
+METHODS = ("abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
            "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff",
-           "equal", "erf", "exp", "fix", "flip", "floor", "frac", "gather", "index_select", "inverse", "isfinite",
-           "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or",
-           "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum", "minimum", "movedim", "narrow",
-           "outer", "reciprocal", "repeat_interleave", "roll", "scatter", "scatter_add", "select", "sign", "sin",
-           "slogdet", "sort", "split", "sqrt", "square", "tanh", "tile", "topk", "trace", "tril", "triu", "trunc",
-           "unbind", "unflatten")
+           "div", "divide", "equal", "erf", "exp", "fix", "flip", "floor", "floor_divide", "frac", "gather",
+           "index_select", "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and",
+           "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum",
+           "minimum", "movedim", "mul", "multiply", "narrow", "outer", "reciprocal", "repeat_interleave", "roll",
+           "scatter", "scatter_add", "select", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "sub",
+           "subtract", "tanh", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)
@@ -1067,15 +1225,6 @@ __all__ += ["all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log
 
 
 # ---- Tensor methods with no function of the same name -----------------------------------------
-def _with_alpha(fn, name):
-    def method(self, other, *, alpha=None):
-        return _tensor(fn(self, other if alpha is None else other * alpha))
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = (f"self {'+' if name == 'add' else '-'} alpha * other, elementwise with broadcasting "
-                      f"(torch.Tensor.{name}; alpha=None: 1). Differentiable in both; returns a Tensor.")
-    return method
-
-
 def _elementwise(fn, name):
     def method(self, other):
         return _tensor(fn(self, other))
@@ -1126,13 +1275,11 @@ def _stride(self, dim=None):
 
 
 _EXTRA_METHODS = {
-    "add": _with_alpha(lambda a, b: a + b, "add"), "sub": _with_alpha(lambda a, b: a - b, "sub"),
-    "mul": _elementwise(lambda a, b: a * b, "mul"), "div": _elementwise(lambda a, b: a / b, "div"),
     "lt": _elementwise(lambda a, b: a < b, "lt"), "le": _elementwise(lambda a, b: a <= b, "le"),
     "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
     "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
-    "fmod": _elementwise(lambda a, b: binary(fnp.fmod, a, b), "fmod"),
-    "remainder": _elementwise(lambda a, b: binary(fnp.remainder, a, b), "remainder"),
+    "fmod": _elementwise(lambda a, b: binary(fnp.fmod, a, b, wrap_ints=True), "fmod"),
+    "remainder": _elementwise(lambda a, b: binary(fnp.remainder, a, b, wrap_ints=True), "remainder"),
     "dist": lambda self, other, p=2: (self - other).norm(p),
     "expand_as": lambda self, other: self.expand(*other.shape),
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
@@ -1193,17 +1340,18 @@ def _in_place(name):
         def method(self):
             return self._inplace(fn(self), f"{name}_")
     else:
-        def method(self, other):
-            return self._inplace(fn(self, other), f"{name}_")
+        def method(self, other, **keywords):  # (alpha=, rounding_mode=: fn's)
+            return self._inplace(fn(self, other, **keywords), f"{name}_")
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = (f"self = fgrad.{name}(self{'' if unary else ', other'}) in place, in self's dtype "
-                      f"(torch.Tensor.{name}_; a result dtype that cannot be cast to self's raises RuntimeError). "
-                      f"Returns self.")
+                      f"(torch.Tensor.{name}_; a result dtype that cannot be cast to self's raises RuntimeError, as "
+                      f"does a leaf that requires grad, in grad mode, or a tensor of a traced value). Returns self.")
     return method
 
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
-              "logical_not"):
+              "logical_not", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
+              "floor_divide"):
     _EXTRA_METHODS[f"{_name}_"] = _in_place(_name)
 
 
