@@ -568,8 +568,13 @@ def minimum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
 
 
 def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | ArrayLike) -> Tensor:
-    """The linear interpolation input + weight * (end - input), broadcasting (torch.lerp; weight a
-    number or a Tensor). Differentiable in all three.
+    """The linear interpolation input + weight * (end - input), broadcasting (torch.lerp), by torch's
+    formula: end - (end - input) * (1 - weight) where |weight| >= 0.5, so weight 1 gives end exactly.
+
+    As torch's: input and end must be floating or complex tensors of one dtype, and so must a weight
+    tensor of one or more dimensions; a zero-dim weight tensor promotes (a complex one makes the
+    result complex); a Python number weight is taken in input's dtype (a complex one for a real
+    input, or one beyond the dtype's range, raises). Differentiable in all three.
 
     Examples
     --------
@@ -578,7 +583,32 @@ def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | Ar
     >>> y, end.grad
     (tensor([2.5], grad_fn=<...>), tensor([0.25]))
     """
-    return _tensor(input + weight * (end - input))
+    input, end = _tensor(input), _tensor(end)
+    dtype = input.dtype
+    if end.dtype != dtype:
+        raise RuntimeError(f"fgrad.lerp: expected dtype {dtype} for `end` but got dtype {end.dtype}")
+    tensor_weight = isinstance(weight, (Tensor, np.ndarray)) or not np.isscalar(weight)
+    if tensor_weight:
+        weight = _tensor(weight)
+        if weight.ndim and weight.dtype != dtype:
+            raise RuntimeError(f"fgrad.lerp: expected dtype {dtype} for `weight` but got dtype {weight.dtype}")
+        dtype = result_type(input, end, weight)
+    if dtype.kind not in "fc":
+        raise NotImplementedError(f"fgrad.lerp: not implemented for {dtype} (torch's lerp computes in floating and "
+                                  f"complex dtypes only)")
+    if tensor_weight:
+        input, end, weight = promoted(input, end, weight)
+        diff = end - input
+        return _tensor(fnp.where(fnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)))
+    if (isinstance(weight, complex) and dtype.kind != "c") or (
+            np.isfinite(weight) and builtins.abs(weight) > float(np.finfo(dtype).max)):
+        raise RuntimeError(f"fgrad.lerp: the weight {weight!r} cannot be converted to type {dtype} without overflow")
+    diff = end - input
+    return _tensor(input + weight * diff if builtins.abs(weight) < 0.5 else end - diff * (1 - weight))
+
+
+def _lerp_(self, end, weight):
+    return self._inplace(lerp(self, end, weight), "lerp_")
 
 
 # ---- arithmetic by name: the operators (Tensor's, in torch's promotion), with torch's keywords -----
@@ -1299,6 +1329,7 @@ _EXTRA_METHODS = {
     "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _fill_random(
         self, generator, lambda rng, shape: rng.normal(mean, std, shape)),
     "masked_fill_": _masked_fill_,
+    "lerp_": _lerp_,
 }
 
 
@@ -1327,6 +1358,8 @@ _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the method
                 "(torch.Tensor.uniform_); not recorded for autograd. Returns self.",
     "normal_": "Fill self, in place, with draws from N(mean, std**2) from `generator` or fgrad's default one\n"
                "(torch.Tensor.normal_); not recorded for autograd. Returns self.",
+    "lerp_": "self = fgrad.lerp(self, end, weight) in place (torch.Tensor.lerp_; the broadcast shape must be\n"
+             "self's). Returns self.",
     "masked_fill_": "Write `value` where `mask` (broadcast) is True, in place (torch.Tensor.masked_fill_); recorded\n"
                     "for autograd as masked_fill: the gradient is zero at the filled entries. Returns self.",
 }
