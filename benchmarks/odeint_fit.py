@@ -2,6 +2,7 @@
 against hand-written NumPy (the floor of a solver that steps in Python with NumPy kernels).
 
     python -m benchmarks.odeint_fit [--rounds 30]
+    python -m benchmarks.odeint_fit --instructions   # per gradient, callgrind: fgrad eager, NumPy floor
 
 dx/dt = a x - b x y, dy/dt = -c y + d x y, y0 = (10, 5), t = linspace(0, 10, 50), the
 loss the sum of squares of odeint(...) - data (data: the solution at (1, 0.1, 1.5, 0.075)),
@@ -158,24 +159,74 @@ def _timed(calls, rounds, params):
     return times
 
 
+def _problem(fgrad, np):
+    """(y0, ts, data, the parameters the gradient is taken at)."""
+    from fgrad.scipy.integrate import odeint
+    fnp = fgrad.numpy
+    y0, ts = np.array(Y0), np.linspace(0.0, T_END, N_TIMES)
+    data = np.asarray(odeint(lambda y, t, p: fnp.stack([p[0] * y[0] - p[1] * y[0] * y[1],
+                                                        -p[2] * y[1] + p[3] * y[0] * y[1]]),
+                             y0, ts, np.array(P_TRUE), rtol=TOL, atol=TOL))
+    return y0, ts, data, 1.05 * np.array(P_TRUE)
+
+
+def _run_calls(impl, calls):
+    """(under callgrind) two warm-up gradients of `impl` (fgrad or numpy), then `calls` more."""
+    import numpy as np
+
+    import fgrad
+    y0, ts, data, p0 = _problem(fgrad, np)
+    if impl == "fgrad":
+        eager = fgrad.grad(_fgrad_loss(fgrad, y0, ts, data))
+        call = lambda: eager(p0)  # noqa: E731
+    else:
+        call = lambda: numpy_grad(np, p0, y0, ts, data, [0])  # noqa: E731
+    for _ in range(2 + calls):
+        call()
+
+
+def _instructions(impl, calls=2):
+    """Instructions of one gradient, by benchmarks.instructions' method (K calls less none, over K)."""
+    import os
+    import sys
+
+    from .instructions import PINNED, _no_randomisation, collected
+
+    def count(k):
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            command = _no_randomisation() + ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/out",
+                                             sys.executable, "-m", "benchmarks.odeint_fit", "--run-calls", impl,
+                                             str(k)]
+            done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **PINNED})
+            if done.returncode != 0:
+                raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
+            return collected(done.stderr)
+    return (count(calls) - count(0)) / calls
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--instructions", action="store_true",
+                        help="instructions per gradient of fgrad eager and the NumPy floor (callgrind), not times")
+    parser.add_argument("--run-calls", nargs=2, metavar=("IMPL", "K"), help="(internal) the calls callgrind counts")
     opts = parser.parse_args(argv)
+    if opts.run_calls:
+        return _run_calls(opts.run_calls[0], int(opts.run_calls[1]))
+    if opts.instructions:
+        for impl in ("fgrad", "numpy"):
+            print(f"{impl}: {_instructions(impl):,.0f} instructions per gradient")
+        return None
     pin_threads()
     import jax
     import jax.numpy as jnp
     import numpy as np
 
     import fgrad
-    from fgrad.scipy.integrate import odeint
 
-    y0, ts = np.array(Y0), np.linspace(0.0, T_END, N_TIMES)
-    fnp = fgrad.numpy
-    data = np.asarray(odeint(lambda y, t, p: fnp.stack([p[0] * y[0] - p[1] * y[0] * y[1],
-                                                        -p[2] * y[1] + p[3] * y[0] * y[1]]),
-                             y0, ts, np.array(P_TRUE), rtol=TOL, atol=TOL))
-    p0 = 1.05 * np.array(P_TRUE)
+    y0, ts, data, p0 = _problem(fgrad, np)
     eager = fgrad.grad(_fgrad_loss(fgrad, y0, ts, data))
     compiled = fgrad.compile(fgrad.grad(_fgrad_loss(fgrad, y0, ts, data)))
     jitted = jax.jit(jax.grad(_jax_loss(jax, jnp.asarray(y0), jnp.asarray(ts), jnp.asarray(data))))
