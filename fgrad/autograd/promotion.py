@@ -201,9 +201,21 @@ def promoted(*operands: Any, true_division: bool = False, wrap_ints: bool = Fals
 
 
 def _cast_all(operands, dtype, wrap_ints):
-    if wrap_ints and dtype.kind in "iu":
-        return tuple(wrapped(x, dtype) if x.__class__ is int else _cast(x, dtype) for x in operands)
+    if dtype.kind in "iu":
+        fit = wrapped if wrap_ints else _in_range
+        return tuple(fit(x, dtype) if x.__class__ is int else _cast(x, dtype) for x in operands)
     return tuple(_cast(x, dtype) for x in operands)
+
+
+def _in_range(x: int, dtype: np.dtype[Any]) -> int:
+    """The Python int x for an op other than torch's binary operators (where, clamp, pow, ...),
+    which refuse an int out of the integer dtype's range as torch does (NumPy's kernels would
+    wrap some: where(c, int8, 300) gave 44)."""
+    lo, hi = _RANGE[dtype]
+    if not lo <= x <= hi:
+        raise RuntimeError(f"value cannot be converted to type {dtype} without overflow: the Python int {x} "
+                           f"meets a {dtype} tensor (as torch's)")
+    return x
 
 
 def wrapped(x: int, dtype: np.dtype[Any]) -> int:

@@ -128,3 +128,12 @@ def test_python_ints_out_of_range_wrap_as_torch(symbol, dtype, number):
         fs, ts = f.clone(), t.clone()
         inplace = {"+": operator.iadd, "-": operator.isub, "*": operator.imul}[symbol]
         _compare(lambda: inplace(fs, number), lambda: inplace(ts, number), f"{dtype} {symbol}= {number}")
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16"])
+@pytest.mark.parametrize("number", [300, -300, 100, 70000])
+def test_where_refuses_a_python_int_out_of_range_as_torch(dtype, number):
+    """Only torch's binary operators wrap an int; where raises (NumPy's kernel had wrapped 300 to 44)."""
+    f, t = _pair(dtype, [1, 2, 100])
+    _compare(lambda: fgrad.where(f > 1, f, number), lambda: torch.where(t > 1, t, number), f"where {dtype} {number}")
+    _compare(lambda: fgrad.where(f > 1, number, f), lambda: torch.where(t > 1, number, t), f"where {number} {dtype}")
