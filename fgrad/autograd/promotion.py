@@ -238,6 +238,20 @@ _RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in
 
 
 # ---- the operators ----------------------------------------------------------------------------
+def nonzero_divisor(a, b):
+    """Raise where an integer a // b or a % b (fmod, remainder, div's rounding modes) divides by
+    zero, as torch's (RuntimeError: ZeroDivisionError), where NumPy's kernels give 0 and warn."""
+    a, b = getattr(a, "primal", a), getattr(b, "primal", b)
+    if _integer(a) and _integer(b) and not isinstance(b, Tracer) and not np.all(b):
+        raise RuntimeError("ZeroDivisionError: an integer // or % (floor_divide, remainder, fmod, div with a "
+                           "rounding_mode) by zero (torch's error; NumPy would give 0)")
+
+
+def _integer(x):
+    d = getattr(x, "dtype", None)
+    return x.__class__ is int if d is None else d.kind in "iu"
+
+
 def _operator(entry, name, reflected=False, true_division=False, wraps=True, compares=False):
     """Tensor's `__name__`: `entry` (the primitive's entry function) on operands cast by torch's rule.
 
@@ -252,6 +266,7 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
     arithmetic there, and a comparison (`compares`: NumPy compares exactly) tests the range first."""
     prim = entry.prim
     pname = prim.name
+    divides = name in ("floordiv", "mod")  # (torch refuses an integer zero divisor: nonzero_divisor)
 
     def promoted_call(self, other):
         try:
@@ -259,6 +274,8 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
                 promoted(self, other, true_division=true_division, wrap_ints=wraps)
         except TypeError:  # (an operand promotion knows nothing of, e.g. None: the entry's own answer)
             a, b = (other, self) if reflected else (self, other)
+        if divides:
+            nonzero_divisor(a, b)
         return entry(a, b)
 
     # (the common case's test is written out here: a helper's call would cost a frame per op)
@@ -276,6 +293,8 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
                 _RANGE[self.primal.dtype][0] <= other <= _RANGE[self.primal.dtype][1]):
             return promoted_call(self, other)
         args = (other, self) if reflected else (self, other)
+        if divides:
+            nonzero_divisor(*args)
         try:
             if _state.trace is EVAL and EvalTrace.process is _eval_process:  # (not while profiling)
                 try:
@@ -382,10 +401,14 @@ def install(cls):
     cls.__array_ufunc__ = __array_ufunc__
 
 
-def binary(fn, a, b, true_division=False, wrap_ints=False):
+def binary(fn, a, b, true_division=False, wrap_ints=False, divides=False):
     """fn(a, b) with a and b cast by torch's promotion (torch's functions of two operands; `wrap_ints`
-    as promoted's, for those that take a Python int as the operators do)."""
-    return fn(*promoted(a, b, true_division=true_division, wrap_ints=wrap_ints))
+    as promoted's, for those that take a Python int as the operators do; `divides`: fmod and
+    remainder, which refuse an integer zero divisor: nonzero_divisor)."""
+    a, b = promoted(a, b, true_division=true_division, wrap_ints=wrap_ints)
+    if divides:
+        nonzero_divisor(a, b)
+    return fn(a, b)
 
 
 def clamped(input, min, max):

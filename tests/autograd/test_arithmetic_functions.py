@@ -116,3 +116,39 @@ def test_floor_division_of_floats_is_torch_bit_for_bit():
         got = fgrad.div(fgrad.tensor(a), fgrad.tensor(b), rounding_mode=mode).numpy()
         want = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode=mode).numpy()
         np.testing.assert_array_equal(got, want)
+
+
+ZERO_DIVISIONS = {
+    "a // 0": lambda m, a, z: a // 0, "a // z": lambda m, a, z: a // z, "a % 0": lambda m, a, z: a % 0,
+    "a % z": lambda m, a, z: a % z, "7 // z": lambda m, a, z: 7 // z, "7 % z": lambda m, a, z: 7 % z,
+    "floor_divide": lambda m, a, z: m.floor_divide(a, z),
+    "div floor": lambda m, a, z: m.div(a, z, rounding_mode="floor"),
+    "div trunc": lambda m, a, z: m.div(a, z, rounding_mode="trunc"), "a.fmod(0)": lambda m, a, z: a.fmod(0),
+    "a.remainder(z)": lambda m, a, z: a.remainder(z), "a //= 0": lambda m, a, z: a.clone().__ifloordiv__(0),
+    "uint8 // 0": lambda m, a, z: a.to(m.uint8) // 0, "int8 // 256": lambda m, a, z: a.to(m.int8) // 256,
+    "a // 2": lambda m, a, z: a // 2, "a % (z + 1)": lambda m, a, z: a % (z + 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ZERO_DIVISIONS))
+def test_an_integer_zero_divisor_raises_as_torch(case):
+    """torch's integer // and % (and fmod, remainder, div's rounding modes) raise RuntimeError
+    ZeroDivisionError on a zero divisor, where NumPy's kernels give 0 with a warning."""
+    fn = ZERO_DIVISIONS[case]
+    try:
+        want, error = fn(torch, torch.tensor([5, -3]), torch.tensor([1, 0])), None
+    except RuntimeError as e:
+        want, error = None, e
+    if error is not None:
+        assert "ZeroDivisionError" in str(error)
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            fn(fgrad, fgrad.tensor([5, -3]), fgrad.tensor([1, 0]))
+    else:
+        np.testing.assert_array_equal(fn(fgrad, fgrad.tensor([5, -3]), fgrad.tensor([1, 0])).numpy(), want.numpy())
+
+
+def test_an_integer_zero_divisor_in_an_ndarray_raises_too():
+    """torch hands tensor // ndarray to NumPy (0 and a warning); fgrad's Tensor takes the ndarray as
+    it takes a tensor, so the same zero divisor raises the same error."""
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        fgrad.tensor([5, -3]) // np.array([1, 0])
