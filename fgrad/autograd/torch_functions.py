@@ -28,13 +28,13 @@ __all__ = [
     "abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
     "bitwise_xor", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos", "cross",
     "cumprod", "cumsum", "det", "diag", "diff", "div", "divide", "dot", "e", "einsum", "equal", "erf", "exp", "fix",
-    "flip", "floor", "floor_divide", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite",
-    "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "mul", "multiply",
-    "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types", "reciprocal", "relu", "repeat_interleave",
-    "result_type", "roll", "round", "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "slogdet",
-    "sort", "split", "sqrt", "square", "stack", "sub", "subtract", "tanh", "tensordot", "tile", "topk", "trace", "tril",
-    "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
+    "flip", "floor", "floor_divide", "fmod", "frac", "gather", "index_select", "inf", "inverse", "is_tensor",
+    "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "mul",
+    "multiply", "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types", "reciprocal", "relu", "remainder",
+    "repeat_interleave", "result_type", "roll", "round", "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign",
+    "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "sub", "subtract", "tanh", "tensordot", "tile",
+    "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -755,6 +755,30 @@ def true_divide(dividend: Tensor | ArrayLike, divisor: Tensor | ArrayLike, *, ou
     return div(dividend, divisor)
 
 
+def fmod(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
+    """The remainder of input / other with the dividend's sign (C's fmod; torch.fmod), in torch's
+    result dtype; an integer zero divisor raises RuntimeError (ZeroDivisionError), as torch's.
+
+    Examples
+    --------
+    >>> fgrad.fmod(fgrad.tensor([-3.0, 3.0]), 2.0), fgrad.remainder(fgrad.tensor([-3.0, 3.0]), 2.0)
+    (tensor([-1.,  1.]), tensor([1., 1.]))
+    """
+    return _tensor(binary(fnp.fmod, input, other, wrap_ints=True, divides=True))
+
+
+def remainder(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
+    """The remainder of input / other with the divisor's sign (Python's %; torch.remainder; `%` is
+    this op), in torch's result dtype; an integer zero divisor raises RuntimeError, as torch's.
+
+    Examples
+    --------
+    >>> fgrad.remainder(fgrad.tensor([-3, 3]), 2).tolist(), (fgrad.tensor([-3, 3]) % 2).tolist()
+    ([1, 1], [1, 1])
+    """
+    return _tensor(binary(fnp.remainder, input, other, wrap_ints=True, divides=True))
+
+
 def floor_divide(input: Tensor | ArrayLike, other: Tensor | ArrayLike, *, out: None = None) -> Tensor:
     """input // other, rounded down, in torch's result dtype (torch.floor_divide; `//` is this op; as
     torch's, not differentiable: no grad_fn).
@@ -1235,10 +1259,11 @@ def _values(t):
 # torch has one); Tensor's own methods are not replaced.
 METHODS = ("abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
            "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff",
-           "div", "divide", "equal", "erf", "exp", "fix", "flip", "floor", "floor_divide", "frac", "gather",
+           "div", "divide", "equal", "erf", "exp", "fix", "flip", "floor", "floor_divide", "fmod", "frac", "gather",
            "index_select", "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and",
            "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum",
-           "minimum", "movedim", "mul", "multiply", "narrow", "outer", "reciprocal", "repeat_interleave", "roll",
+           "minimum", "movedim", "mul", "multiply", "narrow", "outer", "reciprocal", "remainder", "repeat_interleave",
+           "roll",
            "scatter", "scatter_add", "select", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "sub",
            "subtract", "tanh", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten")
 
@@ -1308,8 +1333,6 @@ _EXTRA_METHODS = {
     "lt": _elementwise(lambda a, b: a < b, "lt"), "le": _elementwise(lambda a, b: a <= b, "le"),
     "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
     "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
-    "fmod": _elementwise(lambda a, b: binary(fnp.fmod, a, b, wrap_ints=True, divides=True), "fmod"),
-    "remainder": _elementwise(lambda a, b: binary(fnp.remainder, a, b, wrap_ints=True, divides=True), "remainder"),
     "dist": lambda self, other, p=2: (self - other).norm(p),
     "expand_as": lambda self, other: self.expand(*other.shape),
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
@@ -1384,7 +1407,7 @@ def _in_place(name):
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
               "logical_not", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-              "floor_divide"):
+              "floor_divide", "fmod", "remainder"):
     _EXTRA_METHODS[f"{_name}_"] = _in_place(_name)
 
 

@@ -124,7 +124,9 @@ ZERO_DIVISIONS = {
     "floor_divide": lambda m, a, z: m.floor_divide(a, z),
     "div floor": lambda m, a, z: m.div(a, z, rounding_mode="floor"),
     "div trunc": lambda m, a, z: m.div(a, z, rounding_mode="trunc"), "a.fmod(0)": lambda m, a, z: a.fmod(0),
-    "a.remainder(z)": lambda m, a, z: a.remainder(z), "a //= 0": lambda m, a, z: a.clone().__ifloordiv__(0),
+    "a.remainder(z)": lambda m, a, z: a.remainder(z), "fmod(a, z)": lambda m, a, z: m.fmod(a, z),
+    "remainder(a, 0)": lambda m, a, z: m.remainder(a, 0), "a.fmod_(z)": lambda m, a, z: a.clone().fmod_(z),
+    "a //= 0": lambda m, a, z: a.clone().__ifloordiv__(0),
     "uint8 // 0": lambda m, a, z: a.to(m.uint8) // 0, "int8 // 256": lambda m, a, z: a.to(m.int8) // 256,
     "a // 2": lambda m, a, z: a // 2, "a % (z + 1)": lambda m, a, z: a % (z + 1),
 }
@@ -152,3 +154,22 @@ def test_an_integer_zero_divisor_in_an_ndarray_raises_too():
     it takes a tensor, so the same zero divisor raises the same error."""
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         fgrad.tensor([5, -3]) // np.array([1, 0])
+
+
+@pytest.mark.parametrize("name", ["fmod", "remainder"])
+@pytest.mark.parametrize("other", [2.0, -2.0, "tensor"])
+def test_fmod_and_remainder_functions_as_torch(name, other):
+    """fgrad.fmod and fgrad.remainder (functions, methods, in place): torch's values and gradients."""
+    values = [-3.5, -1.0, 0.5, 3.0]
+    results = []
+    for m in (fgrad, torch):
+        x = m.tensor(values, dtype=m.float64, requires_grad=True)
+        y = m.tensor([2.0, -1.5, 0.75, -2.5], dtype=m.float64, requires_grad=True) if other == "tensor" else other
+        out = getattr(m, name)(x, y)
+        (out * m.tensor([1.0, 2.0, 3.0, 4.0], dtype=m.float64)).sum().backward()
+        inplace = getattr(m.tensor(values, dtype=m.float64), f"{name}_")(y.detach() if other == "tensor" else y)
+        method = getattr(x.detach(), name)(y).detach()
+        results.append([out.detach().numpy(), x.grad.numpy(), inplace.numpy(), method.numpy()]
+                       + ([y.grad.numpy()] if other == "tensor" else []))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
