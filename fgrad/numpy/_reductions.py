@@ -5,6 +5,8 @@ Each normalizes its axes once and binds a primitive of ops/broadcasting.py or
 ops/reductions.py; the statistics built on these (quantiles, nan-reductions, histograms)
 are _statistics.py's.
 """
+import functools
+
 import numpy as np
 
 from ..ir.value import concrete, is_batched, is_staged
@@ -31,8 +33,21 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is not None:
         axis = normalize_axis(axis, a.ndim, "sum", reduction=True)
         if axis == ():
-            return a
+            return _over_no_axes(a, np.sum if dtype is None else None)
     return bc.reduce_sum(a, axis=axis, keepdims=bool(keepdims))
+
+
+def _over_no_axes(a, kernel):
+    """a reduced over no axes (axis=(), or axis 0 or -1 of a 0-d array): its values, in the dtype
+    NumPy's `kernel` gives them (np.sum and np.prod widen small integers to int64 or uint64, as
+    over any axes; None: a's own, as for a dtype= given)."""
+    d = a.dtype if kernel is None else _reduced_dtype(kernel, a.dtype)
+    return a if d == a.dtype else astype(a, d)
+
+
+@functools.cache
+def _reduced_dtype(kernel, dtype):
+    return kernel(np.zeros((), dtype)).dtype
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False):
@@ -81,7 +96,9 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
     if dtype is not None:
         a = astype(a, dtype)
     axis = normalize_axis(axis, a.ndim, "prod", reduction=True)
-    return a if axis == () else rd.reduce_prod(a, axis=axis, keepdims=bool(keepdims))
+    if axis == ():
+        return _over_no_axes(a, np.prod if dtype is None else None)
+    return rd.reduce_prod(a, axis=axis, keepdims=bool(keepdims))
 
 
 def ptp(a, axis=None, keepdims=False):

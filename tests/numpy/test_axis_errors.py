@@ -204,3 +204,22 @@ def test_apply_over_axes_counts_a_negative_axis_once_as_numpy(axes):
     np.testing.assert_allclose(got, want, rtol=1e-12)
     g = fgrad.grad(lambda v: fnp.sum(fnp.apply_over_axes(fnp.sum, v, axes) ** 2))(X)
     np.testing.assert_allclose(g, 2 * np.broadcast_to(want, X.shape), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "nanprod", "max"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32"])
+@pytest.mark.parametrize("shape, axis", [((), 0), ((), -1), ((2,), ())])
+@pytest.mark.parametrize("transform", ["plain", "vmap", "compile"])
+def test_a_reduction_over_no_axes_keeps_numpys_dtype(name, dtype, shape, axis, transform):
+    """sum and prod over no axes (axis=(), or 0 or -1 of a 0-d array) widen small integers and bools
+    as NumPy's do over any axes (int8 -> int64); returning the operand as it was kept int8."""
+    x = np.ones(shape, dtype) * np.array(3, dtype)
+    want = getattr(np, name)(x, axis=axis)
+    f = lambda v: getattr(fnp, name)(v, axis=axis)  # noqa: E731
+    if transform == "vmap":
+        got, want = fgrad.vmap(f)(np.stack([x, x])), np.stack([want, want])
+    else:
+        got = (fgrad.compile(f) if transform == "compile" else f)(x)
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
