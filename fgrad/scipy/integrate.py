@@ -182,7 +182,9 @@ def _solve(func, rtol, atol, mxstep, hmax, y0, t, *args, staged=False):
 # hand-written NumPy). The field is known by its code and by what its closure and the globals
 # it names hold, so a function made anew per call (a lambda, tfirst's wrapper, the adjoint's
 # dynamics) shares the program. Only a field whose closure and globals hold nothing but
-# functions (known the same way), modules, classes, numbers and strings is kept so: an array
+# functions (known the same way), numbers, strings, and NumPy's, math's and fgrad's own
+# functions and modules is kept so (a user's class or module may be given a new attribute,
+# unseen: M.k = 4.0 once replayed the program of M.k = 1.0): an array
 # it reads would be a constant of a long-lived program, read-only while it lives (Note [what
 # fgrad keeps is read-only]) and stale if written in place. Another field is staged once per
 # solve and replayed at each stage of each step, the loops running in Python; so is one whose
@@ -190,8 +192,9 @@ def _solve(func, rtol, atol, mxstep, hmax, y0, t, *args, staged=False):
 _RETRACES = 4
 _SOLVERS = {}  # key -> (the compiled solver, the field: what the key names by id stays alive)
 _SOLVERS_KEPT = 64
-_PLAIN = (type(None), bool, int, float, complex, str, type, type(_np), type(len))
+_PLAIN = (type(None), bool, int, float, complex, str)
 _LIBRARIES = ("fgrad", "numpy", "math", "builtins")
+_MODULE = type(_np)
 
 
 def _replayed(kind, build, func, *options):
@@ -224,18 +227,23 @@ def _identity(func, depth=0):
     held += list(func.__defaults__ or ()) + list((func.__kwdefaults__ or {}).values())
     parts = []
     for v in held:
-        if getattr(v, "__module__", None) in _LIBRARIES or str(getattr(v, "__module__", "")).startswith("fgrad."):
-            parts.append(id(v))  # (NumPy's and fgrad's own functions: what they read is not the user's)
+        if _library(v):
+            parts.append(id(v))  # (NumPy's and fgrad's own functions and modules: what they read is not the user's)
         elif hasattr(v, "__code__"):
             inner = _identity(v, depth + 1)
             if inner is None:
                 return None
             parts.append(inner)
         elif isinstance(v, _PLAIN):
-            parts.append(v if isinstance(v, (bool, int, float, complex, str)) else id(v))
-        else:
+            parts.append(v)
+        else:  # (an array, a dict, a user's class or module: what it holds may change, unseen)
             return None
     return code, tuple(parts)
+
+
+def _library(v):
+    name = v.__name__ if isinstance(v, _MODULE) else getattr(v, "__module__", None)
+    return isinstance(name, str) and name.partition(".")[0] in _LIBRARIES
 
 
 def _contents(cell):

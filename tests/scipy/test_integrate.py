@@ -240,3 +240,28 @@ def test_a_field_is_replayed_only_while_what_it_reads_is_the_same():
     m[:] = -np.eye(2)
     np.testing.assert_allclose(odeint(lambda y, t: m @ y, Y0, T)[-1], np.exp(-T[-1]) * Y0, rtol=1e-6)
     assert not np.allclose(before[-1], np.exp(-T[-1]) * Y0)
+
+
+class _Rates:
+    k = 0.7
+
+
+def test_a_field_reading_a_class_or_module_attribute_sees_it_change():
+    """A user's class or module is not known by its identity alone: an attribute set anew is seen
+    (a kept program had replayed k = 0.7 after k = 3.0)."""
+    import types
+    rates = types.ModuleType("rates")
+    rates.k = 0.7
+
+    def by_class(y, t):
+        return -_Rates.k * y
+
+    def by_module(y, t):
+        return -rates.k * y
+    for field, owner in ((by_class, _Rates), (by_module, rates)):
+        odeint(field, Y0, T)
+        owner.k = 3.0
+        try:
+            np.testing.assert_allclose(odeint(field, Y0, T), np.exp(-3.0 * T)[:, None] * Y0, rtol=1e-5, atol=1e-8)
+        finally:
+            owner.k = 0.7
