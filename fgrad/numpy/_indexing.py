@@ -108,8 +108,8 @@ def getitem(a, index):
 def take(a, indices, axis=None, out=None, mode=None):
     _check_out("take", out)
     a = _as_operand(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    if axis is None or a.ndim == 0:  # (NumPy takes from a 0-d array as from one of shape (1,), along axis 0 or -1)
+        a, axis = ravel(a), 0 if axis is None else axis
     axis = axis_index(axis, a.ndim, "take")
     if is_batched(indices) or is_staged(indices):  # (gathered per example, or as a step: fnp.getitem)
         return getitem(a, (slice(None),) * axis + (indices,))

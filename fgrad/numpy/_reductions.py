@@ -64,7 +64,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a = _as_operand(a)
     axis = normalize_axis(axis, a.ndim, "var")
     d = a - mean(a, axis=axis, dtype=dtype, keepdims=True)
-    return sum(abs2(d), axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+    real = None if dtype is None or np.dtype(dtype).kind != "f" else dtype  # (float64 data, dtype=float32: float32)
+    return sum(abs2(d), axis=axis, dtype=real, keepdims=keepdims) / (_count(a, axis) - ddof)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
@@ -107,13 +108,24 @@ def ptp(a, axis=None, keepdims=False):
 
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _as_operand(a)
-    return sum(where(ew.isnan(a), 0.0, a), axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    if a.dtype.kind in "fc":  # (integers and bools have no NaN: sum's, in int64 as NumPy's, where 0.0 made float64)
+        a = where(ew.isnan(a), 0.0, a)
+    return sum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False):
     a = _as_operand(a)
+    if a.dtype.kind not in "fc":  # (no NaN: mean's, as NumPy's)
+        return mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
     n = sum(ew.logical_not(ew.isnan(a)), axis=axis, keepdims=keepdims)
-    return nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims) / n
+    total = nansum(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return total / as_count(n, total.dtype)
+
+
+def as_count(n, dtype):
+    """A count n (int64) as a divisor for values of `dtype`: in its real floating dtype, as NumPy's
+    nan-reductions divide (float32 values keep float32; an int64 divisor made them float64)."""
+    return astype(n, np.finfo(dtype).dtype) if dtype.kind in "fc" else n
 
 
 def _scan(prim, name):
@@ -151,8 +163,8 @@ argmin = _arg_reduction(rd.argmin, "argmin")
 
 def argsort(a, axis=-1, kind=None, order=None):
     a = _as_operand(a)
-    if axis is None:
-        a, axis = ravel(a), -1
+    if axis is None or a.ndim == 0:  # (NumPy sorts a 0-d array as one of shape (1,), along axis 0 or -1)
+        a, axis = ravel(a), -1 if axis is None else axis
     return rd.argsort(a, axis=axis_index(axis, a.ndim, "argsort"))
 
 
@@ -161,6 +173,7 @@ def sort(a, axis=-1, kind=None, order=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), -1
+    axis_index(axis, a.ndim, "sort")  # (a 0-d array's axis 0 too: np.sort raises where np.argsort does not)
     return take_along_axis(a, argsort(a, axis=axis), axis=axis)
 
 

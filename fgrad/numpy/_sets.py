@@ -67,7 +67,7 @@ def lexsort(keys, axis=-1):
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if axis is not None:  # (before the values: a bad axis is the error to report, under vmap too)
-        axis = axis_index(axis, _ndim(a), "argpartition")
+        axis = axis_index(axis, _ndim(a) or 1, "argpartition")  # (a 0-d array's axis 0 or -1: as NumPy's)
     return np.argpartition(_values(a, "argpartition"), kth, axis=axis)
 
 
@@ -84,6 +84,7 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
     a = _as_operand(a)
     if axis is None:
         a, axis = ravel(a), -1
+    axis_index(axis, a.ndim, "partition")  # (a 0-d array's axis 0 too: np.partition raises where argpartition does not)
     return take_along_axis(a, argpartition(a, kth, axis=axis), axis=axis)
 
 

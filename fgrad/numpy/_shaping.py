@@ -116,7 +116,8 @@ def expand_dims(a, axis):
 def squeeze(a, axis=None):
     a = _as_operand(a)
     shape = _shape(a)
-    axes = tuple(i for i, d in enumerate(shape) if d == 1) if axis is None else normalize_axis(axis, a.ndim, "squeeze")
+    axes = tuple(i for i, d in enumerate(shape) if d == 1) if axis is None else \
+        normalize_axis(axis, a.ndim, "squeeze", reduction=True)  # (a 0-d array's axis 0 or -1: none, as NumPy's)
     for i in axes:
         if shape[i] != 1:
             raise ValueError("fgrad.numpy.squeeze: cannot select an axis to squeeze out which has size not equal "
@@ -244,8 +245,8 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None):
     a = _as_operand(a)
-    if axis is None:
-        a, axis = ravel(a), 0
+    if axis is None or a.ndim == 0:  # (NumPy repeats a 0-d array as one of shape (1,), along axis 0 or -1)
+        a, axis = ravel(a), 0 if axis is None else axis
     axis = axis_index(axis, a.ndim, "repeat")
     index = np.repeat(np.arange(_shape(a)[axis]), repeats)
     return _gather(a, index, axis=axis)

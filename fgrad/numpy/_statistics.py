@@ -16,7 +16,7 @@ from ._arguments import _as_operand, _check_out, _count, _on_device_of, _shape, 
 from ._creation import full_like, zeros_like
 from ._elementwise import abs2, astype, clip
 from ._indexing import at, diagonal, take_along_axis
-from ._reductions import all, amax, amin, argmax, argmin, cumprod, cumsum, mean, prod, sort, sum
+from ._reductions import all, amax, amin, argmax, argmin, as_count, cumprod, cumsum, mean, prod, sort, sum, var
 from ._shaping import atleast_2d, broadcast_to, concatenate, ravel, reshape, squeeze, transpose
 
 __all__ = ["average", "bincount", "corrcoef", "cov", "histogram", "histogram2d", "histogram_bin_edges",
@@ -148,12 +148,16 @@ def _masked(a, fill):
 def nanmax(a, axis=None, out=None, keepdims=False):
     """max ignoring NaN (NaN where a slice is all NaN, as NumPy, which also warns)."""
     a, filled = _masked(a, -np.inf)
+    if a.dtype.kind not in "fc":  # (no NaN: max's, in a's dtype, as NumPy's; the NaN fill made float64)
+        return amax(a, axis=axis, out=out, keepdims=keepdims)
     all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
     return ew.where(all_nan, np.nan, amax(filled, axis=axis, out=out, keepdims=keepdims))
 
 
 def nanmin(a, axis=None, out=None, keepdims=False):
     a, filled = _masked(a, np.inf)
+    if a.dtype.kind not in "fc":
+        return amin(a, axis=axis, out=out, keepdims=keepdims)
     all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
     return ew.where(all_nan, np.nan, amin(filled, axis=axis, out=out, keepdims=keepdims))
 
@@ -180,11 +184,17 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     a, filled = _masked(a, 0.0)
+    if a.dtype.kind not in "fc":  # (no NaN: var's, as NumPy's)
+        return var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
     valid = ew.logical_not(ew.isnan(a))
-    n = sum(valid, axis=axis, keepdims=True)
-    d = ew.where(valid, filled - sum(filled, axis=axis, dtype=dtype, keepdims=True) / n, 0.0)
-    var = sum(abs2(d), axis=axis, keepdims=True) / (n - ddof)
-    return var if keepdims else squeeze(var, axis=axis) if axis is not None else reshape(var, ())
+    if dtype is not None:  # (computed in it, as NumPy's)
+        filled = astype(filled, dtype)
+    values = filled.dtype if filled.dtype.kind in "fc" else np.dtype(np.float64)
+    n = as_count(sum(valid, axis=axis, keepdims=True), values)  # (float32 values keep float32, as NumPy's)
+    d = ew.where(valid, filled - sum(filled, axis=axis, keepdims=True) / n, 0.0)
+    dof = n - ddof  # (NaN where it is not positive, as NumPy's: an all-NaN slice with ddof=1 gave -0.0)
+    out = ew.where(dof > 0, sum(abs2(d), axis=axis, keepdims=True) / ew.where(dof > 0, dof, 1), np.nan)
+    return out if keepdims else squeeze(out, axis=axis) if axis is not None else reshape(out, ())
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):

@@ -150,7 +150,10 @@ def test_valid_negative_axis_matches_numpy(name, ax):
 # other axis raise. The same answers (values, shapes, dtypes, or error types) plain and under grad,
 # vmap (per example) and compile.
 ZERO_D = ["sum", "mean", "prod", "max", "min", "amax", "amin", "any", "all", "std", "var", "argmax", "argmin",
-          "cumsum", "cumprod", "ptp", "count_nonzero", "nansum", "nanmax", "nanmin", "nanprod"]
+          "cumsum", "cumprod", "ptp", "count_nonzero", "nansum", "nanmax", "nanmin", "nanprod",
+          # (squeeze and nanvar/nanstd/nanmean as the reductions; take, argsort and repeat as of shape (1,);
+          # sort raises where argsort does not: squeeze, take, argsort, nanvar, nanstd had raised)
+          "squeeze", "take", "argsort", "repeat", "sort", "nanvar", "nanstd", "nanmean"]
 
 
 def _numpy_answer(fn):
@@ -222,4 +225,19 @@ def test_a_reduction_over_no_axes_keeps_numpys_dtype(name, dtype, shape, axis, t
         got = (fgrad.compile(f) if transform == "compile" else f)(x)
     got = np.asarray(got)
     assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["argpartition", "partition"])
+@pytest.mark.parametrize("ax", [0, -1, 1, -2])
+def test_zero_d_partition_axes_match_numpy(name, ax):
+    """argpartition reads a 0-d array as of shape (1,), partition refuses it, as NumPy's (argpartition raised)."""
+    x = np.array(1.5)
+    want = _numpy_answer(lambda xp: CALLS[name](xp, x, ax))
+    if isinstance(want, type):
+        with pytest.raises(want, match="fgrad"):
+            CALLS[name](fnp, x, ax)
+        return
+    got = np.asarray(CALLS[name](fnp, x, ax))
+    assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
