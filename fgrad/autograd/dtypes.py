@@ -75,6 +75,19 @@ def set_default_dtype(d: DTypeLike) -> None:
     _default[0] = d
 
 
+_NAMES = {np.dtype(d): f"fgrad.{np.dtype(d).name}" for d in (
+    np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.float16, np.float32, np.float64, np.complex64,
+    np.complex128)}
+
+
+def name(dtype: DTypeLike) -> builtins.str:
+    """A dtype as the Tensor face writes it in reprs and error messages: as torch writes torch.float32,
+    fgrad.float32 (the name a user passes as dtype=); NumPy's name, as numpy.<name>, for a dtype fgrad
+    has no name for (uint16, object, ...)."""
+    d = np.dtype(dtype)
+    return _NAMES.get(d) or f"numpy.{d.name}"
+
+
 def inferred(array):
     """An array NumPy made from Python numbers, in the dtype torch infers for them: floats in the
     default dtype, complex numbers in its complex dtype (integers and booleans as they are)."""

@@ -7,6 +7,7 @@ from ..backend import device as to_device
 from ..typing import ArrayLike, DTypeLike, Sequence
 from .dtypes import get_default_dtype, inferred
 from .generator import Generator, default_generator
+from .promotion import fitted
 from .tensor import Tensor
 
 __all__ = [
@@ -169,7 +170,7 @@ def full(size: Sequence[int], fill_value: ArrayLike, dtype: DTypeLike | None = N
     >>> fgrad.full((2,), 7.0)
     tensor([7., 7.])
     """
-    array = np.full(tuple(size), fill_value, dtype)
+    array = np.full(tuple(size), fitted(fill_value, dtype), dtype)
     return _make(inferred(array) if dtype is None and not hasattr(fill_value, "dtype") else array, requires_grad,
                  device)
 
@@ -309,7 +310,7 @@ def full_like(t: Tensor, fill_value: ArrayLike, dtype: DTypeLike | None = None, 
     >>> fgrad.full_like(fgrad.zeros(2), 3.5)
     tensor([3.5, 3.5])
     """
-    return _make(np.full(tuple(t.shape), fill_value, dtype or t.dtype), requires_grad, None)
+    return _make(np.full(tuple(t.shape), fitted(fill_value, dtype or t.dtype), dtype or t.dtype), requires_grad, None)
 
 
 # ---- random draws (values only: no derivative flows through a draw, as in torch) --------------

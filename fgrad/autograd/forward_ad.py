@@ -23,6 +23,7 @@ from ..ir.value import JVPTracer, Tracer
 from ..ops.primitive import pop_trace, push_trace
 from ..transforms.forward import JVPTrace, dual
 from . import tape
+from .dtypes import name as _dtype_name
 from .tensor import Tensor
 
 __all__ = ["DualLevel", "UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_level", "make_dual",
@@ -218,14 +219,14 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: DualLevel | None = None
     tangent = tangent if isinstance(tangent, Tensor) else Tensor(tangent)
     if tensor.dtype.kind not in "fc":
         raise ValueError(f"make_dual: expected the primal to be of floating point or complex dtype, got "
-                         f"{tensor.dtype}")
+                         f"{_dtype_name(tensor.dtype)}")
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(f"make_dual: trying to set a forward gradient that has a different size than that of the "
                            f"original Tensor: the primal is of size {list(tensor.shape)}, the tangent of size "
                            f"{list(tangent.shape)}")
     if tangent.dtype != tensor.dtype:
-        raise RuntimeError(f"make_dual: the tangent has dtype {tangent.dtype}, the primal {tensor.dtype}; cast the "
-                           f"tangent (tangent.to({tensor.dtype}))")
+        raise RuntimeError(f"make_dual: the tangent has dtype {_dtype_name(tangent.dtype)}, the primal "
+                           f"{_dtype_name(tensor.dtype)}; cast the tangent (tangent.to({_dtype_name(tensor.dtype)}))")
     if isinstance(tangent.primal, Tracer) or isinstance(tensor.primal, Tracer):
         raise RuntimeError("make_dual: the primal and the tangent must be plain Tensors, not duals or Tensors of "
                            "traced values; to take the primal of a dual, use unpack_dual(t).primal")

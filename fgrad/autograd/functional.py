@@ -20,6 +20,7 @@ from ..typing import Any, ArrayLike, Callable, Sequence
 from . import nan_check
 from . import tensor as _tensor
 from .callbacks import final_callbacks
+from .dtypes import name as _dtype_name
 from .grad_mode import enable_grad, no_grad
 from .tape import _call_hook, flipped
 from .tensor import Tensor
@@ -48,7 +49,8 @@ def _roots(outputs, grad_outputs, create_graph, where):
                                    f"has shape {tuple(out.shape)}; pass gradient= (a tensor of that shape)")
             if out.primal.dtype.kind == "c":
                 raise RuntimeError(f"{where}: grad can be implicitly created only for real scalar outputs but got "
-                                   f"{out.primal.dtype} (output {i}); pass gradient= (a complex tensor of its shape)")
+                                   f"{_dtype_name(out.primal.dtype)} (output {i}); pass gradient= (a complex tensor "
+                                   f"of its shape)")
             g = array_module(out.primal).ones(out.primal.shape, out.primal.dtype)  # (on the output's device)
         elif isinstance(g, Tensor):
             if tuple(g.shape) != tuple(out.shape):

@@ -20,8 +20,12 @@ old path, the tape's `record`, unchanged. Only other combinations pay for `resul
 the casts, which are recorded (fnp.astype), so a gradient comes back in its input's dtype.
 `@` does not promote: of two dtypes it raises, as torch's matmul. `& | ^ ~` are bitwise, of
 integer and bool tensors only, in result_type. A Python int out of an integer dtype's range wraps
-into it in the binary operators (not in **), as torch's. Left as they were: np.bool_ (a bool here;
-torch reads it as a float), and bool ** bool (NumPy's power has no boolean loop: int8).
+into it in the binary operators and as the base of int ** tensor, as torch's; a tensor ** int, and
+the other ops taking an int (clamp, where, fill_, setitem, full, ...), refuse it with torch's
+RuntimeError (`_in_range`, `fitted`), as does an integer tensor ** a negative int. `-` with a bool
+tensor or a Python bool operand, and `-` of a bool tensor, raise torch's RuntimeError. Left as they
+were: np.bool_ (a bool here; torch reads it as a float), and bool ** bool (NumPy's power has no
+boolean loop: int8).
 """
 import numbers
 
@@ -208,13 +212,28 @@ def _cast_all(operands, dtype, wrap_ints):
 
 
 def _in_range(x: int, dtype: np.dtype[Any]) -> int:
-    """The Python int x for an op other than torch's binary operators (where, clamp, pow, ...),
-    which refuse an int out of the integer dtype's range as torch does (NumPy's kernels would
-    wrap some: where(c, int8, 300) gave 44)."""
+    """The Python int x for an op other than torch's binary operators (where, clamp, a tensor's ** int,
+    ...), which refuse an int out of the integer dtype's range as torch does (NumPy's kernels would
+    wrap some: where(c, int8, 300) gave 44; others raised OverflowError). torch's range check
+    (c10::overflows) lets an unsigned dtype take -max..-1 too, wrapped (clamp(uint8, min=-1) is 255)."""
     lo, hi = _RANGE[dtype]
-    if not lo <= x <= hi:
-        raise RuntimeError(f"value cannot be converted to type {dtype} without overflow: the Python int {x} "
-                           f"meets a {dtype} tensor (as torch's)")
+    if lo <= x <= hi:
+        return x
+    if not -2 ** 63 <= x < 2 ** 64:
+        raise OverflowError(f"the Python int {x} meets a {dtypes.name(dtype)} tensor: int too big to convert (as "
+                            f"torch's)")
+    if dtype.kind == "u" and -hi <= x < 0:
+        return x + hi + 1
+    raise RuntimeError(f"value cannot be converted to type {dtypes.name(dtype)} without overflow (the Python int {x}; "
+                       f"torch's error)")
+
+
+def fitted(x: Any, dtype: DTypeLike | None) -> Any:
+    """x to be written into a tensor of `dtype` (fill_, copy_, setitem, masked_fill, full, full_like): a
+    Python int checked against an integer dtype's range as torch's (`_in_range`: RuntimeError where
+    NumPy's OverflowError), anything else as it is."""
+    if x.__class__ is int and dtype is not None and np.dtype(dtype).kind in "iu":
+        return _in_range(x, np.dtype(dtype))
     return x
 
 
@@ -227,7 +246,8 @@ def wrapped(x: int, dtype: np.dtype[Any]) -> int:
         return x
     if not -2 ** 63 <= x < 2 ** 64:
         why = "int too big to convert" if x > 0 else "can't convert negative int to unsigned"
-        raise OverflowError(f"the Python int {x} meets a {dtype} tensor: {why} (torch reads an int as int64 or uint64)")
+        raise OverflowError(f"the Python int {x} meets a {dtypes.name(dtype)} tensor: {why} (torch reads an int as "
+                            f"int64 or uint64)")
     bits = dtype.itemsize * 8
     x &= (1 << bits) - 1
     return x - (1 << bits) if dtype.kind == "i" and x >> (bits - 1) else x
@@ -252,6 +272,38 @@ def _integer(x):
     return x.__class__ is int if d is None else d.kind in "iu"
 
 
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_SUB_BOOLS = "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` " \
+             "operator instead."
+_NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def _a_bool(x):
+    """Does x count as a bool in torch's subtraction check: a bool tensor, or a Python bool (NumPy's
+    arrays meet a Tensor by NumPy's rules, and torch reads np.bool_ as a float)."""
+    return x.__class__ is bool or (isinstance(x, Tracer) and x.dtype == _BOOL)
+
+
+def no_bool_subtraction(a, b):
+    """Raise torch's RuntimeError where a - b has a bool operand (a bool tensor or a Python bool): torch
+    refuses subtraction with a bool tensor (NumPy's kernels gave bool - int; bool - bool raised TypeError)."""
+    for x in (a, b):
+        if x.__class__ is int:  # (an int beyond int64 and uint64 first: torch's OverflowError, as elsewhere)
+            wrapped(x, _INT64)
+    a, b = _a_bool(a), _a_bool(b)
+    if a or b:
+        raise RuntimeError(_SUB_BOOLS if a and b else _SUB_BOOL)
+
+
+def no_negative_power(base, exponent):
+    """Raise torch's RuntimeError for an integer (or bool) tensor ** a negative Python int (NumPy's
+    ValueError, or OverflowError for an int8 ** -300)."""
+    if exponent.__class__ is int and exponent < 0 and isinstance(base, Tracer) and base.dtype.kind in "biu":
+        wrapped(exponent, _INT64)  # (below -2**63: torch's OverflowError comes first)
+        raise RuntimeError(_NEGATIVE_POWER)
+
+
 def _operator(entry, name, reflected=False, true_division=False, wraps=True, compares=False):
     """Tensor's `__name__`: `entry` (the primitive's entry function) on operands cast by torch's rule.
 
@@ -262,11 +314,15 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
     transform active (and no profiler timing the bottom trace), that path is the tape's `record`,
     called here: what the entry would reach through the bottom trace's `process`, two calls sooner.
     A Python int out of an integer tensor's range wraps into its dtype, as torch's (`wrapped`;
-    not for ** (`wraps` False), whose exponent torch checks): NumPy's OverflowError sends the
-    arithmetic there, and a comparison (`compares`: NumPy compares exactly) tests the range first."""
+    not for a tensor ** int (`wraps` False), whose exponent torch checks: RuntimeError; an int ** tensor
+    wraps its base): NumPy's OverflowError sends the arithmetic there, and a comparison (`compares`:
+    NumPy compares exactly) tests the range first. `-` with a bool operand and an integer tensor ** a
+    negative int raise torch's RuntimeError (no_bool_subtraction, no_negative_power)."""
     prim = entry.prim
     pname = prim.name
     divides = name in ("floordiv", "mod")  # (torch refuses an integer zero divisor: nonzero_divisor)
+    subtracts = name == "sub"
+    powers = name == "pow" and not reflected
 
     def promoted_call(self, other):
         try:
@@ -281,6 +337,11 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
     # (the common case's test is written out here: a helper's call would cost a frame per op)
     def op(self, other):
         c = other.__class__
+        if subtracts and c is not _ndarray and (c is bool or self.primal.dtype is _BOOL
+                                                or getattr(other, "dtype", None) is _BOOL):
+            no_bool_subtraction(other, self) if reflected else no_bool_subtraction(self, other)
+        elif powers and c is int and other < 0:
+            no_negative_power(self, other)
         if c is _ndarray:
             pass
         elif c is float or c is complex or true_division:  # (a floating self takes these; integers divide in floats)
@@ -303,8 +364,8 @@ def _operator(entry, name, reflected=False, true_division=False, wraps=True, com
                     two_devices_check(pname, args, e)
                     raise
             return entry(*args)
-        except OverflowError:  # (a Python int out of an integer dtype's range: torch wraps it)
-            if not wraps or c is not int:
+        except OverflowError:  # (a Python int out of an integer dtype's range: torch wraps it, or refuses: **)
+            if c is not int:
                 raise
             return promoted_call(self, other)
     op.__name__ = op.__qualname__ = f"__{'r' if reflected else ''}{name}__"
@@ -318,8 +379,9 @@ def bitwise(entry, a, b, where):
     NotImplementedError, as torch's; `where` names the operator or function called."""
     dtype = result_type(a, b)
     if dtype.kind not in "biu":
-        raise NotImplementedError(f"{where}: not implemented for {dtype} (torch's bitwise operations take integer "
-                                  f"and bool tensors only; for masks compare first, e.g. (x > 0) & (y > 0))")
+        raise NotImplementedError(f"{where}: not implemented for {dtypes.name(dtype)} (torch's bitwise operations "
+                                  f"take integer and bool tensors only; for masks compare first, e.g. "
+                                  f"(x > 0) & (y > 0))")
     return entry(*_cast_all((a, b), dtype, True))
 
 
@@ -334,8 +396,16 @@ def invert(x, where="~"):
     dtypes raise TypeError, as torch's `~` (torch.bitwise_not: NotImplementedError)."""
     if x.dtype.kind not in "biu":
         raise TypeError(f"{where} (operator.invert) is only implemented on integer and Boolean-type tensors, "
-                        f"not {x.dtype}")
+                        f"not {dtypes.name(x.dtype)}")
     return ew.bitwise_not(x)
+
+
+def negative(x):
+    """-x (Tensor.__neg__, neg, negative): torch's RuntimeError for a bool tensor (NumPy's: TypeError)."""
+    if x.dtype == _BOOL:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return ew.negative(x)
 
 
 def _matmul(self, other):
@@ -355,7 +425,8 @@ def _rmatmul(self, other):
 
 def _same_dtype(a, b):
     if a.dtype != b.dtype:
-        raise RuntimeError(f"matmul: expected both operands to have the same dtype, but got {a.dtype} and {b.dtype}")
+        raise RuntimeError(f"matmul: expected both operands to have the same dtype, but got {dtypes.name(a.dtype)} "
+                           f"and {dtypes.name(b.dtype)}")
 
 
 ARITHMETIC = {"add": ew.add, "sub": ew.subtract, "mul": ew.multiply, "pow": ew.power, "mod": ew.remainder,
@@ -369,8 +440,8 @@ def install(cls):
     """Give `cls` (Tensor) the operators of torch's promotion: + - * / // % ** @ & | ^ ~ and comparisons."""
     _tensor_class[:] = [cls]
     for name, entry in ARITHMETIC.items():
-        setattr(cls, f"__{name}__", _operator(entry, name, wraps=name != "pow"))
-        setattr(cls, f"__r{name}__", _operator(entry, name, reflected=True, wraps=name != "pow"))
+        setattr(cls, f"__{name}__", _operator(entry, name, wraps=name != "pow"))  # (x ** 300 refused, 300 ** x wraps)
+        setattr(cls, f"__r{name}__", _operator(entry, name, reflected=True))
     cls.__truediv__ = _operator(ew.divide, "truediv", true_division=True)
     cls.__rtruediv__ = _operator(ew.divide, "truediv", reflected=True, true_division=True)
     for name, entry in COMPARISONS.items():
@@ -380,6 +451,7 @@ def install(cls):
         setattr(cls, f"__{name}__", _bitwise_operator(entry, symbol, False))
         setattr(cls, f"__r{name}__", _bitwise_operator(entry, symbol, True))
     cls.__invert__ = lambda self: invert(self)
+    cls.__neg__ = negative
     reflected = {np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__", np.true_divide: "__rtruediv__",
                  np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__", np.power: "__rpow__",
                  np.equal: "__eq__", np.not_equal: "__ne__", np.less: "__gt__", np.less_equal: "__ge__",
@@ -419,7 +491,22 @@ def clamped(input, min, max):
         bounds = [b for b in (min, max) if b is not None]
         dtype = result_type(input, *bounds)
         input, min, max = (None if x is None else _cast(x, dtype) for x in (input, min, max))
+    if dtype.kind in "iu":  # (a Python int bound out of range: torch's RuntimeError, where NumPy's OverflowError)
+        min, max = (_in_range(b, dtype) if b.__class__ is int else b for b in (min, max))
     return fnp.clip(input, min, max)
+
+
+def power(base, exponent):
+    """base ** exponent as torch.pow: in result_type; an integer tensor takes no negative Python int
+    exponent, nor one out of its dtype's range (RuntimeError), and a Python int base wraps into the
+    integer dtype (pow(300, int8) as 300 ** int8), as torch's."""
+    no_negative_power(base, exponent)
+    dtype = result_type(base, exponent)
+    if dtype.kind in "iu":
+        base = wrapped(base, dtype) if base.__class__ is int else _cast(base, dtype)
+        exponent = _in_range(exponent, dtype) if exponent.__class__ is int else _cast(exponent, dtype)
+        return fnp.power(base, exponent)
+    return fnp.power(*_cast_all((base, exponent), dtype, False))
 
 
 def joined(tensors):

@@ -33,6 +33,7 @@ from ..typing import TYPE_CHECKING, Any, Array, ArrayLike, Callable, DTypeLike, 
 from . import promotion, tape
 from .dims import shape_index, wrap_dim, wrap_dims
 from .dtypes import Size, inferred
+from .dtypes import name as _dtype_name
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 
@@ -154,7 +155,8 @@ class Tensor(_TensorBase):
             raise RuntimeError("a Tensor of a traced value (what a Function's forward and backward get under a "
                                "functional transform) cannot require grad: the transform differentiates it")
         if requires_grad and not np.issubdtype(self.primal.dtype, np.inexact):
-            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got {self.primal.dtype}")
+            raise RuntimeError(f"only Tensors of floating point dtype can require gradients, got "
+                               f"{_dtype_name(self.primal.dtype)}")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -1169,8 +1171,8 @@ class Tensor(_TensorBase):
                 and result.primal.dtype != self.primal.dtype:  # (torch's: computed in result_type, then cast)
             casting = "unsafe"  # (torch's can_cast, below, decides: int16 into uint8 is of one kind there)
             if not promotion.can_cast(result.primal.dtype, self.primal.dtype):
-                raise RuntimeError(f"{op}: result type {result.primal.dtype} can't be cast to the desired output "
-                                   f"type {self.primal.dtype}")
+                raise RuntimeError(f"{op}: result type {_dtype_name(result.primal.dtype)} can't be cast to the "
+                                   f"desired output type {_dtype_name(self.primal.dtype)}")
             if result._requires_grad:  # (recorded: self's history keeps self's dtype)
                 result = promotion.astype(result, self.primal.dtype)
         value = result.primal if isinstance(result, Tensor) else concrete(result)
@@ -1180,8 +1182,8 @@ class Tensor(_TensorBase):
         try:
             array_module(self.primal).copyto(self.primal, value, casting=casting)
         except TypeError as exc:
-            raise RuntimeError(f"{op}: result type {np.result_type(value)} can't be cast to the desired output "
-                               f"type {self.primal.dtype}") from exc
+            raise RuntimeError(f"{op}: result type {_dtype_name(np.result_type(value))} can't be cast to the "
+                               f"desired output type {_dtype_name(self.primal.dtype)}") from exc
         except ValueError as exc:
             if not getattr(self.primal, "flags", None) or self.primal.flags.writeable:
                 raise RuntimeError(f"{op}: the result of shape {np.shape(value)} does not fit the tensor's shape "
@@ -1246,6 +1248,7 @@ class Tensor(_TensorBase):
         """Write `value` over this tensor. In grad mode, when either side requires grad, the
         tensor's history becomes an `overwrite` node, as PyTorch's ZeroBackward/CopyBackwards:
         its old history gets a zero gradient, never the gradient of values no longer there."""
+        value = promotion.fitted(value, self.primal.dtype)  # (an int out of range: torch's RuntimeError)
         tracked = isinstance(value, Tensor) and value._requires_grad
         if is_grad_enabled() and (self._requires_grad or tracked):
             return self._inplace(ew.overwrite(self, value if tracked else concrete(value)), op)
@@ -1285,6 +1288,7 @@ class Tensor(_TensorBase):
         if _of_traced(value) and not _of_traced(self):  # (a traced self raises: traced values are immutable)
             raise _traced_inplace_error("__setitem__")
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
+        value = promotion.fitted(value, self.primal.dtype)
         tracked = is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
         if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)
             if self._view is not None and is_grad_enabled():
@@ -1387,9 +1391,9 @@ def _check_assigned_grad(tensor, grad):
     if grad is tensor:
         raise RuntimeError("can't assign Variable as its own grad")
     if grad.primal.dtype != tensor.primal.dtype:
-        raise RuntimeError(f"attempting to assign a gradient with dtype '{grad.primal.dtype}' to a tensor with dtype "
-                           f"'{tensor.primal.dtype}'. Please ensure that the gradient and the tensor have the same "
-                           f"dtype")
+        raise RuntimeError(f"attempting to assign a gradient with dtype {_dtype_name(grad.primal.dtype)} to a tensor "
+                           f"with dtype {_dtype_name(tensor.primal.dtype)}. Please ensure that the gradient and the "
+                           f"tensor have the same dtype")
     if device_of(grad.primal) != device_of(tensor.primal):
         raise RuntimeError(f"attempting to assign a gradient on device '{device_of(grad.primal)}' to a tensor on "
                            f"device '{device_of(tensor.primal)}'. Please ensure that the gradient and the tensor are "

@@ -14,6 +14,7 @@ from ..numpy import linalg as fla
 from ..ops.linalg import triangular_solve as _triangular_solve
 from ..typing import ArrayLike
 from .dims import wrap_pair
+from .dtypes import name as _dtype_name
 from .tensor import Tensor
 
 __all__ = ["angle", "cdist", "cholesky", "cholesky_solve", "complex", "diagonal", "nan_to_num", "polar",
@@ -64,8 +65,8 @@ def complex(real: Tensor | ArrayLike, imag: Tensor | ArrayLike) -> Tensor:
     (tensor([1.+2.j], grad_fn=<...>), 0.4472)
     """
     if real.dtype != imag.dtype or real.dtype.kind != "f":
-        raise RuntimeError(f"Expected both inputs to be Float or Double tensors but got {real.dtype} and "
-                           f"{imag.dtype}")
+        raise RuntimeError(f"Expected both inputs to be Float or Double tensors but got "
+                           f"{_dtype_name(real.dtype)} and {_dtype_name(imag.dtype)}")
     one = np.ones((), dtype=np.result_type(real.dtype, np.complex64))
     return _t(fnp.astype(real, one.dtype) + fnp.astype(imag, one.dtype) * (1j * one))
 

@@ -19,9 +19,23 @@ from ..ops import elementwise as ew
 from ..ops import special as ops_special
 from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
+from .dtypes import name as _dtype_name
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
-from .promotion import binary, bitwise, can_cast, clamped, invert, joined, promote_types, promoted, result_type
+from .promotion import (
+    binary,
+    bitwise,
+    can_cast,
+    clamped,
+    fitted,
+    invert,
+    joined,
+    no_bool_subtraction,
+    power,
+    promote_types,
+    promoted,
+    result_type,
+)
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
@@ -249,7 +263,7 @@ def _index(index):
 def _in_range(index, size, dim, name):
     """index, checked as torch checks it: integers in [0, size) (NumPy would wrap a negative one)."""
     if index.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {index.dtype}")
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {_dtype_name(index.dtype)}")
     bad = (index < 0) | (index >= size)
     if bad.any():
         raise RuntimeError(f"{name}(): index {index[bad].flat[0]} is out of bounds for dimension {dim} with size "
@@ -341,7 +355,7 @@ def masked_fill(input: Tensor | ArrayLike, mask: Tensor | ArrayLike, value: Tens
     >>> fgrad.masked_fill(x, x < 0, 0.0)
     tensor([1., 0., 3.])
     """
-    value = value if isinstance(value, Tensor) else np.asarray(value, dtype=input.dtype)
+    value = value if isinstance(value, Tensor) else np.asarray(fitted(value, input.dtype), dtype=input.dtype)
     return _tensor(fnp.where(mask, value, input))
 
 
@@ -536,7 +550,7 @@ def pow(input: Tensor | ArrayLike, exponent: Tensor | ArrayLike) -> Tensor:
     >>> fgrad.pow(x, 3).sum().backward(); x.grad  # 3 x ** 2
     tensor([12., 27.])
     """
-    return _tensor(binary(fnp.power, input, exponent))
+    return _tensor(power(input, exponent))
 
 
 def maximum(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
@@ -586,23 +600,26 @@ def lerp(input: Tensor | ArrayLike, end: Tensor | ArrayLike, weight: Tensor | Ar
     input, end = _tensor(input), _tensor(end)
     dtype = input.dtype
     if end.dtype != dtype:
-        raise RuntimeError(f"fgrad.lerp: expected dtype {dtype} for `end` but got dtype {end.dtype}")
+        raise RuntimeError(f"fgrad.lerp: expected dtype {_dtype_name(dtype)} for `end` but got dtype "
+                           f"{_dtype_name(end.dtype)}")
     tensor_weight = isinstance(weight, (Tensor, np.ndarray)) or not np.isscalar(weight)
     if tensor_weight:
         weight = _tensor(weight)
         if weight.ndim and weight.dtype != dtype:
-            raise RuntimeError(f"fgrad.lerp: expected dtype {dtype} for `weight` but got dtype {weight.dtype}")
+            raise RuntimeError(f"fgrad.lerp: expected dtype {_dtype_name(dtype)} for `weight` but got "
+                               f"dtype {_dtype_name(weight.dtype)}")
         dtype = result_type(input, end, weight)
     if dtype.kind not in "fc":
-        raise NotImplementedError(f"fgrad.lerp: not implemented for {dtype} (torch's lerp computes in floating and "
-                                  f"complex dtypes only)")
+        raise NotImplementedError(f"fgrad.lerp: not implemented for {_dtype_name(dtype)} (torch's lerp computes in "
+                                  f"floating and complex dtypes only)")
     if tensor_weight:
         input, end, weight = promoted(input, end, weight)
         diff = end - input
         return _tensor(fnp.where(fnp.abs(weight) < 0.5, input + weight * diff, end - diff * (1 - weight)))
     if (isinstance(weight, complex) and dtype.kind != "c") or (
             np.isfinite(weight) and builtins.abs(weight) > float(np.finfo(dtype).max)):
-        raise RuntimeError(f"fgrad.lerp: the weight {weight!r} cannot be converted to type {dtype} without overflow")
+        raise RuntimeError(f"fgrad.lerp: the weight {weight!r} cannot be converted to type {_dtype_name(dtype)} "
+                           f"without overflow")
     diff = end - input
     return _tensor(input + weight * diff if builtins.abs(weight) < 0.5 else end - diff * (1 - weight))
 
@@ -627,6 +644,8 @@ def _plus(name, input, other, alpha, sign=1):
     """input + sign * alpha * other (add, sub, rsub), computed in the operands' result dtype, as torch's
     (alpha * other in other's own dtype could overflow an int8 that the result would not)."""
     a = _left(input, other)
+    if sign == -1:  # (torch refuses subtraction with a bool tensor, whatever alpha)
+        no_bool_subtraction(a, other)
     if not (alpha.__class__ is int and alpha == 1):
         a, other = promoted(a, other, wrap_ints=True)
         other = _times_alpha(name, result_type(a, other), other, alpha)
@@ -643,7 +662,8 @@ def _times_alpha(name, dtype, other, alpha):
         raise RuntimeError(f"fgrad.{name}: for non-complex input tensors, argument alpha must not be a complex "
                            f"number (got {alpha!r})")
     if dtype.kind in "iu" and not np.iinfo(dtype).min <= alpha <= np.iinfo(dtype).max:
-        raise RuntimeError(f"fgrad.{name}: alpha={alpha} cannot be converted to type {dtype} without overflow")
+        raise RuntimeError(f"fgrad.{name}: alpha={alpha} cannot be converted to type {_dtype_name(dtype)} without "
+                           f"overflow")
     return other * (builtins.bool(alpha) if dtype.kind == "b" else alpha)
 
 
@@ -823,8 +843,8 @@ def bitwise_not(input: Tensor | ArrayLike) -> Tensor:
     """
     input = _tensor(input)
     if input.dtype.kind not in "biu":
-        raise NotImplementedError(f"fgrad.bitwise_not: not implemented for {input.dtype} (torch's bitwise operations "
-                                  f"take integer and bool tensors only)")
+        raise NotImplementedError(f"fgrad.bitwise_not: not implemented for {_dtype_name(input.dtype)} (torch's bitwise "
+                                  f"operations take integer and bool tensors only)")
     return invert(input)
 
 
