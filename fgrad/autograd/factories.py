@@ -113,7 +113,7 @@ def as_tensor(data: ArrayLike, dtype: DTypeLike | None = None, device: str | Dev
     Examples
     --------
     >>> fgrad.as_tensor([1, 2], dtype=fgrad.float32)
-    tensor([1., 2.], dtype=float32)
+    tensor([1., 2.], dtype=fgrad.float32)
     """
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data

@@ -32,7 +32,7 @@ from ..tree_util import tree_leaves, tree_map
 from ..typing import TYPE_CHECKING, Any, Array, ArrayLike, Callable, DTypeLike, Sequence
 from . import promotion, tape
 from .dims import shape_index, wrap_dim, wrap_dims
-from .dtypes import Size, inferred
+from .dtypes import Size, get_default_dtype, inferred
 from .dtypes import name as _dtype_name
 from .grad_mode import is_grad_enabled, no_grad
 from .tape import AccumulateGrad, RemovableHandle, VersionCounter
@@ -40,6 +40,7 @@ from .tape import AccumulateGrad, RemovableHandle, VersionCounter
 __all__ = ["Tensor"]
 
 _new = object.__new__
+_UNSHOWN = (np.dtype(np.int64), np.dtype(np.bool_))  # (dtypes a repr leaves out, besides the default ones)
 MinMax = collections.namedtuple("MinMax", ["values", "indices"])
 _Axes = int | tuple[int, ...] | None  # dim= of the reductions
 # fgrad.autograd.backward, which Tensor.backward runs: set when functional.py loads (it
@@ -1304,10 +1305,17 @@ class Tensor(_TensorBase):
     def __repr__(self) -> str:
         body = np.array2string(np.asarray(peek(self.primal)), separator=", ", prefix="tensor(")
         extras = []
-        if self.primal.dtype != np.float64 and self.primal.dtype.kind == "f":
-            extras.append(f"dtype={self.primal.dtype}")
         if device_of(self.primal).kind != "cpu":
             extras.append(f"device='{device_of(self.primal)}'")
+        dtype, default = self.primal.dtype, get_default_dtype()
+        if self.primal.size == 0:  # (torch's: the size unless 1-D, the dtype unless the default float dtype)
+            if self.primal.ndim != 1:
+                extras.append(f"size={tuple(self.primal.shape)}")
+            shown = dtype != default
+        else:  # (torch's: the dtype unless the default float dtype, its complex dtype, int64 or bool)
+            shown = dtype != default and dtype not in _UNSHOWN and dtype != np.result_type(default, np.complex64)
+        if shown:
+            extras.append(f"dtype={_dtype_name(dtype)}")
         if self._grad_fn is not None:
             extras.append(f"grad_fn=<{self._grad_fn.name()}>")
         elif self._requires_grad:

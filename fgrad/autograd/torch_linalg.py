@@ -174,7 +174,7 @@ def inv_ex(A: Tensor | ArrayLike, *, check_errors: bool = False) -> _inv_ex:
     --------
     >>> inverse, info = fgrad.linalg.inv_ex(fgrad.tensor([[2.0, 0.0], [0.0, 4.0]]))
     >>> inverse, info
-    (tensor([[0.5 , 0.  ], [0.  , 0.25]]), tensor(0))
+    (tensor([[0.5 , 0.  ], [0.  , 0.25]]), tensor(0, dtype=fgrad.int32))
     """
     return _inv_ex(inv(A), _info(A))
 
@@ -212,7 +212,7 @@ def solve_ex(A: Tensor | ArrayLike, B: Tensor | ArrayLike, *, left: bool = True,
     --------
     >>> result, info = fgrad.linalg.solve_ex(fgrad.tensor([[2.0, 1.0], [1.0, 3.0]]), fgrad.tensor([3.0, 5.0]))
     >>> result, info
-    (tensor([0.8, 1.4]), tensor(0))
+    (tensor([0.8, 1.4]), tensor(0, dtype=fgrad.int32))
     """
     return _solve_ex(solve(A, B, left=left), _info(A))
 
@@ -366,7 +366,7 @@ def cholesky_ex(A: Tensor | ArrayLike, *, upper: bool = False, check_errors: boo
     --------
     >>> L, info = fgrad.linalg.cholesky_ex(fgrad.tensor([[4.0, 2.0], [2.0, 2.0]]))
     >>> L, info
-    (tensor([[2., 0.], [1., 1.]]), tensor(0))
+    (tensor([[2., 0.], [1., 1.]]), tensor(0, dtype=fgrad.int32))
     """
     return _cholesky_ex(cholesky(A, upper=upper), _info(A))
 

@@ -52,3 +52,42 @@ def test_tensor_face_errors_name_dtypes_as_torch(case):
         fn()
     assert words in str(info.value)
     assert "'float" not in str(info.value) and "'int" not in str(info.value)
+
+
+def _suffix(text):
+    """The repr's keywords after the values (size=, dtype=, requires_grad=), torch's names as fgrad's."""
+    return [part.strip(" )") for part in text.replace("torch.", "fgrad.").split("]")[-1].split(", ")[1:]] \
+        if "[" in text else [part.strip(" )") for part in text.replace("torch.", "fgrad.").split(", ")[1:]]
+
+
+@pytest.mark.parametrize("default", ["float32", "float64"])
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", [(2,), (), (0,), (0, 2)])
+def test_repr_shows_the_dtype_as_torch(default, name, shape):
+    """torch leaves out the default float dtype, its complex dtype, int64 and bool (an empty tensor: only
+    the default float dtype, and shows its size unless 1-D); fgrad had shown only non-float64 floats."""
+    torch_default = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, default))
+    fgrad.set_default_dtype(getattr(fgrad, default))
+    try:
+        want = repr(torch.ones(shape, dtype=getattr(torch, name)))
+        got = repr(fgrad.ones(*shape, dtype=getattr(fgrad, name)) if shape else
+                   fgrad.tensor(1, dtype=getattr(fgrad, name)))
+        want_grad = repr(torch.ones(shape, dtype=getattr(torch, name), requires_grad=True)) if name[0] in "fc" \
+            else None
+        got_grad = repr(fgrad.ones(*shape, dtype=getattr(fgrad, name), requires_grad=True)) if name[0] in "fc" \
+            and shape else None
+    finally:
+        torch.set_default_dtype(torch_default)
+        fgrad.set_default_dtype(fgrad.float64)
+    assert _suffix(got) == _suffix(want), (got, want)
+    if got_grad is not None:
+        assert _suffix(got_grad) == _suffix(want_grad), (got_grad, want_grad)
+
+
+def test_the_issues_reprs():
+    assert repr(fgrad.tensor([1, 2])) == "tensor([1, 2])"
+    assert repr(fgrad.tensor([1, 2], dtype=fgrad.int32)) == "tensor([1, 2], dtype=fgrad.int32)"
+    assert repr(fgrad.tensor([True])) == "tensor([ True])"
+    assert repr(fgrad.tensor([1.0, 2.0], dtype=fgrad.float32)) == "tensor([1., 2.], dtype=fgrad.float32)"
+    assert repr(fgrad.tensor([1.0, 2.0])) == "tensor([1., 2.])"  # (fgrad's default dtype, float64)
