@@ -1484,6 +1484,8 @@ def unflattened_shape(shape, dim, sizes):
     """`shape` with axis `dim` split into `sizes` (one may be -1), as torch.unflatten's and
     nn.Unflatten's; IndexError where dim is out of range (a modulo would split the wrong axis)."""
     d = wrap_dim(dim, len(shape), "unflatten")
+    if not shape:  # (torch's error: a 0-D tensor has no axis to split)
+        raise RuntimeError(f"unflatten(): dimension specified as {dim} but tensor has no dimensions")
     return tuple(shape[:d]) + tuple(sizes) + tuple(shape[d + 1:])
 
 

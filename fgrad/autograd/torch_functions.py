@@ -120,6 +120,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     >>> fgrad.narrow(fgrad.arange(5.0), 0, 1, 3)
     tensor([1., 2., 3.])
     """
+    if input.ndim == 0:  # (torch's error, before the dim's; a 0-D tensor's dim 0 is no axis to slice)
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     dim = wrap_dim(dim, input.ndim, "narrow")
     start = start + input.shape[dim] if start < 0 else start
     if not 0 <= start <= start + length <= input.shape[dim]:
@@ -162,6 +164,8 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     >>> fgrad.split(fgrad.arange(5.0), 2)
     (tensor([0., 1.]), tensor([2., 3.]), tensor([4.]))
     """
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = wrap_dim(dim, tensor.ndim, "split")
     n = tensor.shape[dim]
     if isinstance(split_size_or_sections, int):
@@ -186,7 +190,10 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     """
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    n = input.shape[wrap_dim(dim, input.ndim, "chunk")]
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, input.ndim, "chunk")
+    n = input.shape[dim]
     return split(input, builtins.max(1, -(-n // chunks)), dim)
 
 
@@ -198,7 +205,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     >>> fgrad.unbind(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=1)
     (tensor([1., 3.]), tensor([2., 4.]))
     """
-    dim = wrap_dim(dim, input.ndim, "unbind")
+    dim = shape_index(dim, input.ndim, "unbind")  # (a 0-D tensor has no slices: IndexError, as torch's)
     return tuple(input[(slice(None),) * dim + (i,)] for i in range(input.shape[dim]))
 
 
@@ -288,6 +295,12 @@ def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor
     (tensor([[1., 1.], [4., 3.]], grad_fn=<...>), tensor([[2., 0.], [1., 1.]]))
     """
     dim = wrap_dim(dim, input.ndim, "gather")
+    if input.ndim == 0:  # (torch's: a 0-D input as one of shape (1,), the result of index's shape)
+        index = _index(index)
+        if index.ndim > 1:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        flat = _in_range(index.reshape(-1), 1, 0, "gather")
+        return _tensor(fnp.reshape(fnp.take(fnp.reshape(input, (1,)), flat, axis=0), index.shape))
     index = _in_range(_index(index), input.shape[dim], dim, "gather")
     if index.ndim != input.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -297,6 +310,10 @@ def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor
 def _scattered(input, dim, index, src, how):
     name = "scatter" if how == "set" else "scatter_add"
     dim = wrap_dim(dim, input.ndim, name)
+    if input.ndim == 0:  # (torch's: a 0-D input as one of shape (1,))
+        flat = _in_range(_index(index).reshape(-1), 1, 0, name)
+        values = src if not hasattr(src, "shape") or src.ndim == 0 else fnp.reshape(src, (-1,))[:flat.size]
+        return _tensor(fnp.reshape(getattr(fnp.at(fnp.reshape(input, (1,)))[flat], how)(values), ()))
     index = _in_range(_index(index), input.shape[dim], dim, name)
     coords = _coordinates(index, dim)
     values = src if not hasattr(src, "shape") or src.ndim == 0 else \
@@ -343,6 +360,12 @@ def index_select(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> 
     tensor([[3., 4.], [3., 4.]])
     """
     dim = wrap_dim(dim, input.ndim, "index_select")
+    if input.ndim == 0:  # (torch's: one index, 0, and a 0-D result)
+        index = _index(index)
+        if index.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.size} value(s)")
+        flat = _in_range(index.reshape(-1), 1, 0, "index_select")
+        return _tensor(fnp.reshape(fnp.take(fnp.reshape(input, (1,)), flat, axis=0), ()))
     return _tensor(fnp.take(input, _in_range(_index(index), input.shape[dim], dim, "index_select"), axis=dim))
 
 
@@ -439,6 +462,10 @@ def topk(input: Tensor | ArrayLike, k: int, dim: int = -1, largest: bool = True,
     """
     dim = wrap_dim(dim, np.ndim(input), "topk")
     values, indices = sort(input, dim, descending=largest)
+    if np.ndim(input) == 0:  # (torch's: k of 0 or 1 gives the one entry)
+        if k not in (0, 1):
+            raise RuntimeError("selected index k out of range")
+        return _topk_result(values, indices)
     return _topk_result(narrow(values, dim, 0, k), narrow(indices, dim, 0, k))
 
 
@@ -958,6 +985,8 @@ def diff(input: Tensor | ArrayLike, n: int = 1, dim: int = -1, prepend: Tensor |
     >>> fgrad.diff(fgrad.tensor([1.0, 4.0, 9.0]), prepend=fgrad.tensor([0.0]))
     tensor([1., 3., 5.])
     """
+    if np.ndim(input) == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
     dim = wrap_dim(dim, np.ndim(input), "diff")
     extra = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
     return _tensor(fnp.diff(input, n, axis=dim, **extra))
