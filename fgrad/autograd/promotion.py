@@ -473,6 +473,14 @@ def install(cls):
     cls.__array_ufunc__ = __array_ufunc__
 
 
+def accumulator(x, dtype=None):
+    """The dtype torch's sum, prod, cumsum, cumprod and nansum compute `x` in: `dtype` if given, int64
+    for any integer or bool tensor (NumPy's give uint64 for unsigned ones), else None (x's own)."""
+    if dtype is not None:
+        return dtype
+    return _INT64 if getattr(x, "dtype", _INT64).kind in "bu" else None
+
+
 def binary(fn, a, b, true_division=False, wrap_ints=False, divides=False):
     """fn(a, b) with a and b cast by torch's promotion (torch's functions of two operands; `wrap_ints`
     as promoted's, for those that take a Python int as the operators do; `divides`: fmod and

@@ -699,7 +699,8 @@ class Tensor(_TensorBase):
         tensor([[1., 1.], [1., 1.]])
         """
         axes = wrap_dims(_dim(dim, axis), self.ndim, "sum")
-        return fnp.sum(self, axis=axes, keepdims=_keep(keepdim, keepdims), dtype=dtype)
+        return _result(fnp.sum(self, axis=axes, keepdims=_keep(keepdim, keepdims),
+                               dtype=promotion.accumulator(self, dtype)))
 
     def mean(self, dim: _Axes = None, keepdim: _bool = False, dtype: DTypeLike | None = None, axis: _Axes = None,
              keepdims: _bool | None = None) -> "Tensor":
@@ -734,6 +735,42 @@ class Tensor(_TensorBase):
         """
         axes = wrap_dims(_dim(dim, axis), self.ndim, "mean")
         return fnp.mean(self, axis=axes, keepdims=_keep(keepdim, keepdims), dtype=dtype)
+
+    def nansum(self, dim: _Axes = None, keepdim: _bool = False, *, dtype: DTypeLike | None = None) -> "Tensor":
+        """The sum over `dim` with NaN entries counted as zero (torch.Tensor.nansum; fgrad.nansum is this
+        method). Integer and bool tensors sum in int64, as torch's; complex ones raise RuntimeError, as
+        torch's. Differentiable: the gradient is the output's, and zero at the NaN entries.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, float("nan"), 2.0], requires_grad=True)
+        >>> y = x.nansum(); y.backward()
+        >>> y, x.grad, fgrad.nansum(fgrad.tensor([1, 2], dtype=fgrad.int8))
+        (tensor(3., grad_fn=<...>), tensor([1., 0., 1.]), tensor(3))
+        """
+        if self.primal.dtype.kind == "c":
+            raise RuntimeError("nansum does not support complex inputs (as torch's)")
+        axes = wrap_dims(dim, self.ndim, "nansum")
+        return _result(fnp.nansum(self, axis=axes, keepdims=keepdim, dtype=promotion.accumulator(self, dtype)))
+
+    def nanmean(self, dim: _Axes = None, keepdim: _bool = False, *, dtype: DTypeLike | None = None) -> "Tensor":
+        """The mean over `dim` of the entries that are not NaN (torch.Tensor.nanmean; fgrad.nanmean is this
+        method): NaN where all are. As torch's, of a floating tensor only (others raise RuntimeError,
+        whatever dtype=). Differentiable: each non-NaN entry's gradient is the output's divided
+        by their number.
+
+        Examples
+        --------
+        >>> x = fgrad.tensor([1.0, float("nan"), 2.0], requires_grad=True)
+        >>> y = x.nanmean(); y.backward()
+        >>> y, x.grad
+        (tensor(1.5, grad_fn=<...>), tensor([0.5, 0. , 0.5]))
+        """
+        if self.primal.dtype.kind != "f":
+            raise RuntimeError(f"nanmean(): expected input to have floating point dtype but got "
+                               f"{_dtype_name(self.primal.dtype)} (as torch's)")
+        axes = wrap_dims(dim, self.ndim, "nanmean")
+        return fnp.nanmean(self, axis=axes, keepdims=keepdim, dtype=dtype)
 
     def var(self, dim: _Axes = None, unbiased: _bool = True, keepdim: _bool = False,
             correction: _float | None = None) -> "Tensor":
@@ -831,7 +868,8 @@ class Tensor(_TensorBase):
         >>> x.prod().backward(); x.grad  # the product of the other entries
         tensor([[24., 12.], [ 8.,  6.]])
         """
-        return fnp.prod(self, axis=wrap_dims(dim, self.ndim, "prod"), keepdims=keepdim)
+        return _result(fnp.prod(self, axis=wrap_dims(dim, self.ndim, "prod"), keepdims=keepdim,
+                                dtype=promotion.accumulator(self)))  # (uint8: int64, as torch's)
 
     def _extremum(self, fn, arg, dim, keepdim, other):
         if other is not None:
@@ -1478,6 +1516,12 @@ def flattened_shape(shape, start_dim, end_dim):
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     return tuple(shape[:s]) + (-1,) + tuple(shape[e + 1:])
+
+
+def _result(x):
+    """x as a Tensor: a sum or product cast to int64 (of a bool or integer tensor) is a plain array, as an
+    integer cast has no derivative (a bool tensor's sum had come back as a NumPy scalar)."""
+    return x if isinstance(x, Tensor) else Tensor(x)
 
 
 def unflattened_shape(shape, dim, sizes):

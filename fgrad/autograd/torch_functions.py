@@ -23,6 +23,7 @@ from .dtypes import name as _dtype_name
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
 from .promotion import (
+    accumulator,
     binary,
     bitwise,
     can_cast,
@@ -941,7 +942,8 @@ def cumprod(input: Tensor | ArrayLike, dim: int) -> Tensor:
 def _along(fn, input, dim, who):
     """fn (cumsum, cumprod) along torch's `dim`; a 0-D tensor's one "dim" keeps its shape."""
     axis = wrap_dims(dim, np.ndim(input), who)
-    return _tensor(fn(input, axis=axis) if axis is not None else fnp.reshape(fn(input), ()))
+    dtype = accumulator(input)  # (uint8: int64, as torch's)
+    return _tensor(fn(input, axis=axis, dtype=dtype) if axis is not None else fnp.reshape(fn(input, dtype=dtype), ()))
 
 
 def amax(input: Tensor | ArrayLike, dim: int | Sequence[int] = (), keepdim: bool = False) -> Tensor:
@@ -1319,13 +1321,14 @@ METHODS = ("abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwis
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)
 sum, mean, prod, std, var = Tensor.sum, Tensor.mean, Tensor.prod, Tensor.std, Tensor.var
+nansum, nanmean = Tensor.nansum, Tensor.nanmean
 max, min, argmax, argmin, all, any = Tensor.max, Tensor.min, Tensor.argmax, Tensor.argmin, Tensor.all, Tensor.any
 norm, softmax, log_softmax = Tensor.norm, Tensor.softmax, Tensor.log_softmax
 reshape, flatten, squeeze, unsqueeze = Tensor.reshape, Tensor.flatten, Tensor.squeeze, Tensor.unsqueeze
 transpose, permute, t, clone, detach = Tensor.transpose, Tensor.permute, Tensor.t, Tensor.clone, Tensor.detach
 __all__ += ["all", "any", "argmax", "argmin", "clone", "detach", "flatten", "log_softmax", "max", "mean", "min",
-            "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t", "transpose", "unsqueeze",
-            "var"]
+            "nanmean", "nansum", "norm", "permute", "prod", "reshape", "softmax", "squeeze", "std", "sum", "t",
+            "transpose", "unsqueeze", "var"]
 
 
 # ---- Tensor methods with no function of the same name -----------------------------------------
