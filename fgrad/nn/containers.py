@@ -6,6 +6,7 @@ import operator
 from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from typing import TypeVar
 
+from ..autograd.dtypes import name as dtype_name
 from ..typing import Any, ArrayLike, Iterable, Iterator
 from .module import Module, Parameter
 
@@ -156,7 +157,8 @@ class ParameterList(_Indexed):
         self.register_parameter(name, value if isinstance(value, Parameter) or value is None else Parameter(value))
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({k}): Parameter containing: [{p.dtype} of size {tuple(p.shape)}]"
+        return "\n".join(f"  ({k}): Parameter containing: [{dtype_name(p.dtype)} of size "
+                         f"{'x'.join(map(str, p.shape))}]"  # (torch's: [torch.float32 of size 2x3])
                          for k, p in self._parameters.items())
 
 

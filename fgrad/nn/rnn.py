@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.dtypes import get_default_dtype
+from ..autograd.dtypes import name as dtype_name
 from ..autograd.factories import _rng
 from ..autograd.tensor import Tensor
 from ..backend import Device
@@ -94,7 +95,8 @@ def _projection(mode, x, w_ih, b_ih, b_hh):
 
 def _check_dtype(input, weight):
     if fnp.result_type(input) != weight.dtype:
-        raise RuntimeError(f"input must have the type {np.dtype(weight.dtype)}, got type {fnp.result_type(input)}")
+        raise RuntimeError(f"input must have the type {dtype_name(weight.dtype)}, got type "
+                           f"{dtype_name(fnp.result_type(input))}")
 
 
 # ---- the cells ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ default), as torch's.
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.dtypes import name as dtype_name
 from ..autograd.tensor import Tensor, TensorOrArray
 from ..backend import Device
 from ..ops.stop_gradient import stop_gradient
@@ -34,7 +35,7 @@ def embedding(input: TensorOrArray, weight: Tensor | Array, padding_idx: int | N
     dtype = fnp.result_type(input)
     if not np.issubdtype(dtype, np.integer):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {dtype} instead (while checking arguments for embedding)")
+                           f"Long, Int; but got {dtype_name(dtype)} instead (while checking arguments for embedding)")
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     padding_idx = _padding_index(padding_idx, weight.shape[0])

@@ -91,3 +91,14 @@ def test_the_issues_reprs():
     assert repr(fgrad.tensor([True])) == "tensor([ True])"
     assert repr(fgrad.tensor([1.0, 2.0], dtype=fgrad.float32)) == "tensor([1., 2.], dtype=fgrad.float32)"
     assert repr(fgrad.tensor([1.0, 2.0])) == "tensor([1., 2.])"  # (fgrad's default dtype, float64)
+
+
+def test_nn_messages_and_reprs_name_dtypes_as_torch():
+    """nn's ParameterList repr ([torch.float32 of size 2x3]), RNN's and embedding's dtype errors."""
+    got = repr(fgrad.nn.ParameterList([fgrad.nn.Parameter(fgrad.zeros(2, 3, dtype=fgrad.float32))]))
+    want = repr(torch.nn.ParameterList([torch.nn.Parameter(torch.zeros(2, 3))]))
+    assert got.replace("fgrad.", "torch.") == want
+    with pytest.raises(RuntimeError, match=r"but got fgrad\.float64 instead"):
+        fgrad.nn.functional.embedding(fgrad.tensor([0.5]), fgrad.zeros(2, 2))
+    with pytest.raises(RuntimeError, match=r"input must have the type fgrad\.float64, got type fgrad\.float32"):
+        fgrad.nn.RNN(2, 3)(fgrad.zeros(1, 1, 2, dtype=fgrad.float32))
