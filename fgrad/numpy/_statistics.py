@@ -9,7 +9,7 @@ the samples, so have no derivative in them; in weights and bin edges they do.
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import Tracer, decided, peek
+from ..ir.value import BatchTracer, Tracer, _has_level, decided, peek
 from ..ops import conversion as cv
 from ..ops import elementwise as ew
 from ._arguments import _as_operand, _check_out, _count, _on_device_of, _shape, normalize_axis
@@ -109,9 +109,16 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
                      False)
 
 
+def _bools_as_float(a):
+    """A bool operand as float64: NumPy's median and nanmedian take the mean of the middle
+    values of bools (its quantile refuses them, subtracting bools)."""
+    a = _as_operand(a)
+    return astype(a, np.float64) if a.dtype == np.bool_ else a
+
+
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     _check_method("median", "linear", None, out)
-    return _quantile(a, 0.5, axis, keepdims, "median", False)
+    return _quantile(_bools_as_float(a), 0.5, axis, keepdims, "median", False)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
@@ -128,7 +135,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     _check_method("nanmedian", "linear", None, out)
-    return _quantile(a, 0.5, axis, keepdims, "nanmedian", True)
+    return _quantile(_bools_as_float(a), 0.5, axis, keepdims, "nanmedian", True)
 
 
 def _check_method(name, method, weights, out):
@@ -162,12 +169,28 @@ def nanmin(a, axis=None, out=None, keepdims=False):
     return ew.where(all_nan, np.nan, amin(filled, axis=axis, out=out, keepdims=keepdims))
 
 
+def _nanarg(name, arg, a, fill, axis, out, keepdims):
+    """argmax/argmin of a with NaNs as `fill`; an all-NaN slice raises NumPy's ValueError
+    (a Python decision on where the NaNs are, guarded under fgrad.compile); under vmap, where
+    no example may raise, its index is -1 (JAX's)."""
+    a, filled = _masked(a, fill)
+    index = arg(filled, axis=axis, out=out, keepdims=keepdims)
+    if a.dtype.kind not in "fc":
+        return index
+    all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
+    if _has_level(all_nan, BatchTracer):
+        return ew.where(all_nan, -1, index)
+    if np.any(np.asarray(decided(all_nan, f"fgrad.numpy.{name} (where the NaNs are)"))):
+        raise ValueError("All-NaN slice encountered")
+    return index
+
+
 def nanargmax(a, axis=None, out=None, keepdims=False):
-    return argmax(_masked(a, -np.inf)[1], axis=axis, out=out, keepdims=keepdims)
+    return _nanarg("nanargmax", argmax, a, -np.inf, axis, out, keepdims)
 
 
 def nanargmin(a, axis=None, out=None, keepdims=False):
-    return argmin(_masked(a, np.inf)[1], axis=axis, out=out, keepdims=keepdims)
+    return _nanarg("nanargmin", argmin, a, np.inf, axis, out, keepdims)
 
 
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False):
