@@ -733,6 +733,11 @@ class Tensor(_TensorBase):
         >>> x.mean().backward(); x.grad
         tensor([[0.25, 0.25], [0.25, 0.25]])
         """
+        kind = self.primal.dtype.kind if dtype is None else np.dtype(dtype).kind
+        if kind not in "fc":  # (torch's: fgrad.numpy.mean of ints is NumPy's float64)
+            raise RuntimeError(f"mean(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} "
+                               f"dtype must be either a floating point or complex dtype. Got: "
+                               f"{_dtype_name(self.primal.dtype if dtype is None else dtype)}")
         axes = wrap_dims(_dim(dim, axis), self.ndim, "mean")
         return fnp.mean(self, axis=axes, keepdims=_keep(keepdim, keepdims), dtype=dtype)
 
@@ -804,6 +809,8 @@ class Tensor(_TensorBase):
         >>> x.var().backward(); x.grad  # 2 (x - mean) / (N - 1)
         tensor([-1.33333333, -0.33333333,  1.66666667])
         """
+        if self.primal.dtype.kind not in "fc":  # (torch's; fgrad.numpy.var of ints is NumPy's float64)
+            raise RuntimeError("std and var only support floating point and complex dtypes")
         ddof = (1 if unbiased else 0) if correction is None else correction
         return fnp.var(self, axis=wrap_dims(dim, self.ndim, "var"), ddof=ddof, keepdims=keepdim)
 
