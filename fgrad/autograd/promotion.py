@@ -501,6 +501,12 @@ def clamped(input, min, max):
         input, min, max = (None if x is None else _cast(x, dtype) for x in (input, min, max))
     if dtype.kind in "iu":  # (a Python int bound out of range: torch's RuntimeError, where NumPy's OverflowError)
         min, max = (_in_range(b, dtype) if b.__class__ is int else b for b in (min, max))
+    elif dtype.kind == "f":  # (a finite Python number beyond the float dtype's range: torch's RuntimeError)
+        top = float(np.finfo(dtype).max)
+        for b in (min, max):
+            if b.__class__ in (int, float) and abs(float(b)) > top and b not in (float("inf"), float("-inf")):
+                raise RuntimeError(f"value cannot be converted to type {dtypes.name(dtype)} without overflow (the "
+                                   f"Python number {b}; torch's error)")
     return fnp.clip(input, min, max)
 
 

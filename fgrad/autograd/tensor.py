@@ -1334,6 +1334,9 @@ class Tensor(_TensorBase):
         if _of_traced(value) and not _of_traced(self):  # (a traced self raises: traced values are immutable)
             raise _traced_inplace_error("__setitem__")
         index = ix.normalize_index(index.primal if isinstance(index, Tensor) else index)
+        if value.__class__ is int and not -2 ** 63 <= value < 2 ** 63:  # (torch reads it as a C long long)
+            raise ValueError(f"Overflow when unpacking long long (the Python int {value}, written into a "
+                             f"{_dtype_name(self.primal.dtype)} tensor; torch's error)")
         value = promotion.fitted(value, self.primal.dtype)
         tracked = is_grad_enabled() and (self._requires_grad or (isinstance(value, Tensor) and value._requires_grad))
         if not tracked:  # (a leaf that requires grad is tracked: _inplace below raises its error)

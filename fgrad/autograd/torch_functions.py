@@ -269,11 +269,15 @@ def _index(index):
 
 
 def _in_range(index, size, dim, name):
-    """index, checked as torch checks it: integers in [0, size) (NumPy would wrap a negative one)."""
+    """index, checked as torch checks it: integers in [0, size) (NumPy would wrap a negative one);
+    out of it, torch's RuntimeError, or for index_select along dim 0 torch's IndexError."""
     if index.dtype.kind not in "iu":
         raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {_dtype_name(index.dtype)}")
     bad = (index < 0) | (index >= size)
     if bad.any():
+        if name == "index_select" and dim == 0:
+            raise IndexError(f"index out of range in self (index_select(): index {index[bad].flat[0]} is out of "
+                             f"bounds for dimension {dim} with size {size})")
         raise RuntimeError(f"{name}(): index {index[bad].flat[0]} is out of bounds for dimension {dim} with size "
                            f"{size}")
     return index
@@ -311,6 +315,9 @@ def gather(input: Tensor | Array, dim: int, index: Tensor | ArrayLike) -> Tensor
 def _scattered(input, dim, index, src, how):
     name = "scatter" if how == "set" else "scatter_add"
     dim = wrap_dim(dim, input.ndim, name)
+    if hasattr(src, "dtype") and np.dtype(src.dtype) != np.dtype(input.dtype):  # (torch's; a Python number is cast)
+        raise RuntimeError(f"scatter(): Expected self.dtype to be equal to src.dtype ({name}: self is "
+                           f"{_dtype_name(input.dtype)}, src {_dtype_name(src.dtype)})")
     if input.ndim == 0:  # (torch's: a 0-D input as one of shape (1,))
         flat = _in_range(_index(index).reshape(-1), 1, 0, name)
         values = src if not hasattr(src, "shape") or src.ndim == 0 else fnp.reshape(src, (-1,))[:flat.size]
@@ -1374,6 +1381,14 @@ def _masked_fill_(self, mask, value):
     return self._inplace(masked_fill(self, mask, value), "masked_fill_")
 
 
+def _scatter_(self, dim, index, src=None, value=None, reduce=None):
+    return self._inplace(scatter(self, dim, index, src, value=value, reduce=reduce), "scatter_")
+
+
+def _scatter_add_(self, dim, index, src):
+    return self._inplace(scatter_add(self, dim, index, src), "scatter_add_")
+
+
 def _stride(self, dim=None):
     """Strides in elements of the C-ordered layout fgrad's tensors have."""
     shape = tuple(self.shape)
@@ -1404,6 +1419,8 @@ _EXTRA_METHODS = {
     "normal_": lambda self, mean=0.0, std=1.0, *, generator=None: _fill_random(
         self, generator, lambda rng, shape: rng.normal(mean, std, shape)),
     "masked_fill_": _masked_fill_,
+    "scatter_": _scatter_,
+    "scatter_add_": _scatter_add_,
     "lerp_": _lerp_,
 }
 
@@ -1435,6 +1452,10 @@ _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the method
                "(torch.Tensor.normal_); not recorded for autograd. Returns self.",
     "lerp_": "self = fgrad.lerp(self, end, weight) in place (torch.Tensor.lerp_; the broadcast shape must be\n"
              "self's). Returns self.",
+    "scatter_": "fgrad.scatter(self, dim, index, src or value) written into self, in place (torch.Tensor.scatter_;\n"
+                "src of self's dtype, as torch's); recorded for autograd as scatter. Returns self.",
+    "scatter_add_": "fgrad.scatter_add(self, dim, index, src) written into self, in place\n"
+                    "(torch.Tensor.scatter_add_; src of self's dtype); recorded for autograd. Returns self.",
     "masked_fill_": "Write `value` where `mask` (broadcast) is True, in place (torch.Tensor.masked_fill_); recorded\n"
                     "for autograd as masked_fill: the gradient is zero at the filled entries. Returns self.",
 }
