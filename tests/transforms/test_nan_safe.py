@@ -240,21 +240,29 @@ def test_the_rules_products_of_python_floats_and_numpy_values(a, b):
         np.testing.assert_array_equal(over(a, b), quotient)
 
 
-# The policy's products' jvp on values (their jvp_pair, one NaN test of the output and one of the
-# tangent) against their rules (the pair off), bit for bit: with zeros, infinities and the NaN
-# that sends the pair back to the rules, each factor tangent or constant.
-_FACTORS = [np.array([0.5, -2.0, 3.0, 1e300]), np.array([0.0, 0.0, np.inf, 2.0]), np.array([np.inf, 1.0, 0.0, -0.0])]
+# The policy's products' jvp on values (their jvp_pair: for a real vector one dot product of the
+# output and the tangent tests both for NaN, else one NaN test of each) against their rules (the
+# pair off), bit for bit: with zeros, infinities, NaNs in a factor or a tangent (which send the
+# pair back to the rules), each factor tangent or constant, as vectors of both float dtypes and as
+# a matrix (the test per array).
+_FACTORS = [np.array([0.5, -2.0, 3.0, 1e300]), np.array([0.0, 0.0, np.inf, 2.0]), np.array([np.inf, 1.0, 0.0, -0.0]),
+            np.array([np.nan, 1.0, 2.0, 0.0])]
+_TANGENTS = [(np.array([1.0, 0.0, -3.0, 2.0]), np.array([0.0, 2.0, 0.5, -1e300])),
+             (np.array([1.0, np.nan, 0.0, 2.0]), np.array([0.0, 2.0, 0.5, 1.0]))]
+_LAYOUTS = {"float64": lambda v: v, "float32": lambda v: v.astype(np.float32), "matrix": lambda v: v.reshape(2, 2)}
 
 
 @pytest.mark.parametrize("name", ["safe_multiply", "safe_divide"])
 @pytest.mark.parametrize("which", ["both", "first", "second"])
-@pytest.mark.parametrize("a", range(3))
+@pytest.mark.parametrize("a", range(4))
 @pytest.mark.parametrize("b", range(3))
-def test_the_policy_products_jvp_pair_is_their_rules(name, which, a, b, monkeypatch):
+@pytest.mark.parametrize("tangents", range(2))
+@pytest.mark.parametrize("layout", _LAYOUTS)
+def test_the_policy_products_jvp_pair_is_their_rules(name, which, a, b, tangents, layout, monkeypatch):
     from fgrad.ops import elementwise
-    product = getattr(elementwise, name)
-    x, y = _FACTORS[a], _FACTORS[b][::-1].copy()
-    tx, ty = np.array([1.0, 0.0, -3.0, 2.0]), np.array([0.0, 2.0, 0.5, -1e300])
+    product, form = getattr(elementwise, name), _LAYOUTS[layout]
+    x, y = form(_FACTORS[a]), form(_FACTORS[b][::-1].copy())
+    tx, ty = (form(t) for t in _TANGENTS[tangents])
     fun, primals, tangents = {"both": (product, (x, y), (tx, ty)),
                               "first": (lambda u: product(u, y), (x,), (tx,)),
                               "second": (lambda v: product(x, v), (y,), (ty,))}[which]
@@ -263,6 +271,7 @@ def test_the_policy_products_jvp_pair_is_their_rules(name, which, a, b, monkeypa
         monkeypatch.setattr(product.prim, "jvp_pair", None)
         ruled = fgrad.jvp(fun, primals, tangents)
     for got, want in zip(paired, ruled):
+        assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
 
 
