@@ -4,6 +4,7 @@ Op code is written once against the array module of its inputs (Chainer's `xp`),
 never forked by device. CuPy is optional: without it only NumPy's arrays exist, and
 `array_module` answers numpy at the cost of one truth test.
 """
+import contextlib
 import functools
 import importlib
 from typing import Any
@@ -17,7 +18,8 @@ except Exception:  # ImportError, or a CuPy without a usable CUDA runtime
     cupy = None     # (devices.py reads these two; CUPY_ARRAY is () without CuPy, so isinstance says no)
     CUPY_ARRAY = ()
 
-__all__ = ["array_module", "cupy_available", "over_stacks", "scipy_function", "scipy_over_stacks", "to_host"]
+__all__ = ["array_module", "cupy_available", "linalg_errors_raised", "over_stacks", "scipy_function",
+           "scipy_over_stacks", "to_host"]
 
 
 def cupy_available():
@@ -49,6 +51,19 @@ def array_module(*values: Any) -> Any:  # (numpy, cupy or a test device's module
 
 if cupy is not None:
     ARRAY_MODULES[CUPY_ARRAY] = cupy
+
+
+def linalg_errors_raised(xp):
+    """A context in which xp's linalg raises NumPy's LinAlgError where NumPy's does (a singular
+    matrix to inv or solve, one not positive definite to cholesky). CuPy's default is to return
+    NaNs or unbounded values without a word, which would reach a derivative as a wrong number."""
+    if cupy is not None and xp is cupy:
+        import cupyx
+        return cupyx.errstate(linalg="raise")
+    return _NO_CONTEXT
+
+
+_NO_CONTEXT = contextlib.nullcontext()  # (reusable: NumPy's path allocates nothing per call)
 
 
 @functools.cache

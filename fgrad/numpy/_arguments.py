@@ -9,13 +9,13 @@ import math
 
 import numpy as np
 
-from ..backend import CPU, array_module, device_of
-from ..ir.value import Tracer, peek
+from ..backend import CPU, array_module, device_of, to_host
+from ..ir.value import Tracer, decided, peek
 from ..ops import axes as ax
 from ..ops import shape as sh
 
-__all__ = ["_as_operand", "_check_out", "_count", "_ndim", "_on_device_of", "_shape", "_stacked", "_to_stack",
-           "axis_index", "normalize_axis"]
+__all__ = ["_as_operand", "_check_out", "_count", "_ndim", "_on_device_of", "_on_host", "_shape", "_stacked",
+           "_to_stack", "axis_index", "normalize_axis"]
 
 
 def _ndim(x):
@@ -93,3 +93,10 @@ def _as_operand(x):
 def _on_device_of(x, value):
     """A constant (a NumPy array, or anything np.asarray takes) on the device of x."""
     return array_module(peek(x)).asarray(value)
+
+
+def _on_host(x, what):
+    """The values beneath x as a NumPy array on the host (a CuPy array copied), for a decision
+    NumPy makes there: which elements, how many, in what order (`what` names it, for decided's
+    error under vmap). Results that go back to the user go back to x's device (_on_device_of)."""
+    return to_host(decided(x, what))

@@ -13,11 +13,21 @@ import builtins
 import numpy as np
 
 from ..backend import array_module
-from ..ir.value import Tracer, concrete, decided, is_batched, is_staged, peek
+from ..ir.value import Tracer, concrete, is_batched, is_staged, peek
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops import shape as sh
-from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape, axis_index, normalize_axis
+from ._arguments import (
+    _as_operand,
+    _check_out,
+    _count,
+    _ndim,
+    _on_device_of,
+    _on_host,
+    _shape,
+    axis_index,
+    normalize_axis,
+)
 from ._creation import zeros_like
 from ._elementwise import astype, where
 from ._shaping import broadcast_arrays, broadcast_to, concatenate, ravel, reshape, stack, transpose
@@ -113,7 +123,7 @@ def take(a, indices, axis=None, out=None, mode=None):
     axis = axis_index(axis, a.ndim, "take")
     if is_batched(indices) or is_staged(indices):  # (gathered per example, or as a step: fnp.getitem)
         return getitem(a, (slice(None),) * axis + (indices,))
-    indices = np.asarray(concrete(indices))
+    indices = _on_device_of(a, concrete(indices))  # (a's device: a CuPy array's indices stay on the GPU)
     n = _shape(a)[axis]
     if indices.size and (indices.max() >= n or indices.min() < -n):
         raise IndexError(f"fgrad.numpy.take: index {int(indices.max())} is out of bounds for axis {axis} with size {n}")
@@ -122,7 +132,7 @@ def take(a, indices, axis=None, out=None, mode=None):
 
 def take_along_axis(arr, indices, axis):
     arr = _as_operand(arr)
-    indices = indices if is_batched(indices) or is_staged(indices) else np.asarray(concrete(indices))
+    indices = indices if is_batched(indices) or is_staged(indices) else _on_device_of(arr, concrete(indices))
     if axis is None:
         arr, axis = ravel(arr), 0
     axis = axis_index(axis, arr.ndim, "take_along_axis")
@@ -135,7 +145,7 @@ def take_along_axis(arr, indices, axis):
         else:
             shape = [1] * arr.ndim
             shape[d] = _shape(arr)[d]
-            index.append(np.arange(_shape(arr)[d]).reshape(shape))
+            index.append(_on_device_of(arr, np.arange(_shape(arr)[d]).reshape(shape)))  # (one device for all)
     return getitem(arr, tuple(index))
 
 
@@ -207,12 +217,12 @@ def _matrix_shape(arr, name):
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
-    return np.ravel_multi_index(tuple(np.asarray(decided(i, "an index")) for i in multi_index), dims, mode=mode,
-                                order=order)
+    flat = np.ravel_multi_index(tuple(_on_host(i, "an index") for i in multi_index), dims, mode=mode, order=order)
+    return _on_device_of(multi_index[0], flat)
 
 
 def unravel_index(indices, shape, order="C"):
-    return np.unravel_index(np.asarray(decided(indices, "an index")), shape, order=order)
+    return tuple(_on_device_of(indices, i) for i in np.unravel_index(_on_host(indices, "an index"), shape, order=order))
 
 
 class _Concatenator:
@@ -305,8 +315,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     if isinstance(condlist, (bool, np.bool_)) or (hasattr(condlist, "ndim") and condlist.ndim == _ndim(x)
                                                   and not isinstance(condlist, list)):
         condlist = [condlist]
-    conds = [np.broadcast_to(np.asarray(decided(c, "fgrad.numpy.piecewise's condition"), dtype=bool),
-                             _shape(x)) for c in condlist]
+    conds = [np.broadcast_to(_on_host(c, "fgrad.numpy.piecewise's condition").astype(bool, copy=False), _shape(x))
+             for c in condlist]
     if len(funclist) == len(conds) + 1:
         conds.append(~np.any(conds, axis=0))
     elif len(funclist) != len(conds):
@@ -315,7 +325,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     for cond, fn in zip(conds, funclist):
         if not cond.any():
             continue
-        idx = np.nonzero(cond)
+        idx = tuple(_on_device_of(x, i) for i in np.nonzero(cond))
         value = fn(x[idx], *args, **kw) if callable(fn) else fn
         out = at(out)[idx].set(broadcast_to(astype(_as_operand(value), x.dtype), (len(idx[0]),))
                                    if _ndim(_as_operand(value)) == 0 else value)
@@ -325,7 +335,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
 def choose(a, choices, out=None, mode="raise"):
     """`choices[a[i]][i]` for each i (the index array decides; the chosen values carry derivatives)."""
     _check_out("choose", out)
-    idx = np.asarray(decided(a, "fgrad.numpy.choose's index"))
+    idx = _on_host(a, "fgrad.numpy.choose's index")
     if mode == "raise" and (idx.min(initial=0) < 0 or idx.max(initial=0) >= len(choices)):
         raise ValueError("fgrad.numpy.choose: invalid entry in choice array")
     idx = np.clip(idx, 0, len(choices) - 1) if mode == "clip" else idx % len(choices)
@@ -337,15 +347,13 @@ def choose(a, choices, out=None, mode="raise"):
 
 def compress(condition, a, axis=None, out=None):
     _check_out("compress", out)
-    keep = np.flatnonzero(np.asarray(decided(condition, "fgrad.numpy.compress's condition"), dtype=bool))
+    keep = np.flatnonzero(_on_host(condition, "fgrad.numpy.compress's condition").astype(bool, copy=False))
     a = _as_operand(a)
-    if axis is None:
-        return ravel(a)[keep]
-    return take(a, keep, axis=axis)
+    return take(ravel(a) if axis is None else a, keep, axis=0 if axis is None else axis)
 
 
 def extract(condition, arr):
-    return compress(np.ravel(np.asarray(decided(condition, "fgrad.numpy.extract's condition"))), ravel(arr))
+    return compress(np.ravel(_on_host(condition, "fgrad.numpy.extract's condition")), ravel(arr))
 
 
 # ---- NumPy's in-place writers: arrays only (traced values are immutable) ------------------------

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from ..backend import array_module
+from ..backend import array_module, to_host
 from ..ir.value import Tracer, decided, peek
 from ..ops import conversion as cv
 from ..ops import elementwise as ew
@@ -215,7 +215,11 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """np.geomspace; differentiable in start and stop (positive)."""
     if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
-        return array_module(start, stop).geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
+        xp = array_module(start, stop)
+        if not hasattr(xp, "geomspace"):  # (CuPy has none: NumPy's on the host, sent back)
+            return xp.asarray(np.geomspace(to_host(start), to_host(stop), num=num, endpoint=endpoint, dtype=dtype,
+                                           axis=axis))
+        return xp.geomspace(start, stop, num=num, endpoint=endpoint, dtype=dtype, axis=axis)
     out = ew.exp(linspace(ew.log(_as_operand(start)), ew.log(_as_operand(stop)), num=num, endpoint=endpoint,
                           axis=axis))
     return out if dtype is None else astype(out, dtype)

@@ -10,9 +10,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..ir.value import Tracer, decided
+from ..ir.value import Tracer
 from ..ops import reductions as rd
-from ._arguments import _as_operand, _ndim, _shape, axis_index
+from ._arguments import _as_operand, _ndim, _on_device_of, _on_host, _shape, axis_index
 from ._indexing import take, take_along_axis
 from ._shaping import concatenate, ravel
 
@@ -22,7 +22,12 @@ __all__ = ["argpartition", "argwhere", "digitize", "flatnonzero", "intersect1d",
 
 
 def _values(x, name):
-    return np.asarray(decided(x, f"fgrad.numpy.{name}"))
+    return _on_host(x, f"fgrad.numpy.{name}")
+
+
+def _back(x, result):
+    """NumPy's result on the host, returned on x's device (each array of a tuple)."""
+    return tuple(_on_device_of(x, r) for r in result) if isinstance(result, tuple) else _on_device_of(x, result)
 
 
 # ---- searching and counting: integer results, no derivative -------------------------------
@@ -49,34 +54,34 @@ def digitize(x, bins, right=False):
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    return np.isin(_values(element, "isin"), _values(test_elements, "isin"), assume_unique=assume_unique,
-                   invert=invert, kind=kind)
+    return _back(element, np.isin(_values(element, "isin"), _values(test_elements, "isin"),
+                                  assume_unique=assume_unique, invert=invert, kind=kind))
 
 
 def argwhere(a):
-    return np.argwhere(_values(a, "argwhere"))
+    return _back(a, np.argwhere(_values(a, "argwhere")))
 
 
 def flatnonzero(a):
-    return np.flatnonzero(_values(a, "flatnonzero"))
+    return _back(a, np.flatnonzero(_values(a, "flatnonzero")))
 
 
 def lexsort(keys, axis=-1):
-    return np.lexsort(tuple(_values(k, "lexsort") for k in keys), axis=axis)
+    return _back(keys[0], np.lexsort(tuple(_values(k, "lexsort") for k in keys), axis=axis))
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     if axis is not None:  # (before the values: a bad axis is the error to report, under vmap too)
         axis = axis_index(axis, _ndim(a) or 1, "argpartition")  # (a 0-d array's axis 0 or -1: as NumPy's)
-    return np.argpartition(_values(a, "argpartition"), kth, axis=axis)
+    return _back(a, np.argpartition(_values(a, "argpartition"), kth, axis=axis))
 
 
 def packbits(a, axis=None, bitorder="big"):
-    return np.packbits(_values(a, "packbits"), axis=axis, bitorder=bitorder)
+    return _back(a, np.packbits(_values(a, "packbits"), axis=axis, bitorder=bitorder))
 
 
 def unpackbits(a, axis=None, count=None, bitorder="big"):
-    return np.unpackbits(_values(a, "unpackbits"), axis=axis, count=count, bitorder=bitorder)
+    return _back(a, np.unpackbits(_values(a, "unpackbits"), axis=axis, count=count, bitorder=bitorder))
 
 
 # ---- values chosen by their values: gathers, differentiable ---------------------------------
@@ -125,12 +130,13 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     if axis is not None:
         if isinstance(a, Tracer):
             raise NotImplementedError("fgrad.numpy.unique: axis= is not implemented for traced values")
-        return np.unique(a, return_index, return_inverse, return_counts, axis=axis, equal_nan=equal_nan)
+        return _back(a, np.unique(_values(a, "unique"), return_index, return_inverse, return_counts, axis=axis,
+                                  equal_nan=equal_nan))
     _, index, inverse, counts = np.unique(_values(a, "unique"), return_index=True, return_inverse=True,
                                           return_counts=True, equal_nan=equal_nan)
-    values = ravel(a)[index] if isinstance(a, Tracer) else np.ravel(a)[index]
-    extras = [x for x, want in ((index, return_index), (inverse.reshape(_shape(a)), return_inverse),
-                                (counts, return_counts)) if want]
+    values = take(ravel(a), index)
+    extras = [_back(a, x) for x, want in ((index, return_index), (inverse.reshape(_shape(a)), return_inverse),
+                                          (counts, return_counts)) if want]
     return (values, *extras) if extras else values
 
 
@@ -156,18 +162,19 @@ def _members(name, ar1, ar2, numpy_fn, **kwargs):
     va, vb = _values(a, name), _values(b, name)
     result = numpy_fn(va, vb, **kwargs)
     if not (isinstance(a, Tracer) or isinstance(b, Tracer)):
-        return result
+        return _back(a, result)
     both = np.concatenate([va, vb])
     first = {}
     for i, v in enumerate(both.tolist()):
         first.setdefault(v, i)
     idx = np.array([first[v] for v in result.tolist()], dtype=np.int64)
-    return concatenate([a, b])[idx]
+    return take(concatenate([a, b]), idx)
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     if return_indices:
-        return np.intersect1d(_values(ar1, "intersect1d"), _values(ar2, "intersect1d"), assume_unique, True)
+        return _back(ar1, np.intersect1d(_values(ar1, "intersect1d"), _values(ar2, "intersect1d"), assume_unique,
+                                         True))
     return _members("intersect1d", ar1, ar2, np.intersect1d, assume_unique=assume_unique)
 
 

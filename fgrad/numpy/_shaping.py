@@ -13,12 +13,22 @@ import math
 
 import numpy as np
 
-from ..ir.value import Tracer, decided
+from ..ir.value import Tracer
 from ..ops import broadcasting as bc
 from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops import shape as sh
-from ._arguments import _as_operand, _check_out, _count, _ndim, _on_device_of, _shape, axis_index, normalize_axis
+from ._arguments import (
+    _as_operand,
+    _check_out,
+    _count,
+    _ndim,
+    _on_device_of,
+    _on_host,
+    _shape,
+    axis_index,
+    normalize_axis,
+)
 
 __all__ = ["append", "apply_along_axis", "apply_over_axes", "array_split", "atleast_1d", "atleast_2d", "atleast_3d",
            "block", "broadcast_arrays", "broadcast_to", "column_stack", "concatenate", "delete", "dsplit", "dstack",
@@ -30,8 +40,8 @@ __all__ = ["append", "apply_along_axis", "apply_over_axes", "array_split", "atle
 
 def _gather(a, index, axis):
     """a's elements at the integer array `index` along `axis` (an index of a's axes, in bounds):
-    fgrad.numpy.take's gather, which sits above this module."""
-    return ix.getitem(a, index=ix.normalize_index((slice(None),) * axis + (index,)))
+    fgrad.numpy.take's gather, which sits above this module. A host index goes to a's device."""
+    return ix.getitem(a, index=ix.normalize_index((slice(None),) * axis + (_on_device_of(a, index),)))
 
 
 # ---- shape queries -----------------------------------------------------------------------
@@ -310,7 +320,7 @@ def delete(arr, obj, axis=None):
     (axis,) = normalize_axis(axis, arr.ndim, "delete")
     n = _shape(arr)[axis]
     keep = np.ones(n, dtype=bool)
-    keep[np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(decided(obj, "fgrad.numpy.delete's index"))] \
+    keep[np.arange(n)[obj] if isinstance(obj, slice) else _on_host(obj, "fgrad.numpy.delete's index")] \
         = False
     return _gather(arr, np.flatnonzero(keep), axis=axis)
 
@@ -322,7 +332,7 @@ def insert(arr, obj, values, axis=None):
         arr, axis = ravel(arr), 0
     (axis,) = normalize_axis(axis, arr.ndim, "insert")
     n = _shape(arr)[axis]
-    positions = np.arange(n + 1)[obj] if isinstance(obj, slice) else np.asarray(decided(obj, "an index"))
+    positions = np.arange(n + 1)[obj] if isinstance(obj, slice) else _on_host(obj, "an index")
     positions = np.where(positions < 0, positions + n, positions)
     values = ew.astype(_as_operand(values), arr.dtype)
     shape = list(_shape(arr))

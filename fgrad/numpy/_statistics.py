@@ -12,10 +12,10 @@ from ..backend import array_module
 from ..ir.value import BatchTracer, Tracer, _has_level, decided, peek
 from ..ops import conversion as cv
 from ..ops import elementwise as ew
-from ._arguments import _as_operand, _check_out, _count, _on_device_of, _shape, normalize_axis
+from ._arguments import _as_operand, _check_out, _count, _on_device_of, _on_host, _shape, normalize_axis
 from ._creation import full_like, zeros_like
 from ._elementwise import abs2, astype, clip
-from ._indexing import at, diagonal, take_along_axis
+from ._indexing import at, diagonal, take, take_along_axis
 from ._reductions import all, amax, amin, argmax, argmin, as_count, cumprod, cumsum, mean, prod, sort, sum, var
 from ._shaping import atleast_2d, broadcast_to, concatenate, ravel, reshape, squeeze, transpose
 
@@ -76,7 +76,7 @@ def _quantile(a, q, axis, keepdims, name, ignore_nan):
     s = sort(src, axis=ax)
     n = _shape(s)[ax]
     if ignore_nan:
-        counts = np.sum(~np.isnan(np.asarray(decided(s, f"fgrad.numpy.{name} (where the NaNs are)"))), axis=ax,
+        counts = np.sum(~np.isnan(_on_host(s, f"fgrad.numpy.{name} (where the NaNs are)")), axis=ax,
                         keepdims=True)
     else:
         counts = np.full(_shape(s)[:ax] + (1,) + _shape(s)[ax + 1:], n)
@@ -180,7 +180,7 @@ def _nanarg(name, arg, a, fill, axis, out, keepdims):
     all_nan = all(ew.isnan(a), axis=axis, keepdims=keepdims)
     if _has_level(all_nan, BatchTracer):
         return ew.where(all_nan, -1, index)
-    if np.any(np.asarray(decided(all_nan, f"fgrad.numpy.{name} (where the NaNs are)"))):
+    if np.any(_on_host(all_nan, f"fgrad.numpy.{name} (where the NaNs are)")):
         raise ValueError("All-NaN slice encountered")
     return index
 
@@ -286,7 +286,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 def bincount(x, weights=None, minlength=0):
     """Counts of each integer in x (no derivative in x); with weights, their sums (differentiable
     in the weights)."""
-    idx = np.asarray(decided(x, "fgrad.numpy.bincount's x"))
+    idx = _on_device_of(x, decided(x, "fgrad.numpy.bincount's x"))  # (x's device: CuPy counts on the GPU)
     if weights is None or not isinstance(weights, Tracer):
         return array_module(idx).bincount(idx, weights=None if weights is None else peek(weights),
                                           minlength=minlength)
@@ -319,17 +319,18 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     """(counts, edges): counts have no derivative in a; weights' sums and density do."""
     a = _real("histogram", a)  # (bins are intervals of real values)
     edges = histogram_bin_edges(a, bins, range, weights)
-    flat = np.ravel(np.asarray(decided(a, "fgrad.numpy.histogram's samples")))
-    e = np.asarray(decided(edges, "fgrad.numpy.histogram's edges"))
+    flat = np.ravel(_on_host(a, "fgrad.numpy.histogram's samples"))
+    e = _on_host(edges, "fgrad.numpy.histogram's edges")
     index = np.searchsorted(e, flat, side="right") - 1
     index[flat == e[-1]] = len(e) - 2  # (the last bin is closed on the right)
     inside = (index >= 0) & (index < len(e) - 1)
     w = None if weights is None else ravel(_as_operand(weights))
     if w is None:
         counts = np.bincount(index[inside], minlength=len(e) - 1)
-        counts = counts if not density else counts.astype(np.float64)
+        counts = _on_device_of(a, counts if not density else counts.astype(np.float64))
     else:
-        counts = bincount(index[inside], weights=w[np.flatnonzero(inside)], minlength=len(e) - 1)
+        counts = bincount(_on_device_of(w, index[inside]), weights=take(w, np.flatnonzero(inside)),
+                          minlength=len(e) - 1)
     if density:
         return counts / sum(counts) / (edges[1:] - edges[:-1]), edges
     return counts, edges

@@ -87,6 +87,10 @@ def _scatter_add(g, index, shape):
     if _is_advanced(index):
         if xp is np:
             np.add.at(out, index, g)
+        elif out.dtype.kind == "c" and not getattr(xp, "numpy_backed", False):
+            # CuPy's add.at takes real dtypes only: a complex sum is two, into its parts' views
+            xp.add.at(out.real, index, xp.real(g))
+            xp.add.at(out.imag, index, xp.imag(g))
         else:
             xp.add.at(out, index, g)
     else:

@@ -14,7 +14,7 @@ matrix_power) live in fgrad.numpy.linalg.
 """
 import numpy as np
 
-from ..backend import array_module, scipy_over_stacks, to_host
+from ..backend import array_module, linalg_errors_raised, scipy_over_stacks, to_host
 from ..config import config
 from ..ir.value import Tracer, peek
 from .batching import front, leading, stacked
@@ -183,10 +183,12 @@ def _symmetric_part(t):
 
 
 def _named_kernel(name, kernel):
-    """`kernel` whose LinAlgError (singular, not positive definite) names the NumPy function."""
+    """`kernel` whose LinAlgError (singular, not positive definite) names the NumPy function;
+    raised on CuPy arrays too (whose linalg would return NaNs: linalg_errors_raised)."""
     def impl(*args, **params):
         try:
-            return kernel(*args, **params)
+            with linalg_errors_raised(array_module(*args)):
+                return kernel(*args, **params)
         except np.linalg.LinAlgError as e:
             shapes = ", ".join(str(tuple(np.shape(a))) for a in args)
             raise np.linalg.LinAlgError(f"fgrad.numpy.linalg.{name}: {e} (input shapes {shapes})") from e

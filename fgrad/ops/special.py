@@ -225,7 +225,18 @@ wofz = special("wofz", lambda ans, z: -2.0 * z * ans + 2j / math.sqrt(math.pi)) 
 gammaln = special("gammaln", lambda ans, x: digamma(x), saves="inputs", nan_safe=True)
 digamma = special("digamma", _real_partial("digamma", "SciPy's polygamma(1, z) takes real z only",
                                            lambda ans, x: polygamma(1, x)), saves="inputs", nan_safe=True)
-polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs",  # n: the order
+_polygamma = _kernel("polygamma")
+
+
+def _polygamma_kernel(n, x):
+    """special.polygamma; on CuPy arrays a Python order goes as an array of x's dtype (cupyx's
+    polygamma compares n with 0 as an array)."""
+    if not hasattr(n, "dtype") and hasattr(x, "dtype") and array_module(x) is not np:
+        n = array_module(x).asarray(n, dtype=x.dtype if x.dtype.kind == "f" else None)
+    return _polygamma(n, x)
+
+
+polygamma = special("polygamma", None, lambda ans, n, x: polygamma(n + 1, x), saves="inputs", impl=_polygamma_kernel,
                     nan_safe=True)
 gamma = special("gamma", lambda ans, x: ans * digamma(x), nan_safe=True)
 rgamma = special("rgamma", _rgamma_slope)
@@ -297,8 +308,8 @@ jv = special("jv", _no_closed_form("jv", "v"), lambda ans, v, x: 0.5 * (jv(v - 1
              saves="inputs", nan_safe=True)
 y0 = special("y0", lambda ans, x: -y1(x), saves="inputs", nan_safe=True)
 y1 = special("y1", lambda ans, x: y0(x) - ans / x, nan_safe=True)
-yn = special("yn", None, lambda ans, n, x: 0.5 * (yn(n - 1, x) - yn(n + 1, x)), saves="inputs",  # n: the order
-             nan_safe=True)
+# (Y_n' = n/x Y_n - Y_{n+1}: no order below n, since cupyx's yn is NaN at negative orders)
+yn = special("yn", None, lambda ans, n, x: n / x * ans - yn(n + 1, x), nan_safe=True)  # n: the order
 yv = special("yv", _no_closed_form("yv", "v"), lambda ans, v, x: 0.5 * (yv(v - 1.0, x) - yv(v + 1.0, x)),
              saves="inputs", nan_safe=True)
 i0 = special("i0", lambda ans, x: i1(x), saves="inputs")

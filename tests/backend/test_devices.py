@@ -61,6 +61,18 @@ def test_tensor_backward_on_cuda():
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0, 6.0])
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, a", [("inv", np.ones((3, 3))), ("solve", np.ones((3, 3))),
+                                     ("cholesky", -np.eye(3))])
+def test_cupy_linalg_raises_where_numpy_does(name, a):
+    """CuPy's linalg returns NaNs for a singular (or not positive definite) matrix where NumPy
+    raises; fgrad raises NumPy's LinAlgError, naming the function, on both."""
+    import cupy as cp
+    args = (cp.asarray(a), cp.ones(3)) if name == "solve" else (cp.asarray(a),)
+    with pytest.raises(np.linalg.LinAlgError, match=f"fgrad.numpy.linalg.{name}"):
+        getattr(fnp.linalg, name)(*args)
+
+
 # ---- a second NumPy device: multi-device behaviour without a GPU ---------------------------
 CPU1 = fgrad.backend.register_numpy_device(1)
 
@@ -179,3 +191,34 @@ def test_scipy_function_falls_back_to_the_host_where_the_device_library_lacks_it
     assert type(out) is DeviceArray
     np.testing.assert_allclose(out, [0.1124629160182849, 0.6778011938374184], rtol=1e-15)
     assert fgrad.backend.scipy_function(np, "signal", "convolve") is __import__("scipy.signal").signal.convolve
+
+
+@pytest.mark.parametrize("dev", [pytest.param(CPU1, id="cpu:1"),
+                                 pytest.param("cuda:0", id="cuda:0", marks=pytest.mark.gpu)])
+def test_host_decisions_return_to_the_arrays_device(dev):
+    """Functions whose results NumPy decides on the host (sort's order, unique's values, where
+    the nonzeros are) give results on their input's device, with the CPU's values and
+    derivatives (on CUDA they had raised CuPy's TypeError on np.asarray)."""
+    dev = fgrad.device(dev)
+    x = np.array([3.0, -1.0, 2.0, -1.0, 5.0])
+    w = np.arange(5.0)
+    for f in [lambda x, w: fnp.sort(x) * w, lambda x, w: fnp.unique(x) ** 2, lambda x, w: fnp.extract(x > 0, x) ** 3,
+              lambda x, w: fnp.compress(x > 0, x) ** 3, lambda x, w: fnp.median(x) * w,
+              lambda x, w: fnp.take(x, fnp.argwhere(x > 0)[:, 0]) ** 2, lambda x, w: fnp.partition(x, 2) * w,
+              lambda x, w: fnp.bincount(fnp.argsort(x) // 2, weights=x),
+              lambda x, w: fnp.piecewise(x, [x < 0, x >= 0], [lambda t: t * t, lambda t: t + 1.0]),
+              lambda x, w: fnp.histogram(x, bins=3, weights=w, density=True)[0]]:
+        moved = dev.send(x), dev.send(w)
+        got, want = f(*moved), f(x, w)
+        assert device_of(got) == dev
+        np.testing.assert_allclose(fgrad.device("cpu").send(got), want, rtol=1e-12)
+        g = fgrad.grad(lambda x, w: fnp.sum(f(x, w)))(*moved)
+        assert device_of(g) == dev
+        np.testing.assert_allclose(fgrad.device("cpu").send(g), fgrad.grad(lambda x, w: fnp.sum(f(x, w)))(x, w),
+                                   rtol=1e-12)
+    for f in [fnp.argwhere, fnp.flatnonzero, lambda x: fnp.unique(x, return_counts=True)[1],
+              lambda x: fnp.argpartition(x, 2), lambda x: fnp.isin(x, x[:2]), lambda x: fnp.unravel_index(
+                  fnp.flatnonzero(x > 0), (5,))[0], lambda x: fnp.geomspace(x[0], x[4], 4)]:
+        got = f(dev.send(x))
+        assert device_of(got) == dev
+        np.testing.assert_array_equal(fgrad.device("cpu").send(got), f(x))

@@ -158,12 +158,12 @@ def test_cupy_arrays_go_to_cupy_fft():
     import cupy
     x = rng.standard_normal((4, 6))
 
-    def loss(x):
-        return fnp.sum(fnp.abs(fnp.fft.rfft2(x, s=(4, 8))) ** 2 * fnp.fft.fftshift(fnp.arange(5.0)) +
+    def loss(x, w):  # (w on x's device: a CPU constant beside a CUDA array is a DeviceMismatchError)
+        return fnp.sum(fnp.abs(fnp.fft.rfft2(x, s=(4, 8))) ** 2 * fnp.fft.fftshift(w) +
                        fnp.real(fnp.fft.ifft(fnp.fft.fft(x, axis=0) ** 2, axis=0, norm="ortho")) ** 2)
-    g = fgrad.grad(loss)(cupy.asarray(x))
+    g = fgrad.grad(loss)(cupy.asarray(x), cupy.arange(5.0))
     assert isinstance(g, cupy.ndarray)
-    np.testing.assert_allclose(cupy.asnumpy(g), fgrad.grad(loss)(x), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(cupy.asnumpy(g), fgrad.grad(loss)(x, np.arange(5.0)), rtol=1e-10, atol=1e-10)
     y = fnp.fft.irfft(fnp.fft.rfft(cupy.asarray(x), norm="forward"), n=6, norm="forward")
     assert isinstance(y, cupy.ndarray)
     np.testing.assert_allclose(cupy.asnumpy(y), x, atol=1e-12)
