@@ -25,7 +25,6 @@ from ..ops import elementwise as ew
 from ..ops import indexing as ix
 from ..ops.devices import device_put
 from ..ops.primitive import EVAL, VIEW
-from ..ops.special import expit
 from ..ops.stop_gradient import stop_gradient
 from ..transforms import faces
 from ..tree_util import tree_leaves, tree_map
@@ -1099,10 +1098,6 @@ class Tensor(_TensorBase):
         """-self, elementwise, as a new tensor (neg_ is the in-place one). Differentiable."""
         return -self
 
-    def sigmoid(self) -> "Tensor":
-        """1 / (1 + exp(-self)), elementwise and stable for large |self|. Differentiable."""
-        return expit(self)
-
     def relu(self) -> "Tensor":
         """max(self, 0), elementwise. Differentiable: the gradient is 1 where self > 0, else 0."""
         return fnp.where(self > 0, self, 0.0)
@@ -1554,10 +1549,8 @@ Tensor.astype.__doc__ = ("This tensor cast to `dtype` (fgrad.numpy.astype), as a
                          "floating dtypes.")
 faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tensors of traced values] in tape.py)
 
-for _name in ("exp", "log", "sin", "cos", "tanh", "sqrt", "abs"):  # torch's unary methods
-    setattr(Tensor, _name, (lambda fn: lambda self: fn(self))(getattr(fnp, _name)))
-    getattr(Tensor, _name).__doc__ = (f"Elementwise {_name} of this tensor (fgrad.numpy.{_name}), as a Tensor. "
-                                      f"Differentiable (abs: its gradient at 0 is 0).")
+# (exp, log, sqrt, sigmoid, ... are autograd/torch_functions.py's functions, bound there as methods:
+# one home, with torch's dtype rules: an integer tensor computes in get_default_dtype())
 
 
 def _dim(dim, axis):

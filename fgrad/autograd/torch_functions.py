@@ -19,11 +19,13 @@ from ..ops import elementwise as ew
 from ..ops import special as ops_special
 from ..typing import Any, Array, ArrayLike, Callable, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
+from .dtypes import get_default_dtype
 from .dtypes import name as _dtype_name
 from .factories import _rng  # (the stream behind fgrad.default_generator)
 from .grad_mode import no_grad
 from .promotion import (
     accumulator,
+    astype,
     binary,
     bitwise,
     can_cast,
@@ -40,16 +42,19 @@ from .promotion import (
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos", "cross",
-    "cumprod", "cumsum", "det", "diag", "diff", "div", "divide", "dot", "e", "einsum", "equal", "erf", "exp", "fix",
-    "flip", "floor", "floor_divide", "fmod", "frac", "gather", "index_select", "inf", "inverse", "is_tensor",
-    "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim", "mul",
-    "multiply", "nan", "narrow", "numel", "outer", "pi", "pow", "promote_types", "reciprocal", "relu", "remainder",
-    "repeat_interleave", "result_type", "roll", "round", "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign",
-    "sin", "slogdet", "sort", "split", "sqrt", "square", "stack", "sub", "subtract", "tanh", "tensordot", "tile",
-    "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
+    "abs", "acos", "acosh", "add", "addmm", "allclose", "amax", "amin", "arccos", "arccosh", "arcsin", "arcsinh",
+    "arctan", "arctanh", "argsort", "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not", "bitwise_or",
+    "bitwise_xor", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos",
+    "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "div", "divide", "dot", "e",
+    "einsum", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "floor", "floor_divide",
+    "fmod", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron",
+    "lerp", "lgamma", "log", "log1p", "log2", "log10", "logdet", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim",
+    "mul", "multiply", "nan", "narrow", "neg", "negative", "numel", "outer", "pi", "pow", "promote_types",
+    "rad2deg", "reciprocal", "relu", "remainder", "repeat_interleave", "result_type", "roll", "round", "rsqrt",
+    "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "sinc", "sinh", "slogdet", "sort",
+    "split", "sqrt", "square", "stack", "sub", "subtract", "tan", "tanh", "tensordot", "tile", "topk", "trace",
+    "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -478,40 +483,81 @@ def topk(input: Tensor | ArrayLike, k: int, dim: int = -1, largest: bool = True,
 
 
 # ---- math ------------------------------------------------------------------------------------
-def _unary(fn: Callable[..., Any], name: str | None = None) -> Callable[[Tensor | ArrayLike], Tensor]:
+def _floating(input):
+    """input, an integer or bool one cast to get_default_dtype() (torch's rule for the functions that
+    compute in floating point: exp(int64) is float32 there when that is the default, and
+    reciprocal(int64) is 1/x, not NumPy's integer reciprocal)."""
+    dtype = getattr(input, "dtype", None)
+    return astype(input, get_default_dtype()) if dtype is not None and dtype.kind in "biu" else input
+
+
+def _unary(fn: Callable[..., Any], name: str | None = None, floating: bool = True, bool_as_int: bool = False,
+           at: str = "0.25, 0.5") -> Callable[[Tensor | ArrayLike], Tensor]:
+    """torch.<name> on fn; `floating`: it computes in floating point (integer input: _floating);
+    `bool_as_int`: a bool tensor counts in int64 (torch's square; NumPy's is int8, which wraps);
+    `at`: the example's points, in fn's domain."""
     name = name or fn.__name__
 
     def op(input: Tensor | ArrayLike) -> Tensor:
+        if floating:
+            input = _floating(input)
+        elif bool_as_int and getattr(input, "dtype", None) == np.bool_:
+            input = astype(input, np.int64)
         return _tensor(fn(input))
     op.__name__ = op.__qualname__ = name
     op.__doc__ = (f"Elementwise {name} of `input`, as torch.{name}: fgrad.numpy's {fn.__name__}, returned as a "
                   f"Tensor; Tensor.backward differentiates it wherever fgrad.numpy's {fn.__name__} is differentiable "
                   f"(sign, floor, ceil and trunc have gradient zero, as torch's; isnan, isinf and isfinite none)."
-                  + _unary_example(fn, name))
+                  + _unary_example(fn, name, at))
     return op
 
 
-def _unary_example(fn, name):
+def _unary_example(fn, name, at):
     """The example of a generated elementwise function: it against NumPy's (SciPy's) of the same
     name, and its gradient against finite differences where it has one."""
     reference = f"{'np' if hasattr(np, fn.__name__) else 'scipy.special'}.{fn.__name__}"
     example = ("\n\nExamples\n--------\n"
                + (">>> import scipy.special\n" if reference.startswith("scipy") else "")
-               + f">>> x = fgrad.tensor([0.25, 0.5], requires_grad=True)\n"
-               f">>> bool(np.allclose(fgrad.{name}(x).detach().numpy(), {reference}([0.25, 0.5])))\n"
+               + f">>> x = fgrad.tensor([{at}], requires_grad=True)\n"
+               f">>> bool(np.allclose(fgrad.{name}(x).detach().numpy(), {reference}([{at}])))\n"
                f"True\n")
     if name not in ("isnan", "isinf", "isfinite", "sign", "floor", "ceil", "trunc"):
         example += f">>> fgrad.gradcheck(fgrad.{name}, (x,))  # the gradient against finite differences\nTrue\n"
     return example
 
 
-exp, log, sqrt, sin, cos, tanh, floor, ceil, trunc, sign, reciprocal, square, isnan, isinf, isfinite = (
-    _unary(f) for f in (fnp.exp, fnp.log, fnp.sqrt, fnp.sin, fnp.cos, fnp.tanh, fnp.floor, fnp.ceil, fnp.trunc,
-                        fnp.sign, fnp.reciprocal, fnp.square, fnp.isnan, fnp.isinf, fnp.isfinite))
-abs = _unary(fnp.abs, "abs")
+(exp, log, sqrt, sin, cos, tan, tanh, sinh, cosh, expm1, log1p, log2, log10, exp2, sinc, deg2rad,
+ rad2deg, reciprocal) = (_unary(f) for f in (
+    fnp.exp, fnp.log, fnp.sqrt, fnp.sin, fnp.cos, fnp.tan, fnp.tanh, fnp.sinh, fnp.cosh, fnp.expm1, fnp.log1p,
+    fnp.log2, fnp.log10, fnp.exp2, fnp.sinc, fnp.deg2rad, fnp.rad2deg, fnp.reciprocal))
+asin, acos, atan, asinh, atanh = (_unary(f, n) for f, n in (
+    (fnp.arcsin, "asin"), (fnp.arccos, "acos"), (fnp.arctan, "atan"), (fnp.arcsinh, "asinh"),
+    (fnp.arctanh, "atanh")))
+acosh = _unary(fnp.arccosh, "acosh", at="1.25, 1.5")
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh  # (torch's aliases)
+floor, ceil, trunc, sign, isnan, isinf, isfinite = (_unary(f, floating=False) for f in (
+    fnp.floor, fnp.ceil, fnp.trunc, fnp.sign, fnp.isnan, fnp.isinf, fnp.isfinite))
+square = _unary(fnp.square, floating=False, bool_as_int=True)
+abs = _unary(fnp.abs, "abs", floating=False)
+neg = negative = _unary(fnp.negative, "neg", floating=False)
 fix = trunc  # (torch.fix is torch.trunc)
-erf = _unary(ops_special.erf)
+erf, erfc, erfinv, digamma = (_unary(f) for f in (ops_special.erf, ops_special.erfc, ops_special.erfinv,
+                                                   ops_special.digamma))
+lgamma = _unary(ops_special.gammaln, "lgamma")
 sigmoid = _unary(ops_special.expit, "sigmoid")
+
+
+def rsqrt(input: Tensor | ArrayLike) -> Tensor:
+    """1 / sqrt(input), elementwise (torch.rsqrt; an integer tensor computes in get_default_dtype()).
+    Differentiable.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, 4.0], requires_grad=True)
+    >>> fgrad.rsqrt(x).sum().backward(); x.grad  # -x ** -1.5 / 2
+    tensor([-0.5   , -0.0625])
+    """
+    return _tensor(fnp.reciprocal(fnp.sqrt(_floating(input))))
 
 
 def round(input: Tensor | ArrayLike, decimals: int = 0) -> Tensor:
@@ -541,6 +587,9 @@ def frac(input: Tensor | ArrayLike) -> Tensor:
     >>> y, x.grad
     (tensor([ 0.5 , -0.25], grad_fn=<...>), tensor([1., 1.]))
     """
+    dtype = getattr(input, "dtype", None)
+    if dtype is not None and dtype.kind in "biu":  # (torch's NotImplementedError: no integer kernel)
+        raise NotImplementedError(f"frac is not implemented for {_dtype_name(dtype)} tensors (as torch's)")
     return _tensor(input - fnp.trunc(input))
 
 
@@ -1315,15 +1364,19 @@ def _values(t):
 
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "add", "addmm", "allclose", "amax", "amin", "argsort", "bitwise_and", "bitwise_not", "bitwise_or",
-           "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cross", "cumprod", "cumsum", "det", "diag", "diff",
-           "div", "divide", "equal", "erf", "exp", "fix", "flip", "floor", "floor_divide", "fmod", "frac", "gather",
-           "index_select", "inverse", "isfinite", "isinf", "isnan", "kron", "lerp", "log", "logdet", "logical_and",
-           "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum",
-           "minimum", "movedim", "mul", "multiply", "narrow", "outer", "reciprocal", "remainder", "repeat_interleave",
-           "roll",
-           "scatter", "scatter_add", "select", "sign", "sin", "slogdet", "sort", "split", "sqrt", "square", "sub",
-           "subtract", "tanh", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten")
+METHODS = ("abs", "acos", "acosh", "add", "addmm", "allclose", "amax", "amin", "arccos", "arccosh", "arcsin",
+           "arcsinh", "arctan", "arctanh", "argsort", "asin", "asinh", "atan", "atanh", "bitwise_and",
+           "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cosh",
+           "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "div", "divide",
+           "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "floor", "floor_divide",
+           "fmod", "frac", "gather", "index_select", "inverse", "isfinite", "isinf", "isnan", "kron",
+           "lerp", "lgamma", "log", "log10", "log1p", "log2", "logdet", "logical_and", "logical_not",
+           "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum", "minimum",
+           "movedim", "mul", "multiply", "narrow", "neg", "negative", "outer", "rad2deg", "reciprocal",
+           "remainder", "repeat_interleave", "roll", "rsqrt", "scatter", "scatter_add", "select", "sigmoid",
+           "sign", "sin", "sinc", "sinh", "slogdet", "sort", "split", "sqrt", "square", "sub", "subtract",
+           "tan", "tanh", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind",
+           "unflatten")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)
@@ -1464,7 +1517,7 @@ _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the method
 def _in_place(name):
     """Tensor.name_: torch's function `name` of self (and other), written into self, in self's dtype."""
     fn = globals()[name]
-    unary = name.endswith("_not")
+    unary = name.endswith("_not") or name in _UNARY
     if unary:
         def method(self):
             return self._inplace(fn(self), f"{name}_")
@@ -1478,9 +1531,15 @@ def _in_place(name):
     return method
 
 
+# the elementwise functions of one tensor, each with its in-place twin (exp_ and neg_ are Tensor's own)
+_UNARY = ("abs", "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin", "asinh",
+          "atan", "atanh", "ceil", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc", "erfinv", "exp",
+          "exp2", "expm1", "fix", "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg",
+          "negative", "rad2deg", "reciprocal", "rsqrt", "sigmoid", "sign", "sin", "sinc", "sinh", "sqrt",
+          "square", "tan", "tanh", "trunc")
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
               "logical_not", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
-              "floor_divide", "fmod", "remainder"):
+              "floor_divide", "fmod", "remainder", *_UNARY):
     _EXTRA_METHODS[f"{_name}_"] = _in_place(_name)
 
 

@@ -290,5 +290,7 @@ def test_functions_carry_torchs_names():
     for name in module.__all__:  # (fgrad.abs was named "absolute", NumPy's name)
         fn = getattr(fgrad, name)
         if getattr(fn, "__module__", None) == module.__name__:
-            # (concat, concatenate = cat; clip = clamp; fix = trunc; divide = div, multiply = mul, subtract = sub)
-            assert fn.__name__ in (name, "cat", "clamp", "trunc", "div", "mul", "sub"), name
+            # (concat, concatenate = cat; clip = clamp; fix = trunc; divide = div, multiply = mul, subtract = sub;
+            # arccos = acos and the other arc names; negative = neg)
+            assert fn.__name__ in (name, "cat", "clamp", "trunc", "div", "mul", "sub", "acos", "asin", "atan", "acosh",
+                                   "asinh", "atanh", "neg"), name
