@@ -1160,46 +1160,32 @@ class Tensor(_TensorBase):
         """
         return _softmax.log_softmax(self, axis=wrap_dims(dim, self.ndim, "log_softmax"))
 
-    def all(self) -> _bool:
-        """True when every entry is nonzero (True for an empty tensor); fgrad.all is this method.
-
-        Unlike torch.Tensor.all, the result is a Python bool, not a 0-D bool tensor, and there is no
-        `dim`: `if t.all():` reads the same, and `fnp.all(t, axis=...)` reduces along axes. Not
-        differentiable.
-
-        Returns
-        -------
-        bool
-            Whether no entry is zero (False, 0 or 0.0).
+    def all(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
+        """Whether every entry is nonzero, over `dim` (all of them where None), as torch.Tensor.all:
+        a bool Tensor (uint8 for a uint8 tensor, as torch's), True over no entries; `if t.all():`
+        reads its one value. Not differentiable; fgrad.all is this method.
 
         Examples
         --------
-        >>> fgrad.tensor([1.0, 2.0]).all(), fgrad.all(fgrad.tensor([1.0, 0.0]))
-        (True, False)
+        >>> fgrad.tensor([1.0, 2.0]).all(), fgrad.all(fgrad.tensor([[1.0, 0.0], [1.0, 1.0]]), dim=1)
+        (tensor(True), tensor([False,  True]))
         """
-        return bool(np.all(self.primal))
+        return _truth(fnp.all, self, dim, keepdim, "all")
 
-    def any(self) -> _bool:
-        """True when some entry is nonzero (False for an empty tensor); fgrad.any is this method.
-
-        Unlike torch.Tensor.any, the result is a Python bool, not a 0-D bool tensor, and there is no
-        `dim`: `if t.any():` reads the same, and `fnp.any(t, axis=...)` reduces along axes. Not
-        differentiable.
-
-        Returns
-        -------
-        bool
-            Whether some entry is not zero.
+    def any(self, dim: _Axes = None, keepdim: _bool = False) -> "Tensor":
+        """Whether some entry is nonzero, over `dim` (all of them where None), as torch.Tensor.any:
+        a bool Tensor (uint8 for a uint8 tensor, as torch's), False over no entries; `if t.any():`
+        reads its one value. Not differentiable; fgrad.any is this method.
 
         Examples
         --------
-        >>> fgrad.tensor([0.0, 2.0]).any(), fgrad.any(fgrad.tensor([0.0, 0.0]))
-        (True, False)
+        >>> fgrad.tensor([0.0, 2.0]).any(), fgrad.any(fgrad.tensor([[0.0, 0.0], [1.0, 0.0]]), dim=1)
+        (tensor(True), tensor([False,  True]))
         >>> x = fgrad.tensor([1.0, float("nan")])
-        >>> fgrad.isnan(x).any()
+        >>> bool(fgrad.isnan(x).any())
         True
         """
-        return bool(np.any(self.primal))
+        return _truth(fnp.any, self, dim, keepdim, "any")
 
     # ---- in-place ops: each bumps the version counter --------------------------------------
     def _inplace(self, result, op):
@@ -1551,6 +1537,14 @@ faces.tensor_face = lambda traced: Tensor._wrap(traced, None, 0)  # (Note [tenso
 
 # (exp, log, sqrt, sigmoid, ... are autograd/torch_functions.py's functions, bound there as methods:
 # one home, with torch's dtype rules: an integer tensor computes in get_default_dtype())
+
+
+def _truth(fn, x, dim, keepdim, who):
+    """fnp.all or fnp.any of x over torch's dim, as a Tensor: bool, or uint8 for a uint8 x (torch's)."""
+    out = fn(x, axis=wrap_dims(dim, x.ndim, who), keepdims=keepdim)
+    if x.dtype == np.uint8:
+        out = promotion.astype(out, np.uint8)
+    return out if isinstance(out, Tensor) else Tensor._wrap(out, None, 0)
 
 
 def _dim(dim, axis):

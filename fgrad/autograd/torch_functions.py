@@ -442,10 +442,10 @@ def sort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, sta
     values, dim = _values(input), wrap_dim(dim, np.ndim(input), "sort")
     if not values.ndim:  # (a 0-D tensor is sorted; its one index is 0)
         return _sort_result(_tensor(input), Tensor(np.zeros((), np.int64)))
-    if descending:  # (two stable passes: by -x, NaN last, then NaN first)
-        order = np.argsort(-values, axis=dim, kind="stable")
-        nan_last = np.take_along_axis(~np.isnan(values), order, axis=dim)
-        indices = np.take_along_axis(order, np.argsort(nan_last, axis=dim, kind="stable"), axis=dim)
+    if descending:  # (the stable ascending order of the reversed values, reversed: ties keep their order,
+        # NaN comes first, and no value is negated, which wrapped unsigned and the least signed ints)
+        order = np.flip(np.argsort(np.flip(values, axis=dim), axis=dim, kind="stable"), axis=dim)
+        indices = values.shape[dim] - 1 - order
     else:
         indices = np.argsort(values, axis=dim, kind="stable")
     return _sort_result(_tensor(fnp.take_along_axis(input, indices, axis=dim)), Tensor(indices))
@@ -1214,7 +1214,7 @@ def trace(input: Tensor | ArrayLike) -> Tensor:
     (tensor(5., grad_fn=<...>), tensor([[1., 0.], [0., 1.]]))
     """
     _check_ndim("trace", 2, input)
-    return _tensor(fnp.trace(input))
+    return _tensor(fnp.trace(input, dtype=accumulator(input)))  # (int64 for bool and unsigned, as sum's)
 
 
 def diag(input: Tensor | ArrayLike, diagonal: int = 0) -> Tensor:

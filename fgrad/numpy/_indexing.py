@@ -177,12 +177,12 @@ def _tri_mask(a, k, upper):
 
 def triu(m, k=0):
     m = _as_operand(m)
-    return where(_tri_mask(m, k, True), m, 0.0 if np.issubdtype(m.dtype, np.inexact) else 0)
+    return where(_tri_mask(m, k, True), m, m.dtype.type(0))  # (a zero of m's dtype: bool stays bool)
 
 
 def tril(m, k=0):
     m = _as_operand(m)
-    return where(_tri_mask(m, k, False), m, 0.0 if np.issubdtype(m.dtype, np.inexact) else 0)
+    return where(_tri_mask(m, k, False), m, m.dtype.type(0))
 
 
 # ---- index builders ----------------------------------------------------------------------
