@@ -92,6 +92,10 @@ def _quantile(a, q, axis, keepdims, name, ignore_nan):
     out = lo_v + (hi_v - lo_v) * frac
     if ignore_nan:
         out = ew.where(_on_device_of(a, counts == 0), np.nan, out)
+    elif n and a.dtype.kind in "fc":  # (NumPy's: a slice with a NaN has NaN quantiles; sorted last, it is the
+        # largest value, which interpolation reads only near q = 1, so the rest came out finite)
+        last = take_along_axis(s_q, full(np.full(lo.shape, n - 1)), axis=q_arr.ndim + ax)
+        out = ew.where(ew.isnan(last), np.nan, out)
     out = squeeze(out, axis=q_arr.ndim + ax)
     if keepdims:
         out = reshape(out, q_arr.shape + kept_shape)
