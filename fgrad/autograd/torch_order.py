@@ -684,7 +684,7 @@ def argwhere(input: Tensor | ArrayLike) -> Tensor:
 def nonzero(input: Tensor | ArrayLike, *, as_tuple: bool = False) -> Any:
     """The indices of the nonzero entries (torch.nonzero): an (N, input.ndim) int64 tensor as argwhere,
     or with as_tuple a tuple of one 1-D index tensor per dim (a 0-D input: as a 1-D one). Not
-    differentiable. (Tensor.nonzero stays fgrad.numpy's, NumPy's tuple of arrays.)
+    differentiable; Tensor.nonzero is this function (fgrad.numpy.nonzero is NumPy's tuple of arrays).
 
     Examples
     --------
@@ -713,9 +713,10 @@ def isin(elements: Tensor | ArrayLike, test_elements: Tensor | ArrayLike, *, ass
 
 
 # torch.Tensor's methods among them (std_mean, var_mean, bucketize, searchsorted and isin are torch's
-# functions only; Tensor.nonzero is fgrad.numpy's already).
+# functions only). nonzero replaces the NumPy method Tensor inherits from Tracer (a tuple of arrays).
 METHODS = ("aminmax", "argwhere", "count_nonzero", "cummax", "cummin", "histc", "kthvalue", "logcumsumexp", "median",
-           "mode", "msort", "nanmedian", "nanquantile", "quantile", "take_along_dim", "unique", "unique_consecutive")
+           "mode", "msort", "nanmedian", "nanquantile", "nonzero", "quantile", "take_along_dim", "unique",
+           "unique_consecutive")
 
 
 def _bind():
