@@ -5,6 +5,7 @@ Each normalizes its axes once and binds a primitive of ops/broadcasting.py or
 ops/reductions.py; the statistics built on these (quantiles, nan-reductions, histograms)
 are _statistics.py's.
 """
+import builtins  # (max: this module defines its own)
 import functools
 
 import numpy as np
@@ -65,7 +66,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     axis = normalize_axis(axis, a.ndim, "var")
     d = a - mean(a, axis=axis, dtype=dtype, keepdims=True)
     real = None if dtype is None or np.dtype(dtype).kind != "f" else dtype  # (float64 data, dtype=float32: float32)
-    return sum(abs2(d), axis=axis, dtype=real, keepdims=keepdims) / (_count(a, axis) - ddof)
+    # (NumPy's divisor, max(N - ddof, 0): a ddof past N gives inf, not a negative variance)
+    return sum(abs2(d), axis=axis, dtype=real, keepdims=keepdims) / builtins.max(_count(a, axis) - ddof, 0)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
