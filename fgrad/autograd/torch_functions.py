@@ -42,19 +42,22 @@ from .promotion import (
 from .tensor import Tensor, unflattened_shape
 
 __all__ = [
-    "abs", "acos", "acosh", "add", "addmm", "allclose", "amax", "amin", "arccos", "arccosh", "arcsin", "arcsinh",
-    "arctan", "arctanh", "argsort", "asin", "asinh", "atan", "atanh", "bitwise_and", "bitwise_not", "bitwise_or",
-    "bitwise_xor", "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clip", "concat", "concatenate", "cos",
-    "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "div", "divide", "dot", "e",
-    "einsum", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "floor", "floor_divide",
-    "fmod", "frac", "gather", "index_select", "inf", "inverse", "is_tensor", "isfinite", "isinf", "isnan", "kron",
-    "lerp", "lgamma", "log", "log1p", "log2", "log10", "logdet", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul", "maximum", "minimum", "mm", "movedim",
-    "mul", "multiply", "nan", "narrow", "neg", "negative", "numel", "outer", "pi", "pow", "promote_types",
-    "rad2deg", "reciprocal", "relu", "remainder", "repeat_interleave", "result_type", "roll", "round", "rsqrt",
-    "rsub", "scatter", "scatter_add", "select", "sigmoid", "sign", "sin", "sinc", "sinh", "slogdet", "sort",
-    "split", "sqrt", "square", "stack", "sub", "subtract", "tan", "tanh", "tensordot", "tile", "topk", "trace",
-    "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "where",
+    "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "allclose", "amax",
+    "amin", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argsort", "asin", "asinh",
+    "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "can_cast",
+    "cat", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate", "copysign", "cos",
+    "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "dist", "div", "divide", "dot",
+    "e", "einsum", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "float_power", "floor",
+    "floor_divide", "fmax", "fmin", "fmod", "frac", "gather", "gcd", "heaviside", "hypot", "index_select", "inf",
+    "inner", "inverse", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron",
+    "lcm", "ldexp", "lerp", "lgamma", "log", "log1p", "log2", "log10", "logaddexp", "logaddexp2", "logdet",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul",
+    "maximum", "minimum", "mm", "movedim", "mul", "multiply", "mv", "nan", "narrow", "neg", "negative", "nextafter",
+    "numel", "outer", "pi", "positive", "pow", "promote_types", "rad2deg", "reciprocal", "relu", "remainder", "renorm",
+    "repeat_interleave", "result_type", "roll", "round", "rsqrt", "rsub", "scatter", "scatter_add", "select", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slogdet", "sort", "split", "sqrt", "square", "stack", "sub",
+    "subtract", "tan", "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind",
+    "unflatten", "vdot", "where", "xlogy",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -1362,21 +1365,822 @@ def _values(t):
         return t.detach().numpy() if isinstance(t, Tensor) else np.asarray(t)
 
 
+# ---- torch's functions of two or three tensors (issue 31) -------------------------------------------
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float16": "Half", "float32": "Float",
+                 "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+_ADDCDIV_OF_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a true "
+    "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+    "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+    "for float inputs. The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+    "tensor2), for all dtypes.")
+
+
+def _scalar_name(dtype):
+    """torch's C++ name of a dtype, as its kernels' messages write it (int64: Long, float32: Float)."""
+    return _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _no_kernel(kernel, dtype):
+    """torch's NotImplementedError of a kernel with no loop for `dtype`."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_scalar_name(dtype)}'")
+
+
+def _tensors(name, **arguments):
+    """Raise torch's TypeError where an argument torch takes only as a Tensor is not one (Python numbers
+    and NumPy arrays included); the keywords in their positions."""
+    for position, (argument, value) in enumerate(arguments.items(), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"fgrad.{name}(): argument '{argument}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def _one_tensor(name, a, b):
+    """torch's TypeError where neither operand of `name` (xlogy, float_power) is a Tensor."""
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        raise TypeError(f"fgrad.{name}() received an invalid combination of arguments - got "
+                        f"({type(a).__name__}, {type(b).__name__}): one of them must be a Tensor (as torch's)")
+
+
+def _cast_to(dtype, *operands):
+    """Tensors converted to `dtype` (recorded), Python numbers left as they are (NumPy's kernels take them
+    in the tensor's dtype)."""
+    return tuple(astype(x, dtype) if isinstance(x, Tensor) and x.dtype != dtype else x for x in operands)
+
+
+def _computed_in(kernel, a, b, kinds="f", integers=True):
+    """a and b cast to the dtype torch computes `kernel` in: their result_type, an integer or bool one
+    get_default_dtype() where `integers` (atan2 of two int tensors is a float tensor), else refused (torch's
+    logaddexp has no integer kernel); a dtype whose kind is not in `kinds` raises torch's
+    NotImplementedError."""
+    dtype = result_type(a, b)
+    if integers and dtype.kind in "biu":
+        dtype = get_default_dtype()
+    if dtype.kind not in kinds:
+        raise _no_kernel(kernel, dtype)
+    return _cast_to(dtype, a, b)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of the point (other, input), elementwise: arctan(input / other) in the right quadrant, in
+    [-pi, pi] (torch.atan2, also arctan2), broadcasting. Both must be Tensors (TypeError otherwise, as
+    torch's); integer and bool tensors compute in get_default_dtype(), complex ones raise
+    NotImplementedError. Differentiable in both.
+
+    Examples
+    --------
+    >>> y = fgrad.tensor([1.0, -1.0], requires_grad=True)
+    >>> a = fgrad.atan2(y, fgrad.tensor([1.0, -1.0])); a.sum().backward()
+    >>> a / fgrad.pi, y.grad  # x / (x**2 + y**2)
+    (tensor([ 0.25, -0.75], grad_fn=<...>), tensor([ 0.5, -0.5]))
+    """
+    _tensors("atan2", input=input, other=other)
+    return _tensor(fnp.arctan2(*_computed_in("atan2_cpu", input, other)))
+
+
+def arctan2(input: Tensor, other: Tensor) -> Tensor:
+    """torch.arctan2: atan2(input, other), the angle of the point (other, input) (see fgrad.atan2).
+
+    Examples
+    --------
+    >>> fgrad.arctan2(fgrad.tensor([1.0]), fgrad.tensor([0.0])) / fgrad.pi
+    tensor([0.5])
+    """
+    _tensors("arctan2", input=input, other=other)
+    return atan2(input, other)
+
+
+def copysign(input: Tensor, other: Tensor | float) -> Tensor:
+    """|input| with the sign of `other` (its sign bit: -0.0 counts as negative), elementwise with
+    broadcasting (torch.copysign); `other` may be a Python number. Integer and bool tensors compute in
+    get_default_dtype(); complex ones raise NotImplementedError. Differentiable in `input` (the gradient
+    is 0 in `other`).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, -2.0], requires_grad=True)
+    >>> y = fgrad.copysign(x, -1.0); y.sum().backward()
+    >>> y, x.grad
+    (tensor([-1., -2.], grad_fn=<...>), tensor([-1.,  1.]))
+    """
+    _tensors("copysign", input=input)
+    return _tensor(fnp.copysign(*_computed_in("copysign_cpu", input, other)))
+
+
+def _complex_logaddexp(a, b):
+    """log(exp(a) + exp(b)) of complex tensors, shifted by the operand of the larger real part."""
+    larger = fnp.where(fnp.real(a) >= fnp.real(b), a, b)
+    return larger + fnp.log1p(fnp.exp(a + b - larger - larger))
+
+
+def logaddexp(input: Tensor, other: Tensor) -> Tensor:
+    """log(exp(input) + exp(other)), elementwise with broadcasting, computed without overflow
+    (torch.logaddexp). Floating and complex tensors only: an integer or bool result dtype raises
+    NotImplementedError, as torch's ('"logaddexp_cpu" not implemented for 'Long''). Differentiable
+    in both: the gradients are the softmax weights of the two.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1000.0, 0.0], requires_grad=True)
+    >>> y = fgrad.logaddexp(x, fgrad.tensor([1000.0, 0.0])); y.sum().backward()
+    >>> y - fgrad.tensor([1000.0, 0.0]), x.grad  # log 2 more than each; weights 1/2
+    (tensor([0.69314718, 0.69314718], grad_fn=<...>), tensor([0.5, 0.5]))
+    """
+    _tensors("logaddexp", input=input, other=other)
+    a, b = _computed_in("logaddexp_cpu", input, other, kinds="fc", integers=False)
+    return _tensor(_complex_logaddexp(a, b) if a.dtype.kind == "c" else fnp.logaddexp(a, b))
+
+
+def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
+    """log2(2**input + 2**other), elementwise with broadcasting, computed without overflow
+    (torch.logaddexp2). Floating tensors only: integer, bool and complex ones raise NotImplementedError,
+    as torch's. Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.logaddexp2(fgrad.tensor([1.0, 3.0]), fgrad.tensor([1.0, 3.0]))
+    tensor([2., 4.])
+    """
+    _tensors("logaddexp2", input=input, other=other)
+    return _tensor(fnp.logaddexp2(*_computed_in("logaddexp2_cpu", input, other, integers=False)))
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """sqrt(input**2 + other**2), elementwise with broadcasting, without overflow (torch.hypot). Floating
+    tensors only: integer, bool and complex ones raise NotImplementedError, as torch's. Differentiable
+    in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([3.0], requires_grad=True)
+    >>> h = fgrad.hypot(x, fgrad.tensor([4.0])); h.backward()
+    >>> h, x.grad  # x / h
+    (tensor([5.], grad_fn=<...>), tensor([0.6]))
+    """
+    _tensors("hypot", input=input, other=other)
+    return _tensor(fnp.hypot(*_computed_in("hypot_cpu", input, other, integers=False)))
+
+
+def xlogy(input: Tensor | float, other: Tensor | float) -> Tensor:
+    """input * log(other), 0 where input is 0 (unless other is NaN), elementwise with broadcasting
+    (torch.xlogy; fgrad.special.xlogy's values); either may be a Python number, not both. Integer and bool
+    tensors compute in get_default_dtype(); complex ones raise NotImplementedError. Differentiable in
+    both; where input and other are both 0 the gradient of input is 0, as torch's, and of other 0 too
+    (torch's is NaN there).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 2.0], requires_grad=True)
+    >>> y = fgrad.xlogy(x, fgrad.tensor([0.0, 1.0])); y.sum().backward()
+    >>> y, x.grad  # log(other), 0 where both are 0
+    (tensor([0., 0.], grad_fn=<...>), tensor([0., 0.]))
+    """
+    _one_tensor("xlogy", input, other)
+    a, b = _computed_in("xlogy_cpu", input, other)
+    a = a if isinstance(a, Tensor) else fnp.full_like(b, a)  # (a Python number in the tensor's dtype)
+    b = b if isinstance(b, Tensor) else fnp.full_like(a, b)
+    b = fnp.where((a == 0) & (b == 0), 1.0, b)  # (log(1) where both are 0: torch's gradient of input there, 0)
+    return _tensor(ops_special.xlogy(a, b))
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """The Heaviside step of `input`, elementwise with broadcasting: 0 where input < 0 (or NaN, as
+    torch's), `values` where input == 0, 1 where input > 0 (torch.heaviside). Both must be Tensors of one
+    dtype (RuntimeError otherwise, as torch's), not complex. Not differentiable: the result records no
+    history (torch records one and raises on backward; here backward raises that it does not require grad).
+
+    Examples
+    --------
+    >>> fgrad.heaviside(fgrad.tensor([-1.0, 0.0, 2.0, fgrad.nan]), fgrad.tensor([0.5]))
+    tensor([0. , 0.5, 1. , 0. ])
+    """
+    _tensors("heaviside", input=input, values=values)
+    if input.dtype.kind == "c" or values.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    with no_grad():
+        if input.dtype.kind == "f":
+            return _tensor(fnp.where(fnp.isnan(input), 0, fnp.heaviside(input, values)))
+        return _tensor(astype(fnp.where(input == 0, values, input > 0), input.dtype))  # (NumPy's is of floats only)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point value after `input` toward `other`, elementwise with broadcasting
+    (torch.nextafter). Floating tensors only (NotImplementedError otherwise, as torch's). Not
+    differentiable: no history is recorded.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0])
+    >>> (fgrad.nextafter(x, fgrad.tensor([2.0])) - x).item() == float(np.finfo(np.float64).eps)
+    True
+    """
+    _tensors("nextafter", input=input, other=other)
+    return _tensor(fnp.nextafter(*_computed_in("nextafter_cpu", input, other, integers=False)))
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2**other, elementwise with broadcasting (torch.ldexp, by torch's formula), in the result
+    dtype of the two (integer and bool ones in get_default_dtype(); complex input allowed). Both must be
+    Tensors. Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.5, 3.0], requires_grad=True)
+    >>> y = fgrad.ldexp(x, fgrad.tensor([2, -1])); y.sum().backward()
+    >>> y, x.grad
+    (tensor([6. , 1.5], grad_fn=<...>), tensor([4. , 0.5]))
+    """
+    _tensors("ldexp", input=input, other=other)
+    if input.dtype.kind == "f" and other.dtype == np.bool_:  # (torch's kernel of a float mantissa and bool exponent)
+        raise _no_kernel("ldexp_cpu_exp", other.dtype)
+    a, b = _computed_in("ldexp_cpu", input, other, kinds="fc")
+    return _tensor(a * fnp.exp2(b))
+
+
+def _float_power_dtype(input, exponent):
+    complex_ = builtins.any(isinstance(x, complex) or getattr(x, "dtype", np.dtype(np.float64)).kind == "c"
+                   for x in (input, exponent))
+    return np.dtype(np.complex128 if complex_ else np.float64)
+
+
+def float_power(input: Tensor | float, exponent: Tensor | float) -> Tensor:
+    """input ** exponent computed in float64 (complex128 where either is complex), elementwise with
+    broadcasting (torch.float_power), whatever the operands' dtypes; either may be a Python number, not
+    both. Differentiable in both (the gradient comes back in its input's dtype).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([2, 3], dtype=fgrad.int32)
+    >>> fgrad.float_power(x, -1), fgrad.float_power(x.to(fgrad.float32), 1j).dtype
+    (tensor([0.5       , 0.33333333]), dtype('complex128'))
+    """
+    _one_tensor("float_power", input, exponent)
+    return _tensor(fnp.power(*_cast_to(_float_power_dtype(input, exponent), input, exponent)))
+
+
+def _float_power_(self, exponent):
+    dtype = _float_power_dtype(self, exponent)
+    if self.dtype != dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_scalar_name(self.dtype)} but the operation's "
+                           f"result requires dtype {_scalar_name(dtype)}")
+    return self._inplace(float_power(self, exponent), "float_power_")
+
+
+def _fmax_fmin(fn, name, input, other):
+    _tensors(name, input=input, other=other)
+    if result_type(input, other).kind == "c":
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    return _tensor(binary(fn, input, other))
+
+
+def fmax(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise maximum of `input` and `other`, broadcasting, NaN ignored where the other is a
+    number (torch.fmax; maximum propagates NaN), in their result_type; complex tensors raise RuntimeError,
+    as torch's. Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([1.0, fgrad.nan], requires_grad=True)
+    >>> y = fgrad.fmax(x, fgrad.tensor([2.0, 3.0])); y.sum().backward()
+    >>> y, x.grad
+    (tensor([2., 3.], grad_fn=<...>), tensor([0., 0.]))
+    """
+    return _fmax_fmin(fnp.fmax, "fmax", input, other)
+
+
+def fmin(input: Tensor, other: Tensor) -> Tensor:
+    """The elementwise minimum of `input` and `other`, broadcasting, NaN ignored where the other is a
+    number (torch.fmin; minimum propagates NaN), in their result_type; complex tensors raise RuntimeError,
+    as torch's. Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.fmin(fgrad.tensor([1.0, fgrad.nan, fgrad.nan]), fgrad.tensor([2.0, 3.0, fgrad.nan]))
+    tensor([ 1.,  3., nan])
+    """
+    return _fmax_fmin(fnp.fmin, "fmin", input, other)
+
+
+def _gcd_lcm(fn, name, input, other):
+    _tensors(name, input=input, other=other)
+    dtype = result_type(input, other)
+    if dtype.kind not in "iu":
+        raise _no_kernel(f"{name}_cpu", dtype)
+    return _tensor(binary(fn, input, other))
+
+
+def gcd(input: Tensor, other: Tensor) -> Tensor:
+    """The greatest common divisor of |input| and |other|, elementwise with broadcasting (torch.gcd; gcd(0, 0)
+    is 0), of integer tensors only (bool, floating and complex ones raise NotImplementedError, as torch's).
+    No gradient.
+
+    Examples
+    --------
+    >>> fgrad.gcd(fgrad.tensor([12, -18, 0]), fgrad.tensor([8, 12, 5]))
+    tensor([4, 6, 5])
+    """
+    return _gcd_lcm(fnp.gcd, "gcd", input, other)
+
+
+def lcm(input: Tensor, other: Tensor) -> Tensor:
+    """The least common multiple of |input| and |other|, elementwise with broadcasting (torch.lcm; 0 where
+    either is 0), of integer tensors only (NotImplementedError otherwise, as torch's). No gradient.
+
+    Examples
+    --------
+    >>> fgrad.lcm(fgrad.tensor([4, -6, 0]), fgrad.tensor([6, 4, 5]))
+    tensor([12, 12,  0])
+    """
+    return _gcd_lcm(fnp.lcm, "lcm", input, other)
+
+
+def _clamp_one(name, input, bound, side):
+    _tensors(name, input=input)
+    if input.dtype.kind == "c" or getattr(bound, "dtype", np.dtype(np.float64)).kind == "c" or \
+            isinstance(bound, complex):
+        raise NotImplementedError("clamp is not supported for complex types")
+    if input.dtype == np.bool_ and bound.__class__ is bool:
+        raise _no_kernel(f"{name}_scalar_cpu", input.dtype)
+    return _tensor(clamped(input, bound, None) if side == "min" else clamped(input, None, bound))
+
+
+def clamp_min(input: Tensor, min: Tensor | float) -> Tensor:
+    """`input` limited below by `min` (torch.clamp_min: clamp(input, min=min)), in their result_type.
+    Differentiable in `input` (0 where the bound is active) and in a Tensor bound.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.clamp_min(x, 0.0); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0., 2.], grad_fn=<...>), tensor([0., 1.]))
+    """
+    return _clamp_one("clamp_min", input, min, "min")
+
+
+def clamp_max(input: Tensor, max: Tensor | float) -> Tensor:
+    """`input` limited above by `max` (torch.clamp_max: clamp(input, max=max)), in their result_type.
+    Differentiable in `input` (0 where the bound is active) and in a Tensor bound.
+
+    Examples
+    --------
+    >>> fgrad.clamp_max(fgrad.tensor([-1, 2, 5]), 3)
+    tensor([-1,  2,  3])
+    """
+    return _clamp_one("clamp_max", input, max, "max")
+
+
+def _scalar_in(value, dtype):
+    """A Python number argument (addcmul's value, baddbmm's alpha and beta) converted to `dtype` as torch's:
+    truncated toward zero for an integer dtype; RuntimeError where it does not fit (a complex number for
+    a real dtype, an int out of range, a finite float beyond the floating dtype's range)."""
+    overflow = RuntimeError(f"value cannot be converted to type {_dtype_name(dtype)} without overflow (the "
+                            f"Python number {value!r}; torch's error)")
+    if isinstance(value, complex):
+        if dtype.kind != "c":
+            raise overflow
+        return value
+    if dtype.kind in "iu":
+        value = int(value)
+        if not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+            raise overflow
+        return value
+    if dtype.kind == "b":
+        return builtins.bool(value)
+    if math.isfinite(value) and builtins.abs(value) > float(np.finfo(dtype).max):
+        raise overflow
+    return value
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    """input + value * tensor1 * tensor2, elementwise with broadcasting (torch.addcmul), in the three's
+    result_type, `value` converted to it as torch's (truncated for integer tensors; a complex value for real
+    ones raises RuntimeError). Bool tensors raise NotImplementedError. Differentiable in all three.
+
+    Examples
+    --------
+    >>> t1 = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.addcmul(fgrad.tensor([1.0]), t1, fgrad.tensor([3.0, 4.0]), value=0.5); y.sum().backward()
+    >>> y, t1.grad
+    (tensor([2.5, 5. ], grad_fn=<...>), tensor([1.5, 2. ]))
+    """
+    _tensors("addcmul", input=input, tensor1=tensor1, tensor2=tensor2)
+    dtype = result_type(input, tensor1, tensor2)
+    if dtype.kind == "b":
+        raise _no_kernel("addcmul_cpu_out", dtype)
+    value = _scalar_in(value, dtype)
+    input, tensor1, tensor2 = _cast_to(dtype, input, tensor1, tensor2)
+    return _tensor(input + value * tensor1 * tensor2)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    """input + value * tensor1 / tensor2, elementwise with broadcasting (torch.addcdiv), in the three's
+    result_type, `value` converted to it as addcmul's. tensor1 and tensor2 both of integer (or bool)
+    dtypes raise torch's RuntimeError (integer division with addcdiv is no longer supported).
+    Differentiable in all three.
+
+    Examples
+    --------
+    >>> t2 = fgrad.tensor([2.0, 4.0], requires_grad=True)
+    >>> y = fgrad.addcdiv(fgrad.tensor([1.0]), fgrad.tensor([1.0, 2.0]), t2, value=2); y.sum().backward()
+    >>> y, t2.grad  # -value * tensor1 / tensor2**2
+    (tensor([2., 2.], grad_fn=<...>), tensor([-0.5 , -0.25]))
+    """
+    _tensors("addcdiv", input=input, tensor1=tensor1, tensor2=tensor2)
+    if tensor1.dtype.kind in "biu" and tensor2.dtype.kind in "biu":
+        raise RuntimeError(_ADDCDIV_OF_INTEGERS)
+    dtype = result_type(input, tensor1, tensor2)
+    value = _scalar_in(value, dtype)
+    input, tensor1, tensor2 = _cast_to(dtype, input, tensor1, tensor2)
+    return _tensor(input + value * tensor1 / tensor2)
+
+
+def _broadcast_to_product(name, input, shape):
+    """torch's RuntimeError where `input` does not broadcast to the product's shape (it is expanded to it)."""
+    try:
+        fits = np.broadcast_shapes(tuple(input.shape), shape) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"{name}: the expanded size of the tensor must match the existing size: input of shape "
+                           f"{list(input.shape)} does not broadcast to the product's shape {list(shape)}")
+
+
+def _scaled_sum(input, product, beta, alpha, dtype):
+    """beta * input + alpha * product (baddbmm, addbmm, addmv, addr), alpha and beta converted to `dtype`
+    as torch's; beta 0 ignores input (NaN there does not propagate, as torch's)."""
+    beta, alpha = _scalar_in(beta, dtype), _scalar_in(alpha, dtype)
+    product = product if alpha.__class__ is int and alpha == 1 else alpha * product
+    if beta == 0:
+        return _tensor(product)
+    return _tensor((input if beta.__class__ is int and beta == 1 else beta * input) + product)
+
+
+def _same_dtypes(message, *tensors):
+    if builtins.any(t.dtype != tensors[0].dtype for t in tensors):
+        raise RuntimeError(message)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2) for stacks of matrices: batch1 (b, n, m), batch2 (b, m, p)
+    (3-D, RuntimeError otherwise), `input` broadcast to (b, n, p) (torch.baddbmm). The three of one dtype,
+    not bool (as torch's); beta 0 ignores input. Differentiable in all three.
+
+    Examples
+    --------
+    >>> b1 = fgrad.ones(2, 1, 3, requires_grad=True)
+    >>> y = fgrad.baddbmm(fgrad.tensor([1.0]), b1, fgrad.ones(2, 3, 1), beta=2, alpha=0.5); y.sum().backward()
+    >>> y.shape, y[0], b1.grad[0]
+    ((2, 1, 1), tensor([[3.5]], grad_fn=<...>), tensor([[0.5, 0.5, 0.5]]))
+    """
+    _tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    _check_ndim("baddbmm", 3, batch1, batch2)
+    _same_dtypes(f"Input dtypes must be the same, got: input {_dtype_name(input.dtype)}, batch1: "
+                 f"{_dtype_name(batch1.dtype)}, batch2: {_dtype_name(batch2.dtype)}", input, batch1, batch2)
+    if input.dtype == np.bool_:
+        raise _no_kernel("baddbmm", input.dtype)
+    (b, n, m), (b2, m2, p) = batch1.shape, batch2.shape
+    if (b2, m2) != (b, m):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
+                           f"[{b2}, {m2}].")
+    _broadcast_to_product("baddbmm", input, (b, n, p))
+    return _scaled_sum(input, fnp.matmul(batch1, batch2), beta, alpha, input.dtype)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """beta * input + alpha * sum_i(batch1[i] @ batch2[i]): the products of two stacks of matrices (3-D,
+    RuntimeError otherwise) summed over the batch, `input` broadcast to (n, p) (torch.addbmm). The three
+    of one dtype, not bool; beta 0 ignores input. Differentiable in all three.
+
+    Examples
+    --------
+    >>> fgrad.addbmm(fgrad.zeros(1, 1), fgrad.ones(3, 1, 2), fgrad.ones(3, 2, 1), alpha=2)
+    tensor([[12.]])
+    """
+    _tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    _check_ndim("addbmm", 3, batch1, batch2)
+    _same_dtypes(f"addbmm: expected input, batch1 and batch2 to have the same dtype, but got "
+                 f"{_scalar_name(input.dtype)}, {_scalar_name(batch1.dtype)} and {_scalar_name(batch2.dtype)}",
+                 input, batch1, batch2)
+    if input.dtype == np.bool_:
+        raise _no_kernel("addbmm", input.dtype)
+    (b, n, m), (b2, m2, p) = batch1.shape, batch2.shape
+    if b2 != b:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
+    if m2 != m:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{m} and {m2}x{p})")
+    _broadcast_to_product("addbmm", input, (n, p))
+    return _scaled_sum(input, fnp.sum(fnp.matmul(batch1, batch2), axis=0, dtype=input.dtype), beta, alpha,
+                       input.dtype)
+
+
+def _check_mv(input, mat, vec):
+    """torch's addmv checks: a vector (or 0-D) input (mv: None, its result), a matrix and a vector, of one
+    dtype and fitting sizes."""
+    ndim = 1 if input is None else input.ndim
+    if not (mat.ndim == 2 and vec.ndim == 1 and ndim <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {ndim}, {mat.ndim}, {vec.ndim}")
+    n, m = mat.shape
+    size = n if input is None or input.ndim == 0 else input.shape[0]
+    if vec.shape[0] != m or size not in (1, n):
+        raise RuntimeError(f"size mismatch, got input ({size}), mat ({n}x{m}), vec ({vec.shape[0]})")
+    first = vec if input is None else input
+    _same_dtypes(f"addmv input tensors must have the same dtype, but got {_scalar_name(first.dtype)}, "
+                 f"{_scalar_name(mat.dtype)}, and {_scalar_name(vec.dtype)}", first, mat, vec)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """beta * input + alpha * (mat @ vec): a matrix (n, m) times a vector (m,), `input` a vector of n (or
+    of 1, or 0-D) (torch.addmv). The three of one dtype (RuntimeError otherwise, as torch's); beta 0
+    ignores input. Differentiable in all three.
+
+    Examples
+    --------
+    >>> v = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.addmv(fgrad.tensor([1.0, 1.0]), fgrad.tensor([[1.0, 0.0], [1.0, 1.0]]), v, alpha=2)
+    >>> y.sum().backward(); y, v.grad
+    (tensor([3., 7.], grad_fn=<...>), tensor([4., 2.]))
+    """
+    _tensors("addmv", input=input, mat=mat, vec=vec)
+    _check_mv(input, mat, vec)
+    if input.dtype == np.bool_:
+        raise _no_kernel("addmv_impl_cpu", input.dtype)
+    return _scaled_sum(input, fnp.matmul(mat, vec), beta, alpha, input.dtype)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    """The product of the matrix `input` (n, m) and the vector `vec` (m,) (torch.mv; 2-D and 1-D, of one
+    dtype: RuntimeError otherwise, as torch's). Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.mv(fgrad.tensor([[1.0, 2.0], [3.0, 4.0]]), fgrad.tensor([1.0, -1.0]))
+    tensor([-1., -1.])
+    """
+    _tensors("mv", input=input, vec=vec)
+    _check_mv(None, input, vec)
+    if input.dtype == np.bool_:
+        raise _no_kernel("addmv_impl_cpu", input.dtype)
+    return _tensor(fnp.matmul(input, vec))
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2), `input` broadcast to (len(vec1), len(vec2)) (torch.addr),
+    in the three's result_type. For integer and bool tensors alpha and beta must not be floating (for
+    real ones not complex): RuntimeError, as torch's; of bool tensors, (beta and input) or (alpha and
+    vec1[i] and vec2[j]). beta 0 ignores input. Differentiable in all three.
+
+    Examples
+    --------
+    >>> v = fgrad.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = fgrad.addr(fgrad.ones(2, 2), v, fgrad.tensor([1.0, 3.0]), beta=2); y.sum().backward()
+    >>> y, v.grad
+    (tensor([[3., 5.], [4., 8.]], grad_fn=<...>), tensor([4., 4.]))
+    """
+    _tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    for vec, position in ((vec1, "vec1"), (vec2, "vec2")):
+        if vec.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {position}, but got {vec.ndim}-D")
+    shape = (vec1.shape[0], vec2.shape[0])
+    if input.ndim > 2:
+        raise RuntimeError(f"addr: the number of sizes provided (2) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({input.ndim})")
+    _broadcast_to_product("addr", input, shape)
+    dtype = result_type(input, vec1, vec2)
+    for number, position in ((beta, "beta"), (alpha, "alpha")):
+        if dtype.kind in "biu" and not isinstance(number, (int, np.integer)):
+            raise RuntimeError(f"For integral input tensors, argument {position} must not be a floating point number.")
+        if dtype.kind != "c" and isinstance(number, complex):
+            raise RuntimeError(f"For non-complex input tensors, argument {position} must not be a complex number.")
+    input, vec1, vec2 = _cast_to(dtype, input, vec1, vec2)
+    if dtype.kind == "b":
+        product = fnp.logical_and(fnp.outer(vec1, vec2), builtins.bool(alpha))
+        return _tensor(fnp.logical_or(product, fnp.logical_and(input, builtins.bool(beta))) if beta else product)
+    return _scaled_sum(input, fnp.outer(vec1, vec2), beta, alpha, dtype)
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The inner product of two 1-D tensors with the first conjugated: sum(conj(input) * other)
+    (torch.vdot; of real tensors dot). One dtype and one length (RuntimeError otherwise, as torch's).
+    Differentiable in both.
+
+    Examples
+    --------
+    >>> fgrad.vdot(fgrad.tensor([1 + 2j]), fgrad.tensor([3 + 1j]))
+    tensor(5.-5.j)
+    """
+    _tensors("vdot", input=input, other=other)
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+                           f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
+                           f"elements respectively")
+    _same_dtypes(f"dot : expected both vectors to have same dtype, but found {_scalar_name(input.dtype)} and "
+                 f"{_scalar_name(other.dtype)}", input, other)
+    return _tensor(fnp.vdot(input, other))
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sums of products over the last axes of `input` and `other` (torch.inner; no conjugation): of
+    shape input.shape[:-1] + other.shape[:-1]; a 0-D operand multiplies. One dtype, and the last axes of
+    one length (RuntimeError otherwise, as torch's). Differentiable in both.
+
+    Examples
+    --------
+    >>> a = fgrad.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    >>> y = fgrad.inner(a, fgrad.tensor([1.0, 1.0])); y.sum().backward()
+    >>> y, a.grad
+    (tensor([3., 7.], grad_fn=<...>), tensor([[1., 1.], [1., 1.]]))
+    """
+    _tensors("inner", input=input, other=other)
+    _same_dtypes("both inputs should have same dtype", input, other)
+    if input.ndim == 0 or other.ndim == 0:
+        return _tensor(input * other)
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _tensor(fnp.inner(input, other))
+
+
+def sgn(input: Tensor | ArrayLike) -> Tensor:
+    """The sign of `input`: of a complex tensor input / |input| (0 at 0), of a real one torch.sign's
+    -1, 0, 1 (a bool tensor as it is) (torch.sgn). Differentiable: of a complex tensor the gradient is
+    torch's (0 at 0); of a real one it is 0.
+
+    Examples
+    --------
+    >>> z = fgrad.tensor([3 + 4j, 0j])
+    >>> fgrad.sgn(z), fgrad.sgn(fgrad.tensor([-2.0, 0.0, 5.0]))
+    (tensor([0.6+0.8j, 0. +0.j ]), tensor([-1.,  0.,  1.]))
+    """
+    input = _tensor(input)
+    if input.dtype.kind == "b":
+        return input.clone()
+    if input.dtype.kind != "c":
+        return _tensor(fnp.sign(input))
+    size = fnp.abs(input)
+    zero = size == 0
+    return _tensor(fnp.where(zero, 0, input / fnp.where(zero, 1, size)))
+
+
+def positive(input: Tensor) -> Tensor:
+    """`input` itself (torch.positive, the unary +); a bool tensor raises RuntimeError, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 2.0]); fgrad.positive(x) is x
+    True
+    """
+    _tensors("positive", input=input)
+    if input.dtype == np.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """A bool tensor, True where |input - other| <= atol + rtol * |other| (or they are equal, infinities
+    included), broadcasting (torch.isclose); `equal_nan` counts two NaNs as close. Both Tensors of one
+    dtype, rtol and atol >= 0 (RuntimeError otherwise, as torch's). No gradient.
+
+    Examples
+    --------
+    >>> fgrad.isclose(fgrad.tensor([1.0, 2.0, fgrad.nan]), fgrad.tensor([1.0 + 1e-9, 2.1, fgrad.nan]))
+    tensor([ True, False, False])
+    """
+    _tensors("isclose", input=input, other=other)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{_scalar_name(input.dtype)} did not match {_scalar_name(other.dtype)}")
+    for name, tolerance in (("rtol", rtol), ("atol", atol)):
+        if tolerance < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tolerance}")
+    return _tensor(fnp.isclose(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isreal(input: Tensor | ArrayLike) -> Tensor:
+    """A bool tensor, True where `input` has no imaginary part (everywhere for a real tensor) (torch.isreal).
+
+    Examples
+    --------
+    >>> fgrad.isreal(fgrad.tensor([1 + 0j, 1j]))
+    tensor([ True, False])
+    """
+    return _tensor(fnp.isreal(input))
+
+
+def _infinity(fn, name, input):
+    input = _tensor(input)
+    if input.dtype.kind == "c":
+        raise RuntimeError(f"{name} does not support complex inputs.")
+    return _tensor(fn(input))
+
+
+def isposinf(input: Tensor | ArrayLike) -> Tensor:
+    """A bool tensor, True where `input` is +inf (torch.isposinf); complex tensors raise RuntimeError, as torch's.
+
+    Examples
+    --------
+    >>> fgrad.isposinf(fgrad.tensor([fgrad.inf, -fgrad.inf, 1.0]))
+    tensor([ True, False, False])
+    """
+    return _infinity(fnp.isposinf, "isposinf", input)
+
+
+def isneginf(input: Tensor | ArrayLike) -> Tensor:
+    """A bool tensor, True where `input` is -inf (torch.isneginf); complex tensors raise RuntimeError, as torch's.
+
+    Examples
+    --------
+    >>> fgrad.isneginf(fgrad.tensor([fgrad.inf, -fgrad.inf, 1.0]))
+    tensor([False,  True, False])
+    """
+    return _infinity(fnp.isneginf, "isneginf", input)
+
+
+def signbit(input: Tensor | ArrayLike) -> Tensor:
+    """A bool tensor, True where `input`'s sign bit is set (negative numbers, -0.0 and -NaN) (torch.signbit);
+    complex tensors raise NotImplementedError, as torch's.
+
+    Examples
+    --------
+    >>> fgrad.signbit(fgrad.tensor([-1.0, -0.0, 0.0, 2.0]))
+    tensor([ True,  True, False, False])
+    """
+    input = _tensor(input)
+    if input.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    return _tensor(fnp.signbit(input))
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """The p-norm of input - other, broadcasting (torch.dist, also Tensor.dist; p=2: Euclidean; 0, inf,
+    -inf and other orders as Tensor.norm's). Floating or complex tensors (an integer difference raises
+    RuntimeError, as torch's norm). Differentiable in both.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([4.0, 0.0], requires_grad=True)
+    >>> d = fgrad.dist(x, fgrad.tensor([1.0, 4.0])); d.backward()
+    >>> d, x.grad
+    (tensor(5., grad_fn=<...>), tensor([ 0.6, -0.8]))
+    """
+    _tensors("dist", input=input, other=other)
+    difference = input - other
+    if difference.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_scalar_name(difference.dtype)} instead.")
+    return difference.norm(p)
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """`input` with each slice along `dim` (input.select(dim, i)) whose p-norm exceeds `maxnorm` scaled to
+    it, by torch's factor maxnorm / (norm + 1e-7); the others as they are (torch.renorm). input of 2 or
+    more dimensions, floating or complex; p > 0, maxnorm >= 0 (RuntimeError otherwise, as torch's).
+    Differentiable, through the norms too.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[3.0, 4.0], [0.3, 0.4]])
+    >>> y = fgrad.renorm(x, 2, 0, 1.0)  # the first row's norm 5 scaled to 1, the second's 0.5 kept
+    >>> bool(fgrad.allclose(y, fgrad.tensor([[0.6, 0.8], [0.3, 0.4]])))
+    True
+    """
+    _tensors("renorm", input=input)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    dim = wrap_dim(dim, input.ndim, "renorm")
+    if input.dtype.kind not in "fc":
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_scalar_name(input.dtype)}")
+    norms = input.norm(p, dim=tuple(d for d in range(input.ndim) if d != dim), keepdim=True)
+    return _tensor(input * fnp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0))
+
+
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "acos", "acosh", "add", "addmm", "allclose", "amax", "amin", "arccos", "arccosh", "arcsin",
-           "arcsinh", "arctan", "arctanh", "argsort", "asin", "asinh", "atan", "atanh", "bitwise_and",
-           "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "ceil", "chunk", "clip", "cos", "cosh",
-           "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "div", "divide",
-           "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "floor", "floor_divide",
-           "fmod", "frac", "gather", "index_select", "inverse", "isfinite", "isinf", "isnan", "kron",
-           "lerp", "lgamma", "log", "log10", "log1p", "log2", "logdet", "logical_and", "logical_not",
-           "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "maximum", "minimum",
-           "movedim", "mul", "multiply", "narrow", "neg", "negative", "outer", "rad2deg", "reciprocal",
-           "remainder", "repeat_interleave", "roll", "rsqrt", "scatter", "scatter_add", "select", "sigmoid",
-           "sign", "sin", "sinc", "sinh", "slogdet", "sort", "split", "sqrt", "square", "sub", "subtract",
-           "tan", "tanh", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind",
-           "unflatten")
+METHODS = ("abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "allclose",
+           "amax", "amin", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argsort",
+           "asin", "asinh", "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_not", "bitwise_or",
+           "bitwise_xor", "bmm", "ceil", "chunk", "clamp_max", "clamp_min", "clip", "copysign", "cos", "cosh",
+           "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "dist", "div", "divide",
+           "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "float_power", "floor",
+           "floor_divide", "fmax", "fmin", "fmod", "frac", "gather", "gcd", "heaviside", "hypot", "index_select",
+           "inner", "inverse", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron",
+           "lcm", "ldexp", "lerp", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logdet",
+           "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select",
+           "maximum", "minimum", "movedim", "mul", "multiply", "mv", "narrow", "neg", "negative", "nextafter",
+           "outer", "positive", "rad2deg", "reciprocal", "remainder", "renorm", "repeat_interleave", "roll", "rsqrt",
+           "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slogdet",
+           "sort", "split", "sqrt", "square", "sub", "subtract", "tan", "tanh", "tile", "topk", "trace", "tril",
+           "triu", "true_divide", "trunc", "unbind", "unflatten", "vdot", "xlogy")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)
@@ -1453,7 +2257,6 @@ _EXTRA_METHODS = {
     "lt": _elementwise(lambda a, b: a < b, "lt"), "le": _elementwise(lambda a, b: a <= b, "le"),
     "gt": _elementwise(lambda a, b: a > b, "gt"), "ge": _elementwise(lambda a, b: a >= b, "ge"),
     "eq": _elementwise(lambda a, b: a == b, "eq"), "ne": _elementwise(lambda a, b: a != b, "ne"),
-    "dist": lambda self, other, p=2: (self - other).norm(p),
     "expand_as": lambda self, other: self.expand(*other.shape),
     "reshape_as": lambda self, other: self.reshape(tuple(other.shape)),
     "type_as": lambda self, other: self.to(other.dtype),
@@ -1475,11 +2278,11 @@ _EXTRA_METHODS = {
     "scatter_": _scatter_,
     "scatter_add_": _scatter_add_,
     "lerp_": _lerp_,
+    "float_power_": _float_power_,
 }
 
 
 _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the methods _new makes
-    "dist": "The p-norm of self - other, broadcasting (torch.Tensor.dist; p=2: Euclidean). Differentiable.",
     "expand_as": "self broadcast to other's shape (torch.Tensor.expand_as). Differentiable: the gradient sums back.",
     "reshape_as": "self reshaped to other's shape (torch.Tensor.reshape_as). Differentiable.",
     "type_as": "self converted to other's dtype (torch.Tensor.type_as); differentiable between floating dtypes.",
@@ -1503,6 +2306,8 @@ _EXTRA_DOCS = {  # the docstrings of _EXTRA_METHODS's lambdas, and of the method
                 "(torch.Tensor.uniform_); not recorded for autograd. Returns self.",
     "normal_": "Fill self, in place, with draws from N(mean, std**2) from `generator` or fgrad's default one\n"
                "(torch.Tensor.normal_); not recorded for autograd. Returns self.",
+    "float_power_": "self = fgrad.float_power(self, exponent) in place (torch.Tensor.float_power_): self must be\n"
+                    "float64 (complex128 where the result is complex), else RuntimeError, as torch's. Returns self.",
     "lerp_": "self = fgrad.lerp(self, end, weight) in place (torch.Tensor.lerp_; the broadcast shape must be\n"
              "self's). Returns self.",
     "scatter_": "fgrad.scatter(self, dim, index, src or value) written into self, in place (torch.Tensor.scatter_;\n"
@@ -1541,6 +2346,32 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logica
               "logical_not", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide",
               "floor_divide", "fmod", "remainder", *_UNARY):
     _EXTRA_METHODS[f"{_name}_"] = _in_place(_name)
+
+
+def _in_place_of(name):
+    """Tensor.name_ for the functions of several arguments (addcmul_(tensor1, tensor2, value=...),
+    renorm_(p, dim, maxnorm), sgn_()): fgrad.name(self, ...) written into self, in self's dtype."""
+    fn = globals()[name]
+    operands = name not in ("renorm", "sgn")  # (renorm's p, dim and maxnorm are no operands)
+
+    def method(self, *args, **keywords):
+        if operands:  # (torch's first check: the result dtype must cast to self's, before the kernel's dtypes)
+            dtype = result_type(self, *args)
+            if not can_cast(dtype, self.dtype):
+                raise RuntimeError(f"{name}_: result type {_dtype_name(dtype)} can't be cast to the desired output "
+                                   f"type {_dtype_name(self.dtype)}")
+        return self._inplace(fn(self, *args, **keywords), f"{name}_")
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = (f"self = fgrad.{name}(self, ...) in place, in self's dtype (torch.Tensor.{name}_; a result "
+                      f"dtype that cannot be cast to self's raises RuntimeError, as does a result of another shape, a "
+                      f"leaf that requires grad, in grad mode, or a tensor of a traced value). Returns self.")
+    return method
+
+
+for _name in ("addbmm", "addcdiv", "addcmul", "addmv", "addr", "arctan2", "atan2", "baddbmm", "clamp_max",
+              "clamp_min", "copysign", "gcd", "heaviside", "hypot", "lcm", "ldexp", "nextafter", "renorm", "sgn",
+              "xlogy"):
+    _EXTRA_METHODS[f"{_name}_"] = _in_place_of(_name)
 
 
 def _bind():
