@@ -654,3 +654,29 @@ def test_the_names_are_functions_methods_and_in_place_methods():
         assert callable(getattr(fgrad, name)), name
         assert hasattr(fgrad.Tensor, name) == hasattr(torch.Tensor, name), name
         assert hasattr(fgrad.Tensor, f"{name}_") == hasattr(torch.Tensor, f"{name}_"), f"{name}_"
+
+
+COMPLEX_GRADIENTS = {  # (of complex tensors a and b; the loss is the real part of the weighted sum, as torch's)
+    "logaddexp": lambda m, a, b: m.logaddexp(a, b),
+    "ldexp": lambda m, a, b: m.ldexp(a, b),
+    "float_power": lambda m, a, b: m.float_power(a, b),
+    "addcmul": lambda m, a, b: m.addcmul(a, b, a, value=0.5),
+    "addcdiv": lambda m, a, b: m.addcdiv(a, b, a, value=0.5),
+    "dist": lambda m, a, b: m.dist(a, b),
+    "renorm": lambda m, a, b: m.renorm(m.stack([a, b]), 2, 0, 1.0),
+    "sgn": lambda m, a, b: m.sgn(a) * b,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_GRADIENTS))
+def test_complex_gradients_as_torch(name):
+    fn = COMPLEX_GRADIENTS[name]
+    z, w = [1 + 2j, -0.5 + 1j, 3 - 1j], [0.5 - 1j, 2 + 0.25j, -1 + 1j]
+    (ta, fa), (tb, fb) = [(torch.tensor(v, requires_grad=True), fgrad.tensor(v, requires_grad=True)) for v in (z, w)]
+    ty, fy = fn(torch, ta, tb), fn(fgrad, fa, fb)
+    weights = np.linspace(1, 2, ty.numel()).reshape(tuple(ty.shape)) * (1 - 0.5j if ty.is_complex() else 1)
+    torch.real(ty * torch.tensor(weights)).sum().backward()
+    fnp.real(fy * fgrad.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-10)
+    for t, f in ((ta, fa), (tb, fb)):
+        np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
