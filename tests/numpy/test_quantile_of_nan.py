@@ -23,7 +23,7 @@ def _numpy(call, a, axis):
 @pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4)])
 def test_a_nan_makes_its_slice_nan(shape):
     rng = np.random.default_rng(len(shape))
-    for trial in range(10):
+    for _ in range(10):
         a = rng.standard_normal(shape)
         a[rng.random(shape) < 0.2] = np.nan
         for axis in (None, 0, -1):
