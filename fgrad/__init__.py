@@ -84,6 +84,7 @@ from .autograd.serialization import load, save
 from .autograd.torch_complex import *  # noqa: F403  (fgrad.view_as_real, complex, polar, angle, cdist, ...)
 from .autograd.torch_functions import *  # noqa: F403  (torch's functions: fgrad.cat, fgrad.gather, ...)
 from .autograd.torch_order import *  # noqa: F403  (fgrad.median, quantile, kthvalue, cummax, unique, ...)
+from .autograd.torch_shapes import *  # noqa: F403  (fgrad.meshgrid, hstack, tensor_split, index_add, cov, ...)
 from .backend import Device, device, devices
 from .compile.api import compile
 from .config import config
@@ -101,7 +102,7 @@ from .transforms.reverse import grad, value_and_grad, vjp
 
 __version__ = "0.1.0"
 __all__ = [*autograd.dtypes.__all__, *autograd.torch_functions.__all__, *autograd.torch_complex.__all__,
-           *autograd.torch_order.__all__,
+           *autograd.torch_order.__all__, *autograd.torch_shapes.__all__,
                                  "Device",
                                  "accelerator",
                                  "cuda",

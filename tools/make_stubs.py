@@ -223,13 +223,15 @@ def _text(imports, body):
 
 # ---- Tensor's methods bound at import ------------------------------------------------------
 # fgrad.Tensor gets its operators from fgrad/numpy/methods.py and most of torch's methods from
-# autograd/torch_functions.py, torch_complex.py and torch_order.py, attached with setattr when they
-# load, and Tracer's shape and dtype are attrgetter properties: fgrad/autograd/_tensor_methods.pyi
-# declares them, as the class TensorMethods that tensor.py gives Tensor as a base for type checkers only.
+# autograd/torch_functions.py, torch_complex.py, torch_order.py and torch_shapes.py, attached with
+# setattr when they load, and Tracer's shape and dtype are attrgetter properties: fgrad/autograd/
+# _tensor_methods.pyi declares them, as the class TensorMethods that tensor.py gives Tensor as a base
+# for type checkers only.
 TENSOR_RETURNS = {
-    **dict.fromkeys(["allclose", "equal", "is_complex", "is_contiguous", "is_floating_point"], "builtins.bool"),
+    **dict.fromkeys(["allclose", "equal", "is_complex", "is_contiguous", "is_floating_point", "is_nonzero"],
+                    "builtins.bool"),
     **dict.fromkeys(["element_size", "nelement"], "int"),
-    **dict.fromkeys(["chunk", "split", "unbind"], "tuple[Tensor, ...]"),
+    **dict.fromkeys(["chunk", "split", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit"], "tuple[Tensor, ...]"),
     **dict.fromkeys(["sort", "topk", "slogdet", "kthvalue", "mode", "cummax", "cummin", "aminmax"],
                     "tuple[Tensor, Tensor]"),
     **dict.fromkeys(["median", "nanmedian", "unique", "unique_consecutive"], "Any"),

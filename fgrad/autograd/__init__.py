@@ -16,6 +16,7 @@ same engine as fgrad.grad.
 - torch_special.py: fgrad.special, torch.special's functions on Tensors.
 - torch_complex.py: complex and distance functions (view_as_real, polar, angle, cdist, cholesky, ...).
 - torch_order.py: order statistics, scans and searches (median, quantile, kthvalue, mode, cummax, unique, ...).
+- torch_shapes.py: shapes, joining, splitting, indexing (meshgrid, hstack, tensor_split, index_add, cov, trapezoid).
 - dtypes.py: torch's dtype names (fgrad.float32, fgrad.long, ...) and Size.
 - promotion.py: torch's type promotion (result_type, promote_types, can_cast) and the operators that follow it.
 - dims.py: torch's `dim` arguments checked (IndexError, torch's message) and made nonnegative.
