@@ -254,12 +254,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         avg = mean(x, axis=1, keepdims=True)
         fact = x.shape[1] - ddof
+        fact = fact if fact > 0 else 0.0  # (NumPy's: no degrees of freedom divide by 0, inf, not a negative count)
         xm = x - avg
         c = (xm @ _adjoint(xm)) / fact
     else:
         v1 = sum(w)
         avg = sum(x * w, axis=1, keepdims=True) / v1
         fact = v1 - ddof if aweights is None else v1 - ddof * sum(w * aw) / v1
+        fact = ew.where(fact > 0, fact, 0.0)  # (as above)
         xm = x - avg
         c = (xm @ _adjoint(xm * w)) / fact  # (as NumPy: X conj(X w)^T)
     return squeeze(c) if c.shape == (1, 1) else c

@@ -30,3 +30,17 @@ def test_tensor_var_with_a_correction_past_n_is_torchs_inf():
     for correction in (3, 4):
         np.testing.assert_array_equal(fgrad.tensor(m).var(dim=1, correction=correction).numpy(),
                                       torch.tensor(m).var(dim=1, correction=correction).numpy())
+
+
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3, 5, 9])
+def test_cov_with_ddof_past_the_observations_as_numpy(ddof):
+    """cov divided by N - ddof < 0 too (cov([1, 2, 4], ddof=5) gave -2.33 where NumPy's is inf)."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3))
+    fw, aw = np.array([1, 2, 1]), np.array([0.5, 1.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kw in [{}, {"fweights": fw}, {"aweights": aw}, {"fweights": fw, "aweights": aw}]:
+            np.testing.assert_allclose(fnp.cov(x, ddof=ddof, **kw), np.cov(x, ddof=ddof, **kw), equal_nan=True)
+        np.testing.assert_allclose(fnp.cov([1.0, 2.0, 4.0], ddof=ddof), np.cov([1.0, 2.0, 4.0], ddof=ddof),
+                                   equal_nan=True)
