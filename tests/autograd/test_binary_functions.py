@@ -30,16 +30,6 @@ def torch_default_float64():
     torch.set_default_dtype(before)
 
 
-@pytest.fixture(params=["float64", "float32"])
-def default(request):
-    before_torch, before_fgrad = torch.get_default_dtype(), fgrad.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, request.param))
-    fgrad.set_default_dtype(getattr(fgrad, request.param))
-    yield request.param
-    torch.set_default_dtype(before_torch)
-    fgrad.set_default_dtype(before_fgrad)
-
-
 def _pair(values, dtype):
     """The same values as a torch tensor and an fgrad tensor of `dtype`."""
     return (torch.tensor(values, dtype=torch.float64).to(getattr(torch, dtype)),

@@ -19,16 +19,6 @@ DTYPES = ["int64", "int32", "uint8", "bool", "float32", "float64"]
 BOOL_DIFFERS = {"abs", "ceil", "fix", "floor", "neg", "negative", "sign", "trunc"}
 
 
-@pytest.fixture(params=["float64", "float32"])
-def default(request):
-    before_torch, before_fgrad = torch.get_default_dtype(), fgrad.get_default_dtype()
-    torch.set_default_dtype(getattr(torch, request.param))
-    fgrad.set_default_dtype(getattr(fgrad, request.param))
-    yield request.param
-    torch.set_default_dtype(before_torch)
-    fgrad.set_default_dtype(before_fgrad)
-
-
 def _call(module, name, kind, x):
     if kind == "function":
         return getattr(module, name)(x)
