@@ -66,6 +66,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     """Second-order central differences inside, first- or second-order one-sided at the
     edges; spacings as NumPy takes them (a scalar per axis, or coordinates)."""
     f = _as_operand(f)
+    if f.dtype.kind in "iu":  # (NumPy's: integers in float64, else unsigned differences wrap: [1, 0] gave 255)
+        f = astype(f, np.float64)
     axes = tuple(range(f.ndim)) if axis is None else normalize_axis(axis, f.ndim, "gradient")
     if len(varargs) == 0:
         spacing = [1.0] * len(axes)
@@ -77,6 +79,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raise TypeError("fgrad.numpy.gradient: give one spacing, or one per axis")
     if edge_order not in (1, 2):
         raise ValueError("fgrad.numpy.gradient: edge_order must be 1 or 2")
+    spacing = [astype(h, np.float64) if np.ndim(h) and _as_operand(h).dtype.kind in "iu" else h for h in spacing]
     out = [_gradient_along(f, ax, h, edge_order) for ax, h in zip(axes, spacing)]
     return out[0] if len(out) == 1 else tuple(out)
 

@@ -241,8 +241,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         x = concatenate([x, y], axis=0)
     if dtype is not None:
         x = astype(x, dtype)
-    elif x.dtype.kind not in "fc":
-        x = astype(x, np.float64)
+    elif x.dtype != np.result_type(x.dtype, np.float64):  # (NumPy's: float32 data in float64 too)
+        x = astype(x, np.result_type(x.dtype, np.float64))
     ddof = (0 if bias else 1) if ddof is None else ddof
     w = None
     if fweights is not None:
