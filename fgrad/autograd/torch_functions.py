@@ -8,6 +8,7 @@ defines as a method (sum, mean, max, reshape, ...) is taken from there as the fu
 import builtins  # (sum, max, min, abs, all, any and pow are torch's here)
 import collections
 import math
+import operator
 from typing import overload
 
 import numpy as np
@@ -44,20 +45,23 @@ from .tensor import Tensor, unflattened_shape
 __all__ = [
     "abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "allclose", "amax",
     "amin", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argsort", "asin", "asinh",
-    "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "bmm", "can_cast",
-    "cat", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate", "copysign", "cos",
-    "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "dist", "div", "divide", "dot",
-    "e", "einsum", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "float_power", "floor",
-    "floor_divide", "fmax", "fmin", "fmod", "frac", "gather", "gcd", "heaviside", "hypot", "index_select", "inf",
-    "inner", "inverse", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron",
-    "lcm", "ldexp", "lerp", "lgamma", "log", "log1p", "log2", "log10", "logaddexp", "logaddexp2", "logdet",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select", "matmul",
-    "maximum", "minimum", "mm", "movedim", "mul", "multiply", "mv", "nan", "narrow", "neg", "negative", "nextafter",
-    "numel", "outer", "pi", "positive", "pow", "promote_types", "rad2deg", "reciprocal", "relu", "remainder", "renorm",
-    "repeat_interleave", "result_type", "roll", "round", "rsqrt", "rsub", "scatter", "scatter_add", "select", "sgn",
-    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slogdet", "sort", "split", "sqrt", "square", "stack", "sub",
-    "subtract", "tan", "tanh", "tensordot", "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind",
-    "unflatten", "vdot", "where", "xlogy",
+    "atan", "atan2", "atanh", "baddbmm", "bincount", "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor",
+    "bmm", "can_cast", "cat", "ceil", "chunk", "clamp", "clamp_max", "clamp_min", "clip", "concat", "concatenate",
+    "conj", "copysign", "cos", "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma",
+    "dist", "div", "divide", "dot", "e", "einsum", "empty_like", "eq", "equal", "erf", "erfc", "erfinv", "exp",
+    "exp2", "expm1", "finfo", "fix", "flip", "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod",
+    "frac", "gather", "gcd", "ge", "gradient", "greater", "greater_equal", "gt", "heaviside", "hypot", "iinfo",
+    "imag", "index_select", "inf", "inner", "inverse", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kron", "lcm", "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "log",
+    "log1p", "log2", "log10", "logaddexp", "logaddexp2", "logdet", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logspace", "logsumexp", "lt", "masked_fill", "masked_select", "matmul", "matrix_power",
+    "maximum", "minimum", "mm", "movedim", "mul", "multiply", "mv", "nan", "narrow", "ne", "neg", "negative",
+    "nextafter", "not_equal", "numel", "outer", "pi", "pinverse", "positive", "pow", "promote_types", "rad2deg",
+    "real", "reciprocal", "relu", "remainder", "renorm", "repeat_interleave", "result_type", "roll", "round",
+    "rsqrt", "rsub", "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc",
+    "sinh", "slogdet", "sort", "split", "sqrt", "square", "stack", "sub", "subtract", "tan", "tanh", "tensordot",
+    "tile", "topk", "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "vdot", "where",
+    "xlogy",
 ]
 
 pi, e, inf, nan = math.pi, math.e, math.inf, math.nan
@@ -2164,23 +2168,198 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     return _tensor(input * fnp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0))
 
 
+# ---- comparisons by name, dtype limits, and a few more of torch's functions -------------------
+def _compare(symbol: str, name: str) -> Callable[..., Tensor]:
+    compare = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+               ">=": operator.ge}[symbol]
+
+    def fn(input: Tensor | ArrayLike, other: Tensor | ArrayLike) -> Tensor:
+        return _tensor(compare(input, other))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"input {symbol} other elementwise, broadcasting, in torch's promotion: a bool Tensor with no "
+                  f"gradient (torch.{name}; the operator `{symbol}`).\n\nExamples\n--------\n"
+                  f">>> fgrad.{name}(fgrad.tensor([1.0, 2.0, 3.0]), 2)\n"
+                  f"{Tensor(np.array([compare(v, 2) for v in (1.0, 2.0, 3.0)]))!r}\n")
+    return fn
+
+
+eq, ne, lt, le, gt, ge = (_compare(s, n) for s, n in (("==", "eq"), ("!=", "ne"), ("<", "lt"), ("<=", "le"),
+                                                      (">", "gt"), (">=", "ge")))
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge  # (torch's aliases)
+
+_finfo_result = collections.namedtuple("finfo", ["bits", "eps", "max", "min", "tiny", "smallest_normal",
+                                                 "resolution", "dtype"])
+_iinfo_result = collections.namedtuple("iinfo", ["bits", "max", "min", "dtype"])
+
+
+def finfo(type: Any = None) -> Any:
+    """The limits of a floating dtype (get_default_dtype() where not given), as torch.finfo: bits,
+    eps, max, min, tiny (smallest_normal), resolution as Python numbers, and the dtype's name.
+
+    Examples
+    --------
+    >>> fgrad.finfo(fgrad.float32).eps, fgrad.finfo().bits
+    (1.1920928955078125e-07, 64)
+    """
+    info = np.finfo(get_default_dtype() if type is None else type)
+    return _finfo_result(info.bits, float(info.eps), float(info.max), float(info.min), float(info.tiny),
+                         float(info.smallest_normal), 10.0 ** -info.precision, str(info.dtype))
+
+
+def iinfo(type: Any) -> Any:
+    """The limits of an integer dtype, as torch.iinfo: bits, max, min (Python ints) and its name.
+
+    Examples
+    --------
+    >>> fgrad.iinfo(fgrad.int8)
+    iinfo(bits=8, max=127, min=-128, dtype='int8')
+    """
+    info = np.iinfo(type)
+    return _iinfo_result(info.bits, int(info.max), int(info.min), str(info.dtype))
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part of a complex tensor; a real tensor itself (torch.real). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.real(fgrad.tensor([1.0 + 2.0j])), fgrad.real(fgrad.tensor([3.0]))
+    (tensor([1.]), tensor([3.]))
+    """
+    return _tensor(fnp.real(input)) if input.dtype.kind == "c" else input
+
+
+def imag(input: Tensor) -> Tensor:
+    """The imaginary part of a complex tensor (torch.imag; a real one raises RuntimeError, as torch's).
+    Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.imag(fgrad.tensor([1.0 + 2.0j]))
+    tensor([2.])
+    """
+    if input.dtype.kind != "c":
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return _tensor(fnp.imag(input))
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (torch.conj; a real tensor is returned as it is). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.conj(fgrad.tensor([1.0 + 2.0j]))
+    tensor([1.-2.j])
+    """
+    return _tensor(fnp.conj(input)) if input.dtype.kind == "c" else input
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A tensor of input's shape, dtype (or dtype=) and device, as torch.empty_like; its entries are
+    zeros here (torch leaves them unset: code must not read them either way).
+
+    Examples
+    --------
+    >>> fgrad.empty_like(fgrad.ones(2, dtype=fgrad.int64)).shape
+    (2,)
+    """
+    return _new_full(input, input.shape, 0, dtype=dtype, requires_grad=requires_grad)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """`steps` values from base ** start to base ** end, evenly spaced in the exponent, in dtype (or
+    get_default_dtype()), as torch.logspace.
+
+    Examples
+    --------
+    >>> fgrad.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    """
+    values = np.logspace(start, end, steps, base=base).astype(dtype or get_default_dtype())
+    return Tensor(values, requires_grad=requires_grad)
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """The count of each value of a 1-D tensor of nonnegative integers (torch.bincount): int64, or with
+    `weights` their sums in the weights' floating dtype (differentiable in the weights).
+
+    Examples
+    --------
+    >>> fgrad.bincount(fgrad.tensor([0, 2, 2])), fgrad.bincount(fgrad.tensor([0, 2]), fgrad.tensor([0.5, 2.0]))
+    (tensor([1, 0, 2]), tensor([0.5, 0. , 2. ]))
+    """
+    if input.ndim != 1 or input.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if input.numel() and int(fnp.min(input)) < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and tuple(weights.shape) != tuple(input.shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights is not None and weights.dtype.kind not in "fc":
+        weights = astype(weights, np.float64)  # (torch: integer weights count in double)
+    return _tensor(fnp.bincount(input, weights=weights, minlength=minlength))
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: int | Sequence[int] | None = None,
+             edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The central differences of `input` along each of `dim` (all dims where None), one-sided at the
+    edges, as torch.gradient: a tuple of Tensors; spacing a number, or one per dim (numbers or
+    coordinate tensors). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.gradient(fgrad.tensor([1.0, 4.0, 9.0]))
+    (tensor([3., 4., 5.]),)
+    """
+    dims = tuple(range(input.ndim)) if dim is None else (wrap_dims(dim, input.ndim, "gradient"),) \
+        if isinstance(dim, int) else wrap_dims(dim, input.ndim, "gradient")
+    spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    out = fnp.gradient(input, *spacings, axis=dims, edge_order=edge_order)
+    return tuple(_tensor(o) for o in (out if isinstance(out, tuple) else (out,)))
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """input multiplied by itself n times (n < 0: of its inverse), as torch.matrix_power. Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.matrix_power(fgrad.tensor([[2.0, 0.0], [0.0, 3.0]]), 2)
+    tensor([[4., 0.], [0., 9.]])
+    """
+    return _tensor(fla.matrix_power(input, n))
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The Moore-Penrose pseudo-inverse (torch.pinverse: singular values below rcond times the
+    largest count as zero). Differentiable.
+
+    Examples
+    --------
+    >>> fgrad.pinverse(fgrad.tensor([[2.0, 0.0], [0.0, 0.0]]))
+    tensor([[0.5, 0. ], [0. , 0. ]])
+    """
+    return _tensor(fla.pinv(input, rcond=rcond))
+
+
 # The Tensor methods that are these functions, by torch's names (an in-place twin, name_, where
 # torch has one); Tensor's own methods are not replaced.
-METHODS = ("abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "allclose",
-           "amax", "amin", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argsort",
-           "asin", "asinh", "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_not", "bitwise_or",
-           "bitwise_xor", "bmm", "ceil", "chunk", "clamp_max", "clamp_min", "clip", "copysign", "cos", "cosh",
-           "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff", "digamma", "dist", "div", "divide",
-           "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "flip", "float_power", "floor",
-           "floor_divide", "fmax", "fmin", "fmod", "frac", "gather", "gcd", "heaviside", "hypot", "index_select",
-           "inner", "inverse", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron",
-           "lcm", "ldexp", "lerp", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logdet",
-           "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp", "masked_fill", "masked_select",
-           "maximum", "minimum", "movedim", "mul", "multiply", "mv", "narrow", "neg", "negative", "nextafter",
-           "outer", "positive", "rad2deg", "reciprocal", "remainder", "renorm", "repeat_interleave", "roll", "rsqrt",
-           "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "slogdet",
-           "sort", "split", "sqrt", "square", "sub", "subtract", "tan", "tanh", "tile", "topk", "trace", "tril",
-           "triu", "true_divide", "trunc", "unbind", "unflatten", "vdot", "xlogy")
+METHODS = ("abs", "acos", "acosh", "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "allclose", "amax",
+           "amin", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argsort",
+           "asin", "asinh", "atan", "atan2", "atanh", "baddbmm", "bincount", "bitwise_and", "bitwise_not",
+           "bitwise_or", "bitwise_xor", "bmm", "ceil", "chunk", "clamp_max", "clamp_min", "clip",
+           "copysign", "cos", "cosh", "cross", "cumprod", "cumsum", "deg2rad", "det", "diag", "diff",
+           "digamma", "dist", "div", "divide", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expm1",
+           "fix", "flip", "float_power", "floor", "floor_divide", "fmax", "fmin", "fmod", "frac", "gather",
+           "gcd", "greater", "greater_equal", "heaviside", "hypot", "index_select", "inner", "inverse",
+           "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kron", "lcm",
+           "ldexp", "lerp", "less", "less_equal", "lgamma", "log", "log10", "log1p", "log2", "logaddexp",
+           "logaddexp2", "logdet", "logical_and", "logical_not", "logical_or", "logical_xor", "logsumexp",
+           "masked_fill", "masked_select", "matrix_power", "maximum", "minimum", "movedim", "mul",
+           "multiply", "mv", "narrow", "neg", "negative", "nextafter", "not_equal", "outer", "pinverse",
+           "positive", "rad2deg", "reciprocal", "remainder", "renorm", "repeat_interleave", "roll", "rsqrt",
+           "scatter", "scatter_add", "select", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
+           "slogdet", "sort", "split", "sqrt", "square", "sub", "subtract", "tan", "tanh", "tile", "topk",
+           "trace", "tril", "triu", "true_divide", "trunc", "unbind", "unflatten", "vdot", "xlogy")
 
 # torch's functions that are Tensor's own methods (one home: the method).
 # (named, not read with getattr: so type checkers see the methods' signatures)

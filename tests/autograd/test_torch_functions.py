@@ -291,6 +291,6 @@ def test_functions_carry_torchs_names():
         fn = getattr(fgrad, name)
         if getattr(fn, "__module__", None) == module.__name__:
             # (concat, concatenate = cat; clip = clamp; fix = trunc; divide = div, multiply = mul, subtract = sub;
-            # arccos = acos and the other arc names; negative = neg)
+            # arccos = acos and the other arc names; negative = neg; greater = gt and the other comparisons)
             assert fn.__name__ in (name, "cat", "clamp", "trunc", "div", "mul", "sub", "acos", "asin", "atan", "acosh",
-                                   "asinh", "atanh", "neg"), name
+                                   "asinh", "atanh", "neg", "ne", "lt", "le", "gt", "ge"), name
