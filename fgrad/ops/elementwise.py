@@ -375,10 +375,6 @@ def nan_in(c):
     decides, so a false alarm (below) costs time, never a value. (A scalar is its own test.)"""
     if c.__class__ is np.float64:  # (the common scalar, a Python float too: math's test, no NumPy call)
         return math.isnan(c)
-    if c.__class__ is np.ndarray and c.ndim == 1 and c.dtype.kind == "f":
-        # (a real vector: the method, without np.vdot's dispatch; 512 float64 entries: 10,576 ->
-        # 5,400 instructions. Its sum of squares is NaN where an entry is, as vdot's below.)
-        return math.isnan(c.dot(c))
     if getattr(c, "ndim", 0):
         if c.dtype.kind in "biu":  # (no NaN in booleans and integers; any other dtype is tested)
             return False
@@ -459,9 +455,9 @@ def _fitting(out, t):
     if out.__class__ is np.ndarray and out.ndim == 1 and out.dtype.kind == "f" and t.__class__ is np.ndarray:
         # Both in one pass: a NaN entry of either makes their dot product NaN (NaN * 0 is NaN);
         # so may an inf * 0 or inf - inf, a false alarm that only sends the step to the rules.
-        # (W4 eager, callgrind, one session: 2,833,329 instructions with two tests, 2,820,092
-        # with this dot; 2,769,825 at 5240c2b, before the policy's pair rules: benchmarks/README.md.)
-        return None if math.isnan(out.dot(t)) else (out, t)
+        # np.vdot, not the method: ndarray.dot warns on an overflow (1e200 entries), which
+        # -W error turns into an exception. (W4 eager: see benchmarks/README.md's policy cost.)
+        return None if math.isnan(np.vdot(out, t)) else (out, t)
     return None if nan_in(out) or nan_in(t) else (out, t)
 
 

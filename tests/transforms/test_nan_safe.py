@@ -286,3 +286,19 @@ def test_nan_in_finds_every_nan(c, has_nan):
     a false alarm (only an infinite complex part) would cost time, a miss a wrong value."""
     from fgrad.ops.elementwise import nan_in
     assert bool(nan_in(c)) == has_nan
+
+
+def test_the_policys_nan_tests_warn_of_nothing_at_huge_values():
+    """The NaN tests' dot products overflow to inf at entries near 1e200: no RuntimeWarning may come
+    of it (ndarray.dot gave one, which -W error turned into an exception), and the values hold."""
+    import warnings
+
+    from fgrad.ops.elementwise import nan_in
+    x = np.full(5, 1e200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, t = fgrad.jvp(lambda x: fnp.sqrt(x) * x, (x,), (x,))
+        g = fgrad.grad(lambda x: fnp.sum(fnp.sqrt(x) * x))(x)
+        assert nan_in(x) is False and nan_in(x[None]) is False  # (a vector and a matrix)
+    np.testing.assert_allclose(t, 1.5e300)
+    np.testing.assert_allclose(g, 1.5e100)
