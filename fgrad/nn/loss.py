@@ -19,12 +19,16 @@ from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
 from ..typing import ArrayLike
 from .module import Module
+from .parameters import on_device_of
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss", "HuberLoss",
-    "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "gaussian_nll_loss", "huber_loss",
-    "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss", "nll_loss", "smooth_l1_loss",
+    "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+    "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+    "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "gaussian_nll_loss",
+    "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "poisson_nll_loss", "smooth_l1_loss",
+    "soft_margin_loss", "triplet_margin_loss",
 ]
 
 
@@ -487,6 +491,201 @@ def margin_ranking_loss(input1: TensorOrArray, input2: TensorOrArray, target: Te
                    "margin_ranking_loss")
 
 
+def _check_reduction(reduction, message=" is not a valid value for reduction"):
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + message)
+
+
+def hinge_embedding_loss(input: TensorOrArray, target: Tensor | ArrayLike, margin: float = 1.0,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> TensorOrArray:
+    """input where target is 1, max(0, margin - input) where it is -1 (target holds 1 and -1; both
+    terms where it holds anything else), as torch's.
+
+    Examples
+    --------
+    >>> d = fgrad.tensor([0.3, 0.2, 2.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.hinge_embedding_loss(d, fgrad.tensor([1.0, -1.0, -1.0]), reduction="sum")
+    >>> loss.backward(); loss, d.grad  # 0.3 + (1 - 0.2) + 0
+    (tensor(1.1, grad_fn=<...>), tensor([ 1., -1.,  0.]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    clamped = margin - input
+    clamped = fnp.where(clamped >= 0, clamped, 0.0)
+    loss = fnp.where(target != 1, clamped, 0.0) + fnp.where(target != -1, input, 0.0)
+    return _reduce(loss, reduction, "hinge_embedding_loss")
+
+
+def soft_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+                     reduce: bool | None = None, reduction: str = "mean") -> TensorOrArray:
+    """The two-class logistic loss log(1 + exp(-target * input)) (target holds 1 and -1), as
+    torch's (its formula, log1p(exp(...)); input and target broadcast as torch's).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 2.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.soft_margin_loss(x, fgrad.tensor([1.0, -1.0])); loss.backward()
+    >>> round(loss.item(), 4), x.grad  # mean log(1 + exp(-y x)); the gradient -y sigmoid(-y x) / n
+    (1.41, tensor([-0.25  ,  0.44...]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce(fnp.log1p(fnp.exp(-input * target)), reduction, "soft_margin_loss")
+
+
+def multilabel_soft_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike,
+                                weight: Tensor | ArrayLike | None = None, size_average: bool | None = None,
+                                reduce: bool | None = None, reduction: str = "mean") -> TensorOrArray:
+    """The mean over the C classes (the last axis) of -w (t log sigmoid(x) + (1 - t) log sigmoid(-x)):
+    one loss per example (N,), then reduced, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[0.0, 0.0]], requires_grad=True)
+    >>> loss = fgrad.nn.functional.multilabel_soft_margin_loss(x, fgrad.tensor([[1.0, 0.0]])); loss.backward()
+    >>> round(loss.item(), 4), x.grad  # log 2; the gradient (sigmoid(x) - t) / C
+    (0.6931, tensor([[-0.25,  0.25]]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * log_expit(input) + (1 - target) * log_expit(-input))
+    if weight is not None:
+        loss = loss * weight
+    c = _shape(input)[-1] if len(_shape(input)) else 1
+    loss = fnp.sum(loss, axis=-1) / c
+    _check_reduction(reduction, " is not valid")
+    return _reduce(loss, reduction, "multilabel_soft_margin_loss")
+
+
+def poisson_nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                     reduction: str = "mean") -> TensorOrArray:
+    """The Poisson negative log-likelihood of target given the rate exp(input) (log_input) or input:
+    exp(input) - target * input, or input - target * log(input + eps); full adds Stirling's
+    approximation target log target - target + 0.5 log(2 pi target) where target > 1, as torch's
+    (the target's gradient there is finite where torch's is NaN at target 0).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> loss = fgrad.nn.functional.poisson_nll_loss(x, fgrad.tensor([1.0, 2.0]), reduction="sum"); loss.backward()
+    >>> round(loss.item(), 4), x.grad  # exp(x) - y x; the gradient exp(x) - y
+    (1.7183, tensor([0.      , 0.71828...]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = fnp.exp(input) - target * input if log_input else input - target * fnp.log(input + eps)
+    if full:
+        big = target > 1
+        t = fnp.where(big, target, 2.0)
+        stirling = t * fnp.log(t) - t + 0.5 * fnp.log(2 * math.pi * t)
+        loss = loss + fnp.where(big, stirling, 0.0)
+    return _reduce(loss, reduction, "poisson_nll_loss")
+
+
+def _pairwise_distance(x1, x2, p, eps):
+    """torch's pairwise_distance: the p-norm of x1 - x2 + eps along the last axis."""
+    d = x1 - x2 + eps
+    if p == 2:
+        return fnp.sqrt(fnp.sum(d * d, axis=-1))
+    if p == 1:
+        return fnp.sum(fnp.abs(d), axis=-1)
+    if p == math.inf:
+        return fnp.max(fnp.abs(d), axis=-1)
+    if p == 0:
+        return fnp.sum(fnp.where(d != 0, 1.0, 0.0) + 0.0 * d, axis=-1)
+    return fnp.sum(fnp.abs(d) ** p, axis=-1) ** (1.0 / p)
+
+
+def triplet_margin_loss(anchor: TensorOrArray, positive: TensorOrArray, negative: TensorOrArray,
+                        margin: float = 1.0, p: float = 2, eps: float = 1e-6, swap: bool = False,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> TensorOrArray:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the p-norm distance along the
+    last axis of x1 - x2 + eps (torch's pairwise_distance); swap takes the smaller of
+    d(anchor, negative) and d(positive, negative), as torch's.
+
+    Examples
+    --------
+    >>> a = fgrad.tensor([[0.0, 0.0]], requires_grad=True)
+    >>> pos, neg = fgrad.tensor([[3.0, 4.0]]), fgrad.tensor([[0.0, 1.0]])
+    >>> loss = fgrad.nn.functional.triplet_margin_loss(a, pos, neg, eps=0.0)
+    >>> loss.backward(); loss, a.grad  # 1 + 5 - 1; toward the positive, away from the negative
+    (tensor(5., grad_fn=<...>), tensor([[-0.6,  0.2]]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = [len(_shape(x)) for x in (anchor, positive, negative)]
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+    d_pos = _pairwise_distance(anchor, positive, p, eps)
+    d_neg = _pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = fnp.minimum(d_neg, _pairwise_distance(positive, negative, p, eps))
+    loss = margin + d_pos - d_neg
+    return _reduce(fnp.where(loss >= 0, loss, 0.0), reduction, "triplet_margin_loss")
+
+
+def multi_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | ArrayLike | None = None, size_average: bool | None = None,
+                      reduce: bool | None = None, reduction: str = "mean") -> TensorOrArray:
+    """The multi-class hinge loss of (N, C) (or (C,)) scores and class indices: for each example
+    the sum over the classes j != y of w[y] max(0, margin - x[y] + x[j]) ** p, divided by C, as
+    torch's (p 1 or 2; weight one per class).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True)
+    >>> loss = fgrad.nn.functional.multi_margin_loss(x, fgrad.tensor([3])); loss.backward()
+    >>> round(loss.item(), 4), x.grad  # (1 - 0.8 + 0.1) + (1 - 0.8 + 0.2) + (1 - 0.8 + 0.4), over 4
+    (0.325, tensor([[ 0.25,  0.25,  0.25, -0.75]]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and len(_shape(weight)) != 1:
+        raise ValueError("weight must be one-dimensional")
+    shape = _shape(input)
+    if not (int(np.prod(shape)) > 0 and len(shape) <= 2):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(shape)}")
+    n, c = (1, shape[0] if shape else 1) if len(shape) <= 1 else shape
+    tshape = _shape(target)
+    if len(tshape) > 1 or int(np.prod(tshape)) != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(tshape)}. Input has "
+                           f"shape {list(shape)}.")
+    if not np.issubdtype(_dtype(target), np.integer):
+        raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
+    if weight is not None and _shape(weight) != (c,):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(_shape(weight))}")
+    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+    labels = labels.reshape(n)
+    if np.any((labels < 0) | (labels >= c)):
+        raise RuntimeError("target out of range")
+    x = fnp.reshape(input, (n, c))
+    picked = x[np.arange(n), labels][:, None]
+    z = margin - picked + x
+    h = fnp.where(z > 0, z, 0.0)
+    if p == 2:
+        h = h * h
+    if weight is not None:
+        h = h * fnp.take(weight, labels)[:, None]
+    others = on_device_of(input, (np.arange(c)[None, :] != labels[:, None]).astype(np.dtype(input.dtype)))
+    loss = fnp.sum(h * others, axis=1) / c
+    if reduction == "none":
+        return loss if len(tshape) > 0 else fnp.reshape(loss, ())
+    return _reduce(loss, reduction, "multi_margin_loss")
+
+
+_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bool": "Bool", "int32": "Int"}
+
+
 # ---- the Modules -------------------------------------------------------------------------------
 class _Loss(Module):
     """A loss as a module: the reduction (torch's legacy size_average/reduce mapped onto it)."""
@@ -615,6 +814,65 @@ class MarginRankingLoss(_Loss):
         return margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
 
+class HingeEmbeddingLoss(_Loss):
+    def __init__(self, margin: float = 1.0, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    def __init__(self, log_input: bool = True, full: bool = False, size_average: bool | None = None,
+                 eps: float = 1e-8, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full, eps=self.eps,
+                                reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
+                                   swap=self.swap, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                 size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.ndim}D instead")
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                 reduction=self.reduction)
+
+
 def _document(cls, fn, init, inputs):
     """The docstring of `cls`, the Module of `fn`: what it calls, and an example checking it against fn."""
     call = f", {init}" if init else ""
@@ -643,5 +901,14 @@ for _cls, _fn, _init, _inputs in (
         (CosineEmbeddingLoss, cosine_embedding_loss, "margin=0.1",
          "fgrad.tensor([[1.0, 0.0]]), fgrad.tensor([[1.0, 1.0]]), fgrad.tensor([-1])"),
         (MarginRankingLoss, margin_ranking_loss, "margin=0.5",
-         "fgrad.tensor([1.0, 2.0]), fgrad.tensor([2.0, 1.0]), fgrad.tensor([1.0, 1.0])")):
+         "fgrad.tensor([1.0, 2.0]), fgrad.tensor([2.0, 1.0]), fgrad.tensor([1.0, 1.0])"),
+        (HingeEmbeddingLoss, hinge_embedding_loss, "margin=0.5", "fgrad.tensor([0.3, 0.2]), fgrad.tensor([1.0, -1.0])"),
+        (SoftMarginLoss, soft_margin_loss, "reduction='sum'", "fgrad.tensor([0.5, 2.0]), fgrad.tensor([1.0, -1.0])"),
+        (MultiLabelSoftMarginLoss, multilabel_soft_margin_loss, "weight=fgrad.tensor([1.0, 2.0])",
+         "fgrad.tensor([[0.5, -1.0]]), fgrad.tensor([[1.0, 0.0]])"),
+        (PoissonNLLLoss, poisson_nll_loss, "full=True", "fgrad.tensor([0.5, 1.0]), fgrad.tensor([1.0, 3.0])"),
+        (TripletMarginLoss, triplet_margin_loss, "margin=2.0, swap=True",
+         "fgrad.tensor([[0.0, 0.0]]), fgrad.tensor([[3.0, 4.0]]), fgrad.tensor([[0.0, 1.0]])"),
+        (MultiMarginLoss, multi_margin_loss, "p=2, margin=0.5",
+         "fgrad.tensor([[0.1, 0.2, 0.4]]), fgrad.tensor([2])")):
     _document(_cls, _fn, _init, _inputs)
