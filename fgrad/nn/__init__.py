@@ -10,6 +10,10 @@
 - pooling.py: the pools (MaxPool1d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d), function and Module.
 - normalization.py: BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm, function and Module.
 - dropout.py: Dropout and Dropout2d, function and Module.
+- padding.py: F.pad (constant, reflect, replicate, circular) and the Zero/Constant/Reflection/Replication/CircularPad
+  1d and 2d Modules.
+- distance.py: F.normalize, cosine_similarity, pairwise_distance, pdist, and CosineSimilarity, PairwiseDistance.
+- encoding.py: F.one_hot (no Module, as in torch).
 - sparse.py: Embedding and its function.
 - parameters.py: new parameters' values (torch's initializations) and constants on an input's device.
 - functional.py: fgrad.nn.functional: the functions of every layer, activation and loss, by torch's names.
@@ -22,9 +26,14 @@
 """
 from . import functional, init, parallel, utils
 from .activation import (
+    CELU,
     ELU,
     GELU,
+    GLU,
     SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LeakyReLU,
     LogSigmoid,
@@ -33,16 +42,22 @@ from .activation import (
     PReLU,
     ReLU,
     ReLU6,
+    RReLU,
     Sigmoid,
     SiLU,
     Softmax,
     Softmin,
     Softplus,
+    Softshrink,
+    Softsign,
     Tanh,
+    Tanhshrink,
+    Threshold,
 )
 from .attention import MultiheadAttention
 from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import Dropout, Dropout2d
 from .loss import (
     BCELoss,
@@ -61,6 +76,18 @@ from .loss import (
 from .module import Module, Parameter
 from .modules import Flatten, Identity, Linear, Unflatten
 from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNorm
+from .padding import (
+    CircularPad1d,
+    CircularPad2d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
@@ -109,3 +136,8 @@ __all__ += ["ELU", "GELU", "SELU", "BCELoss", "BCEWithLogitsLoss", "CosineEmbedd
             "Softplus"]
 __all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer"]
+__all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "RReLU", "Softshrink", "Softsign", "Tanhshrink",
+            "Threshold"]
+__all__ += ["CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
+            "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d"]
+__all__ += ["CosineSimilarity", "PairwiseDistance"]

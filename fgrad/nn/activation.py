@@ -19,19 +19,26 @@ from ..backend import Device
 from ..backend import device as to_device
 from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
+from ..ops.stop_gradient import stop_gradient
 from ..typing import Array, DTypeLike
 from .module import Module, Parameter
 
 __all__ = [
+    "CELU",
     "ELU",
     "GELU",
+    "GLU",
     "SELU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
     "Hardtanh",
     "LeakyReLU",
     "LogSigmoid",
     "LogSoftmax",
     "Mish",
     "PReLU",
+    "RReLU",
     "ReLU",
     "ReLU6",
     "SiLU",
@@ -39,9 +46,18 @@ __all__ = [
     "Softmax",
     "Softmin",
     "Softplus",
+    "Softshrink",
+    "Softsign",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
+    "celu",
     "elu",
     "gelu",
+    "glu",
+    "hardshrink",
+    "hardsigmoid",
+    "hardswish",
     "hardtanh",
     "leaky_relu",
     "log_softmax",
@@ -50,13 +66,18 @@ __all__ = [
     "prelu",
     "relu",
     "relu6",
+    "rrelu",
     "selu",
     "sigmoid",
     "silu",
     "softmax",
     "softmin",
     "softplus",
+    "softshrink",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
 ]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -343,6 +364,188 @@ def log_softmax(input: TensorOrArray, dim: int | None = None, _stacklevel: int =
     return _softmax.log_softmax(_cast(input, dtype), axis=dim)
 
 
+def _float_input(input):
+    """An integer or boolean input as the default float dtype (torch's softsign and tanhshrink
+    promote it); a floating one as it is."""
+    kind = np.dtype(fnp.result_type(input)).kind
+    return input if kind in "fc" else _cast(input, get_default_dtype())
+
+
+def softsign(input: TensorOrArray) -> TensorOrArray:
+    """x / (1 + |x|), elementwise. Differentiable: 1 / (1 + |x|) ** 2 (1 at 0).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.0, 3.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.softsign(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([-0.5 ,  0.  ,  0.75], grad_fn=<...>), tensor([0.25  , 1.    , 0.0625]))
+    """
+    input = _float_input(input)
+    return input / (1.0 + fnp.abs(input))
+
+
+def tanhshrink(input: TensorOrArray) -> TensorOrArray:
+    """x - tanh(x), elementwise. Differentiable: tanh(x) ** 2.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([0.0, 1.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.tanhshrink(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0.        , 0.23840584], grad_fn=<...>), tensor([0.        , 0.58002566]))
+    """
+    input = _float_input(input)
+    return input - fnp.tanh(input)
+
+
+def threshold(input: TensorOrArray, threshold: float, value: float, inplace: bool = False) -> TensorOrArray:
+    """x where x > threshold, else value; the gradient is 1 where x > threshold, else 0 (0 at the
+    threshold itself, as torch's). An integer input stays integer (value cast to its dtype).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.threshold(x, 0.5, -3.0); y.sum().backward()
+    >>> y, x.grad  # no gradient at the threshold
+    (tensor([-3., -3.,  2.], grad_fn=<...>), tensor([0., 0., 1.]))
+    """
+    kind = np.dtype(fnp.result_type(input)).kind
+    fill = bool(value) if kind == "b" else int(value) if kind in "iu" else value  # (torch casts it)
+    out = fnp.where(input > threshold, input, fill)
+    return _maybe_inplace(input, out, inplace, "threshold")
+
+
+def glu(input: TensorOrArray, dim: int = -1) -> TensorOrArray:
+    """a * sigmoid(b), where a and b are the two halves of input along `dim` (its size must be even).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[1.0, 2.0, 0.0, 0.0]], requires_grad=True)
+    >>> y = fgrad.nn.functional.glu(x); y.sum().backward()
+    >>> y, x.grad  # sigmoid(b), and a sigmoid(b) (1 - sigmoid(b))
+    (tensor([[0.5, 1. ]], grad_fn=<...>), tensor([[0.5 , 0.5 , 0.25, 0.5 ]]))
+    """
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = wrap_dims(dim, input.ndim, "glu")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    index = (slice(None),) * dim
+    a, b = input[index + (slice(0, size // 2),)], input[index + (slice(size // 2, size),)]
+    return a * expit(b)
+
+
+def hardswish(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
+    """x * relu6(x + 3) / 6, elementwise (MobileNetV3's). Its derivative is torch's: 0 for x <= -3,
+    x / 3 + 1/2 for -3 < x < 3, and 1 for x >= 3.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-3.0, 0.0, 1.5, 3.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.hardswish(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0.   , 0.   , 1.125, 3.   ], grad_fn=<...>), tensor([0. , 0.5, 1. , 1. ]))
+    """
+    out = fnp.where(input <= -3.0, 0.0, fnp.where(input < 3.0, input * (input + 3.0) / 6.0, input))
+    return _maybe_inplace(input, out, inplace, "hardswish")
+
+
+def hardsigmoid(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
+    """relu6(x + 3) / 6, elementwise: 0 below -3, 1 above 3, linear between (the gradient 1/6
+    strictly inside, 0 at and beyond ±3, as torch's; its 1/6 is float32's, as torch's).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-3.0, 0.0, 3.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.hardsigmoid(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([0. , 0.5, 1. ], grad_fn=<...>), tensor([0.        , 0.16666667, 0.        ]))
+    """
+    # torch's backward multiplies by 1/6 rounded to float32 in every dtype: the same slope here
+    # (the value itself is exact)
+    slope = float(np.float32(1.0 / 6.0))
+    linear = input * slope + stop_gradient(input / 6.0 - input * slope) + 0.5
+    out = fnp.where(input <= -3.0, 0.0, fnp.where(input >= 3.0, 1.0, linear))
+    return _maybe_inplace(input, out, inplace, "hardsigmoid")
+
+
+def celu(input: TensorOrArray, alpha: float = 1.0, inplace: bool = False) -> TensorOrArray:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (derivative 1 at 0, as torch's;
+    like torch's, the derivative takes 1 / alpha from alpha rounded to float32).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.celu(x, alpha=2.0); y.sum().backward()
+    >>> y, x.grad  # exp(x / alpha) below 0
+    (tensor([-0.78693868,  0.        ,  2.        ], grad_fn=<...>), tensor([0.60653066, 1.        , 1.        ]))
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    negative = _negative_part(input)
+    below = alpha * fnp.expm1(negative / alpha)
+    inverse = 1.0 / float(np.float32(alpha))  # torch's backward: 1 / alpha.toFloat() (derivatives.yaml)
+    if inverse != 1.0 / alpha:  # its derivative alpha * inverse * exp(x * inverse), the value exact
+        shadow = alpha * fnp.expm1(negative * inverse)
+        below = stop_gradient(below) + (shadow - stop_gradient(shadow))
+    return _maybe_inplace(input, fnp.where(input > 0, input, below), inplace, "celu")
+
+
+def hardshrink(input: TensorOrArray, lambd: float = 0.5) -> TensorOrArray:
+    """x where |x| > lambd, else 0; the gradient is 0 on [-lambd, lambd], ends included (torch's).
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.5, 0.2, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.hardshrink(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([-1.,  0.,  0.,  2.], grad_fn=<...>), tensor([1., 0., 0., 1.]))
+    """
+    return fnp.where((input >= -lambd) & (input <= lambd), 0.0, input)
+
+
+def _lambda_bound(dtype):
+    return float(np.finfo(dtype).max) if np.dtype(dtype).kind == "f" else float(np.finfo(np.float32).max)
+
+
+def softshrink(input: TensorOrArray, lambd: float = 0.5) -> TensorOrArray:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (gradient 0 on [-lambd, lambd]);
+    lambd must be nonnegative, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([-1.0, 0.2, 2.0], requires_grad=True)
+    >>> y = fgrad.nn.functional.softshrink(x); y.sum().backward()
+    >>> y, x.grad
+    (tensor([-0.5,  0. ,  1.5], grad_fn=<...>), tensor([1., 0., 1.]))
+    """
+    dtype = np.dtype(fnp.result_type(input))
+    if not 0 <= lambd <= _lambda_bound(dtype):
+        names = {"float64": "Double", "float32": "Float", "float16": "Half"}
+        raise RuntimeError(f"lambda must be in range [0, {_lambda_bound(dtype):g}] for input dtype "
+                           f"{names.get(dtype.name, dtype.name)}, but found {lambd:g}")
+    return fnp.where(input > lambd, input - lambd, fnp.where(input < -lambd, input + lambd, 0.0))
+
+
+def rrelu(input: TensorOrArray, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> TensorOrArray:
+    """Randomized leaky ReLU. Out of training (training=False, torch's default for the function)
+    it is leaky_relu with the mean slope (lower + upper) / 2; training=True (random slopes) is not
+    supported.
+
+    Examples
+    --------
+    >>> fgrad.nn.functional.rrelu(fgrad.tensor([-2.0, 3.0]), 0.1, 0.3)
+    tensor([-0.4,  3. ])
+    """
+    if training:
+        raise NotImplementedError("fgrad.nn.functional.rrelu: training=True (random slopes) is not supported; "
+                                  "out of training rrelu is leaky_relu with slope (lower + upper) / 2")
+    return leaky_relu(input, (lower + upper) / 2, inplace)
+
+
 # ---- the Modules -------------------------------------------------------------------------------
 class _Inplace(Module):
     """An activation with torch's `inplace` flag."""
@@ -508,6 +711,117 @@ class LogSoftmax(_Softmaxes):
     fn = staticmethod(log_softmax)
 
 
+class Softsign(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return tanhshrink(input)
+
+
+class Hardswish(_Inplace):
+    def forward(self, input: Tensor) -> Tensor:
+        return hardswish(input, self.inplace)
+
+    def extra_repr(self) -> str:  # (torch's prints no flag)
+        return ""
+
+
+class Hardsigmoid(_Inplace):
+    def forward(self, input: Tensor) -> Tensor:
+        return hardsigmoid(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """`GLU(dim)(input)` is fgrad.nn.functional.glu(input, dim), as a Module (torch.nn.GLU): the
+    first half of input along dim, gated by the sigmoid of the second.
+
+    Examples
+    --------
+    >>> fgrad.nn.GLU()(fgrad.tensor([[1.0, 2.0, 0.0, 0.0]]))
+    tensor([[0.5, 1. ]])
+    """
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class CELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input: Tensor) -> Tensor:
+        return softshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    """`RReLU(lower, upper)(input)`: in eval mode (after .eval()) fgrad.nn.functional.rrelu(input,
+    lower, upper), leaky_relu with the slope (lower + upper) / 2; in training mode torch draws
+    random slopes, which fgrad does not support (NotImplementedError).
+
+    Examples
+    --------
+    >>> m = fgrad.nn.RReLU(0.1, 0.3).eval()
+    >>> m(fgrad.tensor([-2.0, 3.0]))
+    tensor([-0.4,  3. ])
+    """
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
 def _document(cls, fn, init=""):
     """The docstring of `cls`, the Module of `fn`: what it calls, and an example checking it against fn."""
     call = f", {init}" if init else ""
@@ -525,5 +839,8 @@ for _cls, _fn, _init in (
         (LeakyReLU, leaky_relu, "negative_slope=0.2"), (ELU, elu, "alpha=0.5"), (GELU, gelu, "approximate='tanh'"),
         (Softplus, softplus, "beta=2.0"), (Hardtanh, hardtanh, "min_val=-0.5, max_val=1.0"), (Sigmoid, sigmoid, ""),
         (Tanh, tanh, ""), (LogSigmoid, logsigmoid, ""), (Softmax, softmax, "dim=0"), (Softmin, softmin, "dim=0"),
-        (LogSoftmax, log_softmax, "dim=0")):
+        (LogSoftmax, log_softmax, "dim=0"), (Softsign, softsign, ""), (Tanhshrink, tanhshrink, ""),
+        (Hardswish, hardswish, ""), (Hardsigmoid, hardsigmoid, ""), (Threshold, threshold, "threshold=0.1, value=20.0"),
+        (CELU, celu, "alpha=0.5"), (Hardshrink, hardshrink, "lambd=0.3"),
+        (Softshrink, softshrink, "lambd=0.3")):
     _document(_cls, _fn, _init)

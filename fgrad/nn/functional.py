@@ -1,8 +1,13 @@
 """fgrad.nn.functional: torch.nn.functional's names, written in fgrad ops (differentiable to any
 order), each from the file of its Module."""
 from .activation import (
+    celu,
     elu,
     gelu,
+    glu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
     hardtanh,
     leaky_relu,
     log_softmax,
@@ -11,17 +16,24 @@ from .activation import (
     prelu,
     relu,
     relu6,
+    rrelu,
     selu,
     sigmoid,
     silu,
     softmax,
     softmin,
     softplus,
+    softshrink,
+    softsign,
     tanh,
+    tanhshrink,
+    threshold,
 )
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv1d, conv2d, conv_transpose2d  # noqa: F401  (the layers' functions live with their Modules)
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist
 from .dropout import dropout, dropout2d  # noqa: F401
+from .encoding import one_hot
 from .loss import (
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
@@ -38,6 +50,7 @@ from .loss import (
 )
 from .modules import linear
 from .normalization import batch_norm, group_norm, layer_norm, rms_norm  # noqa: F401
+from .padding import pad
 from .pooling import adaptive_avg_pool2d, avg_pool2d, max_pool1d, max_pool2d  # noqa: F401
 from .sparse import embedding  # noqa: F401
 
@@ -46,3 +59,6 @@ __all__ += ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_
             "gaussian_nll_loss", "gelu", "hardtanh", "huber_loss", "kl_div", "l1_loss", "leaky_relu", "logsigmoid",
             "margin_ranking_loss", "mish", "prelu", "relu6", "selu", "silu", "smooth_l1_loss", "softmin", "softplus"]
 __all__ += ["multi_head_attention_forward", "scaled_dot_product_attention"]
+__all__ += ["celu", "glu", "hardshrink", "hardsigmoid", "hardswish", "rrelu", "softshrink", "softsign", "tanhshrink",
+            "threshold"]
+__all__ += ["cosine_similarity", "normalize", "one_hot", "pad", "pairwise_distance", "pdist"]
