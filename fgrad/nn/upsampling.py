@@ -9,6 +9,7 @@ float32 input stays float32.
 """
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from ..autograd.tensor import Tensor, TensorOrArray
 from .module import Module
 from .parameters import on_device_of, real_only
 
-__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate"]
+__all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate", "upsample", "upsample_bilinear",
+           "upsample_nearest"]
 
 _LINEAR = {3: "linear", 4: "bilinear", 5: "trilinear"}
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
@@ -176,6 +178,64 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
         x = fnp.take(x, i0, axis=axis) * on_device_of(input, w0.reshape(shape)) + \
             fnp.take(x, i1, axis=axis) * on_device_of(input, w1.reshape(shape))
     return x
+
+
+def _deprecated(name):
+    warnings.warn(f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", UserWarning,
+                  stacklevel=3)
+
+
+def upsample(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
+             scale_factor: float | tuple[float, ...] | None = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> TensorOrArray:
+    """torch's deprecated F.upsample: interpolate(input, size, scale_factor, mode, align_corners),
+    with torch's UserWarning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     y = fgrad.nn.functional.upsample(fgrad.tensor([[[1.0, 2.0]]]), scale_factor=2)
+    >>> y, str(caught[0].message)
+    (tensor([[[1., 1., 2., 2.]]]), '`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.')
+    """
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
+                     scale_factor: float | tuple[float, ...] | None = None) -> TensorOrArray:
+    """torch's deprecated F.upsample_nearest: interpolate(input, size, scale_factor, mode='nearest'),
+    with torch's UserWarning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     fgrad.nn.functional.upsample_nearest(fgrad.tensor([[[1.0, 2.0]]]), size=3)
+    tensor([[[1., 1., 2.]]])
+    """
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: TensorOrArray, size: int | tuple[int, int] | None = None,
+                      scale_factor: float | tuple[float, float] | None = None) -> TensorOrArray:
+    """torch's deprecated F.upsample_bilinear: interpolate(input, size, scale_factor,
+    mode='bilinear', align_corners=True), with torch's UserWarning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     fgrad.nn.functional.upsample_bilinear(fgrad.tensor([[[[0.0, 4.0]]]]), size=(1, 3))
+    tensor([[[[0., 2., 4.]]]])
+    """
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class Upsample(Module):

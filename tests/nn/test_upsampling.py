@@ -7,7 +7,15 @@ import numpy as np
 import pytest
 
 import fgrad
-from fgrad.nn.upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d, interpolate
+from fgrad.nn.upsampling import (
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+    interpolate,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 
 from .torch_reference import compare
 
@@ -157,3 +165,17 @@ def test_bad_arguments_raise_as_torch():
         interpolate(fgrad.tensor(np.zeros((1, 1, 3), np.int64)), size=4)
     with pytest.raises(NotImplementedError, match="\"compute_indices_weights_linear\" not implemented for 'Long'"):
         TF.interpolate(torch.zeros((1, 1, 3), dtype=torch.int64), size=4, mode="linear")
+
+
+def test_the_deprecated_functions_warn_and_match_torch():
+    x = rng.standard_normal((2, 3, 4, 5))
+    for ours, theirs, kw in ((upsample, TF.upsample, dict(scale_factor=2, mode="bilinear")),
+                             (upsample, TF.upsample, dict(size=(3, 7))),
+                             (upsample_nearest, TF.upsample_nearest, dict(scale_factor=1.5)),
+                             (upsample_bilinear, TF.upsample_bilinear, dict(size=(6, 3)))):
+        match = f"`nn.functional.{ours.__name__}` is deprecated. Use `nn.functional.interpolate` instead."
+        with pytest.warns(UserWarning, match=match):
+            got = ours(fgrad.tensor(x), **kw)
+        with pytest.warns(UserWarning, match=match):
+            want = theirs(torch.tensor(x), **kw)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)
