@@ -332,3 +332,69 @@ def test_bad_arguments_raise_as_torch():
         encoder(src, mask=fgrad.tensor(np.zeros((S, S))), src_key_padding_mask=fgrad.tensor(np.zeros((N, S), bool)))
     with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
         encoder(src, is_causal=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("case", ["no-masks", "causal", "padding-not-batch-first"])
+def test_inference_without_gradients_matches_torch(case, dtype):
+    """Eval mode under no_grad (where torch takes its fast paths) gives torch's numbers."""
+    batch_first = case != "padding-not-batch-first"
+    ours, theirs = _stack("encoder", dtype, batch_first=batch_first)
+    _modes(ours, theirs, "eval")
+    x = rng.standard_normal((N, S, E) if batch_first else (S, N, E)).astype(dtype)
+    mask = _mask("causal", S).astype(dtype) if case == "causal" else None
+    pad = _padding(N, S) if case == "padding-not-batch-first" else None
+    def run(module, lib):
+        return module(lib.tensor(x), mask=_lib_mask(lib, mask, dtype), src_key_padding_mask=_lib_mask(lib, pad, dtype))
+    with torch.no_grad():
+        want = run(theirs, torch)
+    with fgrad.no_grad():
+        got = run(ours, fgrad)
+    assert_close(got, want, dtype, case)
+
+
+def test_unbatched_transformer_matches_torch():
+    kw = dict(d_model=E, nhead=H, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=FF, dropout=0.0)
+    theirs, ours = torch.nn.Transformer(**kw, dtype=torch.float64), Transformer(**kw, dtype=np.float64)
+    copy_parameters(theirs, ours)
+    mask = np.triu(np.full((T, T), -np.inf), 1)
+    compare(torch, lambda s, t: ours(s, t, tgt_mask=fgrad.tensor(mask)),
+            lambda s, t: theirs(s, t, tgt_mask=torch.tensor(mask)),
+            [rng.standard_normal((S, E)), rng.standard_normal((T, E))], what="unbatched Transformer")
+    compare_parameter_grads(theirs, ours, np.float64, "unbatched Transformer")
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_a_training_loop_runs_as_torchs(dtype):
+    """A PyTorch training loop (Adam, cross-entropy on the decoder's output through a Linear head)
+    gives torch's parameters after a few steps."""
+    kw = dict(d_model=E, nhead=H, num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=FF, dropout=0.0,
+              batch_first=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_model = torch.nn.ModuleDict({"t": torch.nn.Transformer(**kw), "head": torch.nn.Linear(E, 3)})
+    t_model.to(_tdtype(dtype))
+    f_model = fgrad.nn.ModuleDict({"t": Transformer(**kw), "head": fgrad.nn.Linear(E, 3)})
+    f_model.to(getattr(fgrad, np.dtype(dtype).name))
+    copy_parameters(t_model, f_model)
+    src, tgt = rng.standard_normal((N, S, E)).astype(dtype), rng.standard_normal((N, T, E)).astype(dtype)
+    labels = rng.integers(0, 3, size=(N, T))
+    mask = Transformer.generate_square_subsequent_mask(T, dtype=dtype).numpy()
+    t_opt = torch.optim.Adam(t_model.parameters(), lr=1e-2)
+    f_opt = fgrad.optim.Adam(f_model.parameters(), lr=1e-2)
+    for _ in range(3):
+        for model, opt, lib, ce in ((t_model, t_opt, torch, torch.nn.functional.cross_entropy),
+                                    (f_model, f_opt, fgrad, fgrad.nn.functional.cross_entropy)):
+            opt.zero_grad()
+            out = model["head"](model["t"](lib.tensor(src), lib.tensor(tgt), tgt_mask=lib.tensor(mask)))
+            loss = ce(out.reshape(-1, 3), lib.tensor(labels).reshape(-1))
+            loss.backward()
+            opt.step()
+    got = dict(f_model.named_parameters())
+    tol = {np.float64: 1e-9, np.float32: 1e-4}[dtype]
+    for name, p in t_model.named_parameters():
+        a, b = got[name].detach().numpy(), p.detach().numpy()
+        if name.endswith("in_proj_bias"):  # the key bias's exact gradient is zero (a softmax ignores a shift):
+            keep = np.r_[0:E, 2 * E:3 * E]  # its rounding noise, through Adam's normalization, is all it moves by
+            a, b = a[keep], b[keep]
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=name)
