@@ -14,6 +14,7 @@ import numpy as np
 from .. import numpy as fnp
 from ..autograd.dims import wrap_dims
 from ..autograd.dtypes import get_default_dtype
+from ..autograd.factories import _rng
 from ..autograd.tensor import Tensor, TensorOrArray
 from ..backend import Device
 from ..backend import device as to_device
@@ -22,6 +23,7 @@ from ..ops.special import erf, expit, log_expit
 from ..ops.stop_gradient import stop_gradient
 from ..typing import Array, DTypeLike
 from .module import Module, Parameter
+from .parameters import on_device_of
 
 __all__ = [
     "CELU",
@@ -531,19 +533,26 @@ def softshrink(input: TensorOrArray, lambd: float = 0.5) -> TensorOrArray:
 
 def rrelu(input: TensorOrArray, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> TensorOrArray:
-    """Randomized leaky ReLU. Out of training (training=False, torch's default for the function)
-    it is leaky_relu with the mean slope (lower + upper) / 2; training=True (random slopes) is not
-    supported.
+    """Randomized leaky ReLU: x for x > 0, else x times a slope. In training each entry's slope is
+    drawn uniformly from [lower, upper] (from fgrad's default generator: fgrad.manual_seed repeats
+    them, torch's draws differ); out of training (torch's default for the function) it is the mean
+    slope (lower + upper) / 2. The derivative is 1 for x > 0, the slope at and below 0, as torch's.
 
     Examples
     --------
     >>> fgrad.nn.functional.rrelu(fgrad.tensor([-2.0, 3.0]), 0.1, 0.3)
     tensor([-0.4,  3. ])
+    >>> y = fgrad.nn.functional.rrelu(fgrad.tensor([-2.0, 3.0]), 0.1, 0.3, training=True)
+    >>> bool(-0.6 <= y[0] <= -0.2), float(y[1])
+    (True, 3.0)
     """
-    if training:
-        raise NotImplementedError("fgrad.nn.functional.rrelu: training=True (random slopes) is not supported; "
-                                  "out of training rrelu is leaky_relu with slope (lower + upper) / 2")
-    return leaky_relu(input, (lower + upper) / 2, inplace)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = _rng[0].uniform(lower, upper, tuple(input.shape)).astype(fnp.result_type(input))
+    out = fnp.where(input > 0, input, input * on_device_of(input, slopes))
+    return _maybe_inplace(input, out, inplace, "rrelu")
 
 
 # ---- the Modules -------------------------------------------------------------------------------
@@ -800,9 +809,9 @@ class Softshrink(Hardshrink):
 
 
 class RReLU(Module):
-    """`RReLU(lower, upper)(input)`: in eval mode (after .eval()) fgrad.nn.functional.rrelu(input,
-    lower, upper), leaky_relu with the slope (lower + upper) / 2; in training mode torch draws
-    random slopes, which fgrad does not support (NotImplementedError).
+    """`RReLU(lower, upper)(input)` is fgrad.nn.functional.rrelu(input, lower, upper, self.training):
+    random slopes in [lower, upper] for the entries at and below 0 in training mode, the mean slope
+    (lower + upper) / 2 in eval mode, as torch.nn.RReLU.
 
     Examples
     --------

@@ -180,3 +180,20 @@ def test_bad_arguments_raise_as_torch():
     both(RuntimeError, "pdist only supports 2D tensors, got: 3D", lambda m, t: m.pdist(t(a[None])))
     both(RuntimeError, "pdist only supports floating-point dtypes", lambda m, t: m.pdist(t(ints)))
     both(RuntimeError, "pdist only supports non-negative p values", lambda m, t: m.pdist(t(a), -1.0))
+
+
+def test_under_vmap_and_second_derivatives_as_torch():
+    from fgrad.func import hessian, vmap
+    x = _input((3, 5, 4), special=False)
+    got = vmap(lambda a: F.cosine_similarity(a, a[::-1]))(x)
+    want = TF.cosine_similarity(to_torch(torch, x), to_torch(torch, x[:, ::-1].copy()), dim=2)
+    np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-12)
+    got = vmap(F.pdist)(x)
+    want = torch.stack([TF.pdist(t) for t in to_torch(torch, x)])
+    np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-12)
+    v = x[0, 0]
+    for f, tf in [(lambda u: F.cosine_similarity(u, u ** 2, dim=0), lambda u: TF.cosine_similarity(u, u ** 2, dim=0)),
+                  (lambda u: F.normalize(u, dim=0).sum(), lambda u: TF.normalize(u, dim=0).sum()),
+                  (lambda u: F.pairwise_distance(u, u ** 2, p=3.0), lambda u: TF.pairwise_distance(u, u ** 2, p=3.0))]:
+        want = torch.autograd.functional.hessian(tf, to_torch(torch, v))
+        np.testing.assert_allclose(np.asarray(hessian(f)(v)), want.numpy(), rtol=1e-9, atol=1e-12)

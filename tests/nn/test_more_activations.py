@@ -1,10 +1,11 @@
 """fgrad.nn's further activations (softsign, tanhshrink, threshold, glu, hardswish, hardsigmoid,
-celu, hardshrink, softshrink, rrelu out of training) against torch 2.13: outputs and input
+celu, hardshrink, softshrink, rrelu) against torch 2.13: outputs and input
 gradients (float64 to 1e-10, float32 to 1e-5) with the kinks in the input (±3, the thresholds,
 ±lambd, 0), the Modules' outputs and reprs, dtypes, and torch's errors for bad arguments."""
 import numpy as np
 import pytest
 
+import fgrad
 from fgrad import nn
 from fgrad.nn import functional as F
 
@@ -89,10 +90,33 @@ def test_module_reprs_with_flags_as_torch():
 def test_rrelu_module_in_eval_mode_matches_torch(dtype):
     ours, theirs = nn.RReLU(0.1, 0.4).eval(), torch.nn.RReLU(0.1, 0.4).eval()
     compare(torch, ours, theirs, [_input()], dtype, what="RReLU eval")
-    with pytest.raises(NotImplementedError, match="training=True"):
-        nn.RReLU()(to_fgrad(_input()))  # training mode: torch's random slopes are not supported
-    with pytest.raises(NotImplementedError, match="training=True"):
-        F.rrelu(to_fgrad(_input()), training=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float64", "float32"])
+def test_rrelu_in_training_draws_slopes_as_torch(dtype):
+    """Training mode: a slope in [lower, upper] per entry at and below 0 (fgrad's generator, so not
+    torch's draws), the derivative that slope there and 1 above 0, as torch's."""
+    x = _input((50, 40)).astype(dtype)
+    fgrad.manual_seed(3)
+    f = to_fgrad(x, True)
+    y = nn.RReLU(0.1, 0.4)(f)  # (a Module is in training mode at first)
+    y.sum().backward()
+    assert y.dtype == dtype and f.grad.dtype == dtype
+    y, g = y.detach().numpy(), f.grad.numpy()
+    assert np.array_equal(y[x > 0], x[x > 0]) and np.all(g[x > 0] == 1)
+    slopes = g[x <= 0]
+    assert 0.1 <= slopes.min() and slopes.max() <= 0.4 and abs(slopes.mean() - 0.25) < 0.01
+    np.testing.assert_allclose(y[x < 0], x[x < 0] * slopes[x[x <= 0] < 0], rtol=1e-6)
+    t = to_torch(torch, x, True)
+    torch.nn.RReLU(0.1, 0.4)(t).sum().backward()  # torch's slopes: the same law
+    assert abs(t.grad.numpy()[x <= 0].mean() - slopes.mean()) < 0.02
+    fgrad.manual_seed(3)
+    again = F.rrelu(to_fgrad(x), 0.1, 0.4, training=True).numpy()
+    np.testing.assert_array_equal(again, y)  # fgrad.manual_seed repeats the draws
+    for lower, upper in [(0.5, 0.1)]:
+        for m in (F, TF):
+            with pytest.raises(RuntimeError, match="Lower bound should be less than or equal to the upper bound"):
+                m.rrelu((to_fgrad if m is F else lambda a: to_torch(torch, a))(x), lower, upper, training=True)
 
 
 @pytest.mark.parametrize("name", ["hardswish", "hardsigmoid", "threshold", "celu"])
@@ -152,3 +176,14 @@ def test_bad_arguments_raise_as_torch():
     # a negative lambd is allowed for hardshrink, as torch's: nothing is zeroed
     np.testing.assert_array_equal(F.hardshrink(x, -0.5).numpy(), TF.hardshrink(to_torch(torch, _input((2, 3))),
                                                                              -0.5).numpy())
+
+
+@pytest.mark.parametrize("name", ["softsign", "tanhshrink", "celu", "glu"])
+def test_second_derivatives_as_torch(name):
+    from fgrad.func import hessian
+    x = _input((6,), seed=2)
+    f = getattr(F, name)
+    tf = getattr(TF, name)
+    want = torch.autograd.functional.hessian(lambda u: (tf(u) ** 2).sum(), to_torch(torch, x))
+    np.testing.assert_allclose(np.asarray(hessian(lambda u: (f(u) ** 2).sum())(x)), want.numpy(), rtol=1e-9,
+                               atol=1e-12)

@@ -167,3 +167,16 @@ def test_empty_batch_and_empty_circular_channels_as_torch():
                              ((0, 2, 3), (2, 2), "replicate")]:
         got, want = F.pad(to_fgrad(np.zeros(shape)), pad, mode), TF.pad(to_torch(torch, np.zeros(shape)), pad, mode)
         assert tuple(got.shape) == tuple(want.shape)
+
+
+def test_under_vmap_and_grad():
+    """Written in fgrad ops, pad runs under the functional transforms (each example padded alone)."""
+    from fgrad.func import grad, vmap
+    x = _input((3, 2, 5))
+    for mode in ["constant", "reflect", "replicate", "circular"]:
+        got = vmap(lambda v, mode=mode: F.pad(v, (2, 1), mode))(x)
+        np.testing.assert_allclose(np.asarray(got), TF.pad(to_torch(torch, x), (2, 1), mode).numpy(), rtol=1e-12)
+        t = to_torch(torch, x, True)
+        (TF.pad(t, (2, 1, 1, 0), mode) ** 2).sum().backward()
+        g = grad(lambda v, mode=mode: (F.pad(v, (2, 1, 1, 0), mode) ** 2).sum())(x)
+        np.testing.assert_allclose(np.asarray(g), t.grad.numpy(), rtol=1e-12)
