@@ -83,16 +83,16 @@ def _fill(template, idx):
 
 def _scatter_add(g, index, shape):
     xp = array_module(g)
+    advanced = _is_advanced(index)
+    if advanced and xp is not np and g.dtype.kind == "c" and not getattr(xp, "numpy_backed", False):
+        # CuPy's add.at takes real dtypes only: a complex sum is two real ones, put together
+        parts = [xp.zeros(shape, dtype=g.real.dtype) for _ in range(2)]
+        xp.add.at(parts[0], index, xp.real(g))
+        xp.add.at(parts[1], index, xp.imag(g))
+        return parts[0] + 1j * parts[1]
     out = xp.zeros(shape, dtype=g.dtype)
-    if _is_advanced(index):
-        if xp is np:
-            np.add.at(out, index, g)
-        elif out.dtype.kind == "c" and not getattr(xp, "numpy_backed", False):
-            # CuPy's add.at takes real dtypes only: a complex sum is two, into its parts' views
-            xp.add.at(out.real, index, xp.real(g))
-            xp.add.at(out.imag, index, xp.imag(g))
-        else:
-            xp.add.at(out, index, g)
+    if advanced:
+        xp.add.at(out, index, g)
     else:
         out[index] = g  # basic indexing never repeats an element
     return out
