@@ -4,8 +4,9 @@ torch 2.13's signatures, output sizes, source indices and numbers.
 Every mode is separable: along each spatial axis the output gathers (fnp.take) from the input at
 torch's source indices, 'nearest' one index (floor(i * scale), in float32 as torch's kernel), the
 linear modes two neighbours with torch's weights (area_pixel_compute_source_index, align_corners
-or not); the gradient is the gathers' (a scatter-add), so no new primitive is needed and a
-float32 input stays float32.
+or not), 'bicubic' four; 'area' is a product with adaptive pooling's averaging matrix. The
+gradient is the gathers' (a scatter-add), so no new primitive is needed, and a float32 input
+stays float32.
 """
 import math
 import numbers
@@ -17,6 +18,7 @@ from .. import numpy as fnp
 from ..autograd.tensor import Tensor, TensorOrArray
 from .module import Module
 from .parameters import on_device_of, real_only
+from .pooling import _averaging
 
 __all__ = ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "interpolate", "upsample", "upsample_bilinear",
            "upsample_nearest"]
@@ -64,7 +66,30 @@ def _linear_indices(in_size, out_size, scale, align_corners, dtype):
     return i0, i1, (dtype.type(1) - lam).astype(dtype), lam
 
 
-def _sizes(input, size, scale_factor, recompute_scale_factor):
+def _cubic_indices(in_size, out_size, scale, align_corners, dtype):
+    """torch's bicubic taps along one axis: 4 source indices (i0 - 1 .. i0 + 2, clamped to the input)
+    and the cubic-convolution weights (A = -0.75) of t = src - i0, src not clamped at 0."""
+    if align_corners:
+        s = dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
+    else:
+        s = _scale(in_size, out_size, scale, dtype)
+    i = np.arange(out_size).astype(dtype)
+    src = s * i if align_corners else s * (i + dtype.type(0.5)) - dtype.type(0.5)
+    i0 = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), in_size - 1)
+    t = np.clip(src - i0.astype(dtype), 0, 1).astype(dtype)
+    a = dtype.type(-0.75)
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    taps = [np.clip(i0 - 1 + k, 0, in_size - 1) for k in range(4)]
+    return taps, [w.astype(dtype) for w in weights]
+
+
+def _sizes(input, size, scale_factor, recompute_scale_factor, mode):
     """(output sizes, scale factors or Nones) as torch's interpolate settles them."""
     dim = input.ndim - 2
     spatial = list(input.shape[2:])
@@ -101,7 +126,7 @@ def _sizes(input, size, scale_factor, recompute_scale_factor):
             scales = [None] * dim
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if min(spatial + out) <= 0:
+    if min(spatial + ([] if mode == "area" else out)) <= 0:  # (area's adaptive pool gives an empty output)
         names = "DHW"[3 - dim:]
         def sizes(values):
             return ", ".join(f"{a}: {v}" for a, v in zip(names, values))
@@ -115,12 +140,13 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> TensorOrArray:
     """Resamples (N, C, d1, ...) input to `size` (an int or one per spatial axis) or to floor(d *
-    scale_factor), as torch.nn.functional.interpolate: mode 'nearest' or 'nearest-exact' (3-, 4- or
-    5-D input), 'linear' (3-D), 'bilinear' (4-D) or 'trilinear' (5-D), align_corners (the linear
-    modes; default False) taking the corner pixels' centres as the grid's ends. With scale_factor
-    the kernel samples at i / scale_factor, unless recompute_scale_factor (then in / out, as a size
-    would). Differentiable in input. 'area', 'bicubic', 'lanczos' and antialias raise
-    NotImplementedError in fgrad; bad arguments raise torch's errors.
+    scale_factor), as torch.nn.functional.interpolate: mode 'nearest', 'nearest-exact' or 'area'
+    (torch's adaptive average pool; 3-, 4- or 5-D input), 'linear' (3-D), 'bilinear' or 'bicubic'
+    (4-D; bicubic's cubic convolution with A = -0.75, edges clamped) or 'trilinear' (5-D),
+    align_corners (the linear and cubic modes; default False) taking the corner pixels' centres
+    as the grid's ends. With scale_factor the kernel samples at i / scale_factor, unless
+    recompute_scale_factor (then in / out, as a size would). Differentiable in input. 'lanczos'
+    and antialias raise NotImplementedError in fgrad; bad arguments raise torch's errors.
 
     Examples
     --------
@@ -142,19 +168,23 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
     if ndim not in (3, 4, 5):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
                                   f"modes: {_MODES} (got {mode})")
-    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor)
+    out, scales = _sizes(input, size, scale_factor, recompute_scale_factor or (mode == "area" and size is None),
+                         mode)
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
                          "4-D tensor as input")
-    if antialias or mode in ("area", "bicubic", "lanczos"):
+    if antialias or mode == "lanczos":
         raise NotImplementedError(f"fgrad.nn.functional.interpolate: mode={mode!r}"
                                   f"{' with antialias' if antialias else ''} is not supported by fgrad (nearest, "
-                                  f"nearest-exact, linear, bilinear and trilinear are)")
+                                  f"nearest-exact, linear, bilinear, trilinear, bicubic and area are)")
+    if mode == "bicubic" and ndim != 4:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
+                                  f"modes: {_MODES} (got {mode})")
     if mode in ("linear", "bilinear", "trilinear"):
         if _LINEAR[ndim] != mode:
             want = {"linear": 3, "bilinear": 4, "trilinear": 5}[mode]
             raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {want}D input")
-    elif mode not in ("nearest", "nearest-exact"):
+    elif mode not in ("nearest", "nearest-exact", "area", "bicubic"):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
                                   f"modes: {_MODES} (got {mode})")
     real_only("interpolate", input)
@@ -162,8 +192,9 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
     nearest = mode in ("nearest", "nearest-exact")
     if dtype.kind != "f" and not (nearest and dtype == np.uint8):  # (torch's kernels: floats, and uint8 for nearest)
         name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        raise NotImplementedError(f"\"compute_indices_weights_{'nearest' if nearest else 'linear'}\" not "
-                                  f"implemented for '{name.get(dtype.name, dtype.name)}'")
+        kernel = {"area": "adaptive_avg_pool", "bicubic": "compute_indices_weights_cubic"}.get(
+            mode, f"compute_indices_weights_{'nearest' if nearest else 'linear'}")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name.get(dtype.name, dtype.name)}'")
     x = input
     for k, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
         axis = 2 + k
@@ -173,8 +204,17 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
             if not np.array_equal(idx, np.arange(n)):
                 x = fnp.take(x, idx, axis=axis)
             continue
-        i0, i1, w0, w1 = _linear_indices(n, o, s, align_corners, dtype)
         shape = (o,) + (1,) * (ndim - 1 - axis)
+        if mode == "area":  # torch's adaptive average pool: the mean over each output's window
+            x = fnp.moveaxis(fnp.matmul(fnp.moveaxis(x, axis, -1), on_device_of(input, _averaging(n, o, dtype).T)),
+                             -1, axis)
+            continue
+        if mode == "bicubic":
+            taps, weights = _cubic_indices(n, o, s, align_corners, dtype)
+            terms = [fnp.take(x, i, axis=axis) * on_device_of(input, w.reshape(shape)) for i, w in zip(taps, weights)]
+            x = terms[0] + terms[1] + terms[2] + terms[3]
+            continue
+        i0, i1, w0, w1 = _linear_indices(n, o, s, align_corners, dtype)
         x = fnp.take(x, i0, axis=axis) * on_device_of(input, w0.reshape(shape)) + \
             fnp.take(x, i1, axis=axis) * on_device_of(input, w1.reshape(shape))
     return x

@@ -58,14 +58,17 @@ def _torchs_backward_differs(x, kw):
 def _check(x, dtype, **kw):
     spatial = x.shape[2:]
     scales = kw.get("scale_factor")
-    if scales is not None and any(int(n * s) == 0 for n, s in
+    if scales is not None and kw.get("mode") != "area" and any(int(n * s) == 0 for n, s in
                                   zip(spatial, scales if isinstance(scales, tuple) else (scales,) * len(spatial))):
         for f, lib in ((interpolate, fgrad), (TF.interpolate, torch)):
             with pytest.raises(RuntimeError, match="Input and output sizes should be greater than 0"):
                 f(lib.tensor(x), **kw)
         return
     if not _torchs_backward_differs(x, kw):
-        compare(torch, lambda t: interpolate(t, **kw), lambda t: TF.interpolate(t, **kw), [x], dtype, what=str(kw))
+        empty = scales is not None and any(int(n * s) == 0 for n, s in zip(spatial, scales if isinstance(
+            scales, tuple) else (scales,) * len(spatial)))  # (area: torch's backward refuses an empty output)
+        compare(torch, lambda t: interpolate(t, **kw), lambda t: TF.interpolate(t, **kw), [x], dtype,
+                differentiable=[not empty], what=str(kw))
         return
     x = x.astype(dtype)
     want = TF.interpolate(torch.tensor(x), **kw).numpy()
@@ -83,12 +86,25 @@ def _check(x, dtype, **kw):
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 @pytest.mark.parametrize("resize", RESIZES, ids=lambda kw: "-".join(f"{k}={v:.3g}" for k, v in kw.items()))
 @pytest.mark.parametrize("ndim", [3, 4, 5])
-@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "linear-False", "linear-True"])
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact", "linear-False", "linear-True", "area"])
 def test_interpolate_matches_torch(mode, ndim, resize, dtype):
+    _run(mode, ndim, resize, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("resize", RESIZES, ids=lambda kw: "-".join(f"{k}={v:.3g}" for k, v in kw.items()))
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_bicubic_matches_torch(align_corners, resize, dtype):
+    _run(f"bicubic-{align_corners}", 4, resize, dtype)
+
+
+def _run(mode, ndim, resize, dtype):
     kw = dict(resize)
-    if mode.startswith("linear"):
+    if mode.startswith(("linear", "bicubic")):
         kw["align_corners"] = mode.endswith("True")
-        mode = {3: "linear", 4: "bilinear", 5: "trilinear"}[ndim]
+        mode = {3: "linear", 4: "bilinear", 5: "trilinear"}[ndim] if mode.startswith("linear") else "bicubic"
+    if mode == "area" and kw.get("recompute_scale_factor"):
+        del kw["recompute_scale_factor"]  # (area recomputes it anyway)
     x = rng.standard_normal(SHAPES[ndim])
     _check(x, dtype, mode=mode, **kw)
     if ndim > 3:
@@ -154,9 +170,12 @@ def test_bad_arguments_raise_as_torch():
     for kw, error, match in [(dict(size=3, mode="linear"), NotImplementedError, "Got 4D input, but linear mode"),
                              (dict(size=(3, 4), mode="bilinear", antialias=True), NotImplementedError,
                               "not supported by fgrad"),
-                             (dict(size=(3, 4), mode="bicubic"), NotImplementedError, "not supported by fgrad")]:
+                             (dict(size=(3, 4), mode="lanczos"), NotImplementedError, "not supported by fgrad")]:
         with pytest.raises(error, match=match):
             interpolate(x4, **kw)
+    for lib, f in ((torch, TF.interpolate), (fgrad, interpolate)):
+        with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D input Tensors supported \(got 3D\)"):
+            f(lib.randn(1, 2, 4), size=3, mode="bicubic")
     with pytest.raises(NotImplementedError, match=r"Only 3D, 4D and 5D input Tensors supported \(got 2D\)"):
         interpolate(fgrad.randn(2, 4), size=3)
     with pytest.raises(NotImplementedError, match="\"compute_indices_weights_linear\" not implemented for 'Long'"):
