@@ -664,20 +664,21 @@ def multi_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, p: int =
         raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
     if weight is not None and _shape(weight) != (c,):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(_shape(weight))}")
-    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
-    labels = labels.reshape(n)
-    if np.any((labels < 0) | (labels >= c)):
-        raise RuntimeError("target out of range")
+    if _traced(target):  # under vmap each example picks its own, under compile the program does
+        labels = fnp.reshape(target, (n, 1))
+    else:
+        labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+        if np.any((labels < 0) | (labels >= c)):
+            raise RuntimeError("target out of range")
+        labels = on_device_of(input, labels.reshape(n, 1))
     x = fnp.reshape(input, (n, c))
-    picked = x[np.arange(n), labels][:, None]
-    z = margin - picked + x
+    z = margin - fnp.take_along_axis(x, labels, axis=1) + x
     h = fnp.where(z > 0, z, 0.0)
     if p == 2:
         h = h * h
     if weight is not None:
-        h = h * fnp.take(weight, labels)[:, None]
-    others = on_device_of(input, (np.arange(c)[None, :] != labels[:, None]).astype(np.dtype(input.dtype)))
-    loss = fnp.sum(h * others, axis=1) / c
+        h = h * fnp.take(weight, labels)
+    loss = fnp.sum(fnp.where(on_device_of(input, np.arange(c)[None, :]) != labels, h, 0.0), axis=1) / c
     if reduction == "none":
         return loss if len(tshape) > 0 else fnp.reshape(loss, ())
     return _reduce(loss, reduction, "multi_margin_loss")

@@ -213,3 +213,30 @@ def test_bad_arguments_raise_as_torch():
             mod.MultiMarginLoss(p=3)
         with pytest.raises(ValueError, match="MultiMarginLoss: expected weight to be None or 1D tensor, got 2D"):
             mod.MultiMarginLoss(weight=lib.tensor(np.ones((2, 2))))
+
+
+def test_on_arrays_under_grad_vmap_and_compile():
+    """The functional transforms differentiate them on plain arrays, multi_margin_loss's labels
+    traced per example under vmap and as operands of a compiled program."""
+    x, y, w = rng.standard_normal((5, 4)), np.array([0, 3, 1, 2, 2]), rng.uniform(0.5, 2.0, size=4)
+    g = fgrad.grad(lambda x: L.multi_margin_loss(x, y, weight=w, p=2))(x)
+    tx = torch.tensor(x, requires_grad=True)
+    TF.multi_margin_loss(tx, torch.tensor(y), weight=torch.tensor(w), p=2).backward()
+    np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    per = fgrad.vmap(lambda x, t: L.multi_margin_loss(x[None], t[None], weight=w))(x, y)
+    want = TF.multi_margin_loss(torch.tensor(x), torch.tensor(y), weight=torch.tensor(w), reduction="none")
+    np.testing.assert_allclose(per, want.numpy(), rtol=1e-12)
+    compiled = fgrad.compile(lambda x, y: L.multi_margin_loss(x, y, margin=0.5))
+    np.testing.assert_allclose(compiled(x, y), TF.multi_margin_loss(torch.tensor(x), torch.tensor(y), margin=0.5),
+                               rtol=1e-12)
+    a, pos, neg = x, x[::-1].copy(), 2 * x
+    g = fgrad.grad(lambda a: L.triplet_margin_loss(a, pos, neg, p=3, swap=True))(a)
+    ta = torch.tensor(a, requires_grad=True)
+    TF.triplet_margin_loss(ta, torch.tensor(pos), torch.tensor(neg), p=3, swap=True).backward()
+    np.testing.assert_allclose(g, ta.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for name, t in (("poisson_nll_loss", np.abs(x) + 1), ("multilabel_soft_margin_loss", (x > 0) * 1.0),
+                    ("soft_margin_loss", np.sign(x)), ("hinge_embedding_loss", np.sign(x))):
+        g = fgrad.grad(lambda x, name=name, t=t: getattr(L, name)(x, t))(x)
+        tx = torch.tensor(x, requires_grad=True)
+        getattr(TF, name)(tx, torch.tensor(t)).backward()
+        np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
