@@ -11,7 +11,7 @@
 - normalization.py: BatchNorm1d/2d, LayerNorm, GroupNorm, RMSNorm, function and Module.
 - dropout.py: Dropout and Dropout2d, function and Module.
 - padding.py: F.pad (constant, reflect, replicate, circular) and the Zero/Constant/Reflection/Replication/CircularPad
-  1d and 2d Modules.
+  1d, 2d and 3d Modules.
 - distance.py: F.normalize, cosine_similarity, pairwise_distance, pdist, and CosineSimilarity, PairwiseDistance.
 - encoding.py: F.one_hot (no Module, as in torch).
 - sparse.py: Embedding and its function.
@@ -79,14 +79,19 @@ from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm, RMSNo
 from .padding import (
     CircularPad1d,
     CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
@@ -138,6 +143,7 @@ __all__ += ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase", "RNNCell"]
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer"]
 __all__ += ["CELU", "GLU", "Hardshrink", "Hardsigmoid", "Hardswish", "RReLU", "Softshrink", "Softsign", "Tanhshrink",
             "Threshold"]
-__all__ += ["CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
-            "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d"]
+__all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+            "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
 __all__ += ["CosineSimilarity", "PairwiseDistance"]

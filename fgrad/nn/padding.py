@@ -1,6 +1,6 @@
 """Padding, torch 2.13's: F.pad (modes constant, reflect, replicate, circular; the pad tuple
-names the last axis first, (left, right, top, bottom, ...)) and the Modules ZeroPad1d/2d,
-ConstantPad1d/2d, ReflectionPad1d/2d, ReplicationPad1d/2d, CircularPad1d/2d.
+names the last axis first, (left, right, top, bottom, ...)) and the Modules ZeroPad1d/2d/3d,
+ConstantPad1d/2d/3d, ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, CircularPad1d/2d/3d.
 
 Constant padding is fgrad.numpy.pad's primitive (its gradient crops); the other modes gather
 each padded axis by an index array (reflected, clipped or wrapped), so their gradients add up
@@ -15,8 +15,9 @@ from .module import Module
 from .parameters import on_device_of
 
 __all__ = [
-    "CircularPad1d", "CircularPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
-    "ReplicationPad1d", "ReplicationPad2d", "ZeroPad1d", "ZeroPad2d", "pad",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "pad",
 ]
 
 _MODES = ("constant", "reflect", "replicate", "circular")
@@ -180,6 +181,18 @@ class ConstantPad2d(_ConstantPadNd):
     _n = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    """Pads the last three axes with `value` (padding: an int for all six sides, or (left, right,
+    top, bottom, front, back)), as torch.nn.ConstantPad3d.
+
+    Examples
+    --------
+    >>> fgrad.nn.ConstantPad3d(1, 2.0)(fgrad.ones(1, 1, 2, 2)).shape
+    (1, 3, 4, 4)
+    """
+    _n = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     """ConstantPad1d with value 0, as torch.nn.ZeroPad1d.
 
@@ -203,6 +216,22 @@ class ZeroPad2d(ConstantPad2d):
     --------
     >>> fgrad.nn.ZeroPad2d((1, 0, 0, 1))(fgrad.ones(1, 2, 2))
     tensor([[[0., 1., 1.], [0., 1., 1.], [0., 0., 0.]]])
+    """
+
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """ConstantPad3d with value 0, as torch.nn.ZeroPad3d.
+
+    Examples
+    --------
+    >>> fgrad.nn.ZeroPad3d((1, 0, 0, 0, 0, 1))(fgrad.ones(1, 1, 1, 1))
+    tensor([[[[0., 1.]], [[0., 0.]]]])
     """
 
     def __init__(self, padding: int | Sequence[int]) -> None:
@@ -249,6 +278,18 @@ class ReflectionPad2d(_CopyPadNd):
     _n = 2
 
 
+class ReflectionPad3d(_CopyPadNd):
+    """Pads the last three axes of a (C, D, H, W) or (N, C, D, H, W) input with their reflection,
+    as torch.nn.ReflectionPad3d.
+
+    Examples
+    --------
+    >>> fgrad.nn.ReflectionPad3d((1, 0, 0, 0, 0, 0))(fgrad.tensor([[[[1.0, 2.0]]]]))
+    tensor([[[[2., 1., 2.]]]])
+    """
+    _n = 3
+
+
 class ReplicationPad1d(_CopyPadNd):
     """Pads the last axis of a (C, W) or (N, C, W) input with copies of its edge, as
     torch.nn.ReplicationPad1d.
@@ -271,6 +312,18 @@ class ReplicationPad2d(_CopyPadNd):
     tensor([[[1., 1., 2., 2.], [1., 1., 2., 2.], [1., 1., 2., 2.]]])
     """
     _n, _mode = 2, "replicate"
+
+
+class ReplicationPad3d(_CopyPadNd):
+    """Pads the last three axes of a (C, D, H, W) or (N, C, D, H, W) input with copies of their
+    edges, as torch.nn.ReplicationPad3d.
+
+    Examples
+    --------
+    >>> fgrad.nn.ReplicationPad3d((0, 1, 0, 0, 0, 0))(fgrad.tensor([[[[1.0, 2.0]]]]))
+    tensor([[[[1., 2., 2.]]]])
+    """
+    _n, _mode = 3, "replicate"
 
 
 class _CircularPadNd(_CopyPadNd):
@@ -303,3 +356,16 @@ class CircularPad2d(_CircularPadNd):
     tensor([[[2.], [1.], [2.]]])
     """
     _n = 2
+
+
+
+class CircularPad3d(_CircularPadNd):
+    """Pads the last three axes of a (C, D, H, W) or (N, C, D, H, W) input by wrapping them around,
+    as torch.nn.CircularPad3d.
+
+    Examples
+    --------
+    >>> fgrad.nn.CircularPad3d((1, 0, 0, 0, 0, 0))(fgrad.tensor([[[[1.0, 2.0]]]]))
+    tensor([[[[2., 1., 2.]]]])
+    """
+    _n = 3

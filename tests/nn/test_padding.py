@@ -1,7 +1,7 @@
 """fgrad.nn.functional.pad and the padding Modules against torch 2.13: every mode (constant,
 reflect, replicate, circular) on 1, 2 and 3 padded axes, batched and unbatched inputs, negative
 widths (crops), outputs and input gradients (float64 to 1e-10, float32 to 1e-5), integer and
-boolean inputs, the Modules' reprs, and torch's errors for bad arguments."""
+boolean inputs, the 1d, 2d and 3d Modules' outputs and reprs, and torch's errors for bad arguments."""
 import numpy as np
 import pytest
 
@@ -91,6 +91,10 @@ MODULES = [
     ("ReplicationPad2d", (2,), (2, 3, 4)), ("ReplicationPad2d", ((1, 3, 2, 0),), (1, 2, 3, 4)),
     ("CircularPad1d", (2,), (2, 3, 4)), ("CircularPad1d", ((1, 3),), (3, 4)), ("CircularPad2d", (1,), (2, 3, 4)),
     ("CircularPad2d", ((1, 2, 3, 0),), (1, 2, 3, 4)),
+    ("ZeroPad3d", (1,), (2, 2, 3, 4)), ("ConstantPad3d", ((1, 0, 2, 1, 0, 1), 1.5), (1, 2, 2, 3, 4)),
+    ("ReflectionPad3d", ((1, 2, 0, 1, 1, 0),), (2, 2, 3, 4)), ("ReflectionPad3d", (1,), (1, 2, 2, 3, 4)),
+    ("ReplicationPad3d", ((2, 0, 1, 3, 0, 2),), (2, 2, 3, 4)), ("ReplicationPad3d", (1,), (1, 2, 2, 3, 4)),
+    ("CircularPad3d", ((1, 2, 0, 1, 2, 1),), (2, 2, 3, 4)), ("CircularPad3d", (1,), (1, 2, 2, 3, 4)),
 ]
 
 
@@ -155,7 +159,8 @@ def test_bad_arguments_raise_as_torch():
                      lambda m, t: m.pad(t(x3), (1.5, 1)))
     for name, shape, want in [("CircularPad1d", (3,), r"expected 2D or 3D input \(got 1D input\)"),
                               ("CircularPad2d", (3, 3), r"expected 3D or 4D input \(got 2D input\)"),
-                              ("CircularPad2d", (1, 2, 3, 3, 3), r"expected 3D or 4D input \(got 5D input\)")]:
+                              ("CircularPad2d", (1, 2, 3, 3, 3), r"expected 3D or 4D input \(got 5D input\)"),
+                              ("CircularPad3d", (2, 3, 3), r"expected 4D or 5D input \(got 3D input\)")]:
         with pytest.raises(ValueError, match=want):
             getattr(nn, name)(1)(to_fgrad(_input(shape)))
         with pytest.raises(ValueError, match=want):
