@@ -398,3 +398,22 @@ def test_a_training_loop_runs_as_torchs(dtype):
             keep = np.r_[0:E, 2 * E:3 * E]  # its rounding noise, through Adam's normalization, is all it moves by
             a, b = a[keep], b[keep]
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol, err_msg=name)
+
+
+def test_transformer_with_a_custom_encoder_and_decoder():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t_enc = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(E, H, FF, dropout=0.0,
+                                                                             dtype=torch.float64), 1)
+        f_enc = TransformerEncoder(TransformerEncoderLayer(E, H, FF, dropout=0.0, dtype=np.float64), 1)
+    t_dec = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(E, H, FF, dropout=0.0, norm_first=True,
+                                                                         dtype=torch.float64), 2)
+    f_dec = TransformerDecoder(TransformerDecoderLayer(E, H, FF, dropout=0.0, norm_first=True, dtype=np.float64), 2)
+    theirs = torch.nn.Transformer(E, H, custom_encoder=t_enc, custom_decoder=t_dec, dtype=torch.float64)
+    ours = Transformer(E, H, custom_encoder=f_enc, custom_decoder=f_dec, dtype=np.float64)
+    assert ours.encoder is f_enc and ours.decoder is f_dec
+    _check_names(ours, theirs)
+    copy_parameters(theirs, ours)
+    compare(torch, ours, theirs, [rng.standard_normal((S, N, E)), rng.standard_normal((T, N, E))],
+            what="custom encoder and decoder")
+    compare_parameter_grads(theirs, ours, np.float64, "custom encoder and decoder")

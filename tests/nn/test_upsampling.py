@@ -198,3 +198,19 @@ def test_the_deprecated_functions_warn_and_match_torch():
         with pytest.warns(UserWarning, match=match):
             want = theirs(torch.tensor(x), **kw)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("mode, kw", [("bilinear", {}), ("nearest", {}), ("bicubic", {"align_corners": True}),
+                                      ("area", {})])
+def test_on_arrays_under_grad_vmap_and_compile(mode, kw):
+    x = rng.standard_normal((2, 3, 4, 5))
+
+    def f(x):
+        return (interpolate(x, scale_factor=1.5, mode=mode, **kw) ** 2).sum()
+    tx = torch.tensor(x, requires_grad=True)
+    (TF.interpolate(tx, scale_factor=1.5, mode=mode, **kw) ** 2).sum().backward()
+    np.testing.assert_allclose(fgrad.grad(f)(x), tx.grad.numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(fgrad.compile(f)(x), f(x), rtol=1e-12)
+    per = fgrad.vmap(lambda xi: interpolate(xi[None], size=(6, 7), mode=mode, **kw)[0])(x)
+    np.testing.assert_allclose(per, TF.interpolate(torch.tensor(x), size=(6, 7), mode=mode, **kw).numpy(),
+                               rtol=1e-10, atol=1e-10)
