@@ -18,6 +18,7 @@ from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
 from ..typing import ArrayLike
+from .distance import pairwise_distance
 from .module import Module
 from .parameters import on_device_of
 
@@ -583,20 +584,6 @@ def poisson_nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, log_input
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
-def _pairwise_distance(x1, x2, p, eps):
-    """torch's pairwise_distance: the p-norm of x1 - x2 + eps along the last axis."""
-    d = x1 - x2 + eps
-    if p == 2:
-        return fnp.sqrt(fnp.sum(d * d, axis=-1))
-    if p == 1:
-        return fnp.sum(fnp.abs(d), axis=-1)
-    if p == math.inf:
-        return fnp.max(fnp.abs(d), axis=-1)
-    if p == 0:
-        return fnp.sum(fnp.where(d != 0, 1.0, 0.0) + 0.0 * d, axis=-1)
-    return fnp.sum(fnp.abs(d) ** p, axis=-1) ** (1.0 / p)
-
-
 def triplet_margin_loss(anchor: TensorOrArray, positive: TensorOrArray, negative: TensorOrArray,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
@@ -622,10 +609,10 @@ def triplet_margin_loss(anchor: TensorOrArray, positive: TensorOrArray, negative
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
                            f"inputs")
-    d_pos = _pairwise_distance(anchor, positive, p, eps)
-    d_neg = _pairwise_distance(anchor, negative, p, eps)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
-        d_neg = fnp.minimum(d_neg, _pairwise_distance(positive, negative, p, eps))
+        d_neg = fnp.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
     loss = margin + d_pos - d_neg
     return _reduce(fnp.where(loss >= 0, loss, 0.0), reduction, "triplet_margin_loss")
 
