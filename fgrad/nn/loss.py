@@ -17,19 +17,20 @@ from ..ir.value import concrete, is_batched, is_staged
 from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
-from ..typing import ArrayLike
+from ..typing import ArrayLike, Callable
 from .distance import pairwise_distance
 from .module import Module
 from .parameters import on_device_of
 
 __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
-    "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-    "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy", "gaussian_nll_loss",
-    "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss", "mse_loss",
-    "multi_margin_loss", "multilabel_soft_margin_loss", "nll_loss", "poisson_nll_loss", "smooth_l1_loss",
-    "soft_margin_loss", "triplet_margin_loss",
+    "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss", "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss", "cross_entropy", "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div",
+    "l1_loss", "margin_ranking_loss", "mse_loss", "multi_margin_loss", "multilabel_margin_loss",
+    "multilabel_soft_margin_loss", "nll_loss", "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss",
 ]
 
 
@@ -671,6 +672,84 @@ def multi_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, p: int =
     return _reduce(loss, reduction, "multi_margin_loss")
 
 
+def triplet_margin_with_distance_loss(anchor: TensorOrArray, positive: TensorOrArray, negative: TensorOrArray, *,
+                                      distance_function: Callable[[TensorOrArray, TensorOrArray], TensorOrArray]
+                                      | None = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> TensorOrArray:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) with any distance function d
+    (pairwise_distance by default); swap takes the smaller of d(anchor, negative) and
+    d(positive, negative), as torch's.
+
+    Examples
+    --------
+    >>> a = fgrad.tensor([[0.0, 0.0]], requires_grad=True)
+    >>> pos, neg = fgrad.tensor([[3.0, 4.0]]), fgrad.tensor([[0.0, 1.0]])
+    >>> def l1(x, y):
+    ...     return (x - y).abs().sum(-1)
+    >>> loss = fgrad.nn.functional.triplet_margin_with_distance_loss(a, pos, neg, distance_function=l1)
+    >>> loss.backward(); loss, a.grad  # 1 + 7 - 1
+    (tensor(7., grad_fn=<...>), tensor([[-1.,  0.]]))
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = [len(_shape(x)) for x in (anchor, positive, negative)]
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = fnp.minimum(d_neg, distance(positive, negative))
+    loss = margin + d_pos - d_neg
+    return _reduce(fnp.where(loss >= 0, loss, 0.0), reduction, "triplet_margin_with_distance_loss")
+
+
+def multilabel_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, size_average: bool | None = None,
+                           reduce: bool | None = None, reduction: str = "mean") -> TensorOrArray:
+    """The multi-label hinge loss of (N, C) (or (C,)) scores: target holds each example's classes,
+    ended by the first negative entry; for each target class j and each class i that is not a
+    target, max(0, 1 - (x[j] - x[i])), summed and divided by C, as torch's.
+
+    Examples
+    --------
+    >>> x = fgrad.tensor([[0.1, 0.2, 0.4, 0.8]], requires_grad=True)
+    >>> loss = fgrad.nn.functional.multilabel_margin_loss(x, fgrad.tensor([[3, 0, -1, 1]])); loss.backward()
+    >>> round(loss.item(), 4), x.grad  # targets 3 and 0 against 1 and 2
+    (0.85, tensor([[-0.5,  0.5,  0.5, -0.5]]))
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    shape = _shape(input)
+    if not (int(np.prod(shape)) > 0 and len(shape) <= 2):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(shape)}")
+    if _shape(target) != shape:
+        raise RuntimeError(f"inconsistent target size: {list(_shape(target))} for input of size: {list(shape)}")
+    if not np.issubdtype(_dtype(target), np.integer):
+        raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
+    n, c = (1, shape[0] if shape else 1) if len(shape) <= 1 else shape
+    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+    labels = labels.reshape(n, c)
+    valid = np.cumprod(labels >= 0, axis=1).astype(bool)  # up to the first negative entry
+    if np.any(valid & (labels >= c)):
+        raise RuntimeError("argument #2 'target' is out of range")
+    safe = np.where(valid, labels, 0)
+    is_target = np.zeros((n, c), dtype=bool)
+    is_target[np.nonzero(valid)[0], safe[valid]] = True
+    x = fnp.reshape(input, (n, c))
+    picked = fnp.take_along_axis(x, on_device_of(input, safe), axis=1)  # (n, targets)
+    z = 1.0 - picked[:, :, None] + x[:, None, :]  # (n, targets, classes)
+    mask = on_device_of(input, valid[:, :, None] & ~is_target[:, None, :])
+    loss = fnp.sum(fnp.where(mask & (z > 0), z, 0.0), axis=(1, 2)) / c
+    if len(shape) <= 1:
+        loss = fnp.reshape(loss, ())
+    return _reduce(loss, reduction, "multilabel_margin_loss")
+
+
 _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bool": "Bool", "int32": "Int"}
 
 
@@ -861,6 +940,27 @@ class MultiMarginLoss(_WeightedLoss):
                                  reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0,
+                 swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             f"instead")
+        from .distance import PairwiseDistance
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                 margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
 def _document(cls, fn, init, inputs):
     """The docstring of `cls`, the Module of `fn`: what it calls, and an example checking it against fn."""
     call = f", {init}" if init else ""
@@ -898,5 +998,9 @@ for _cls, _fn, _init, _inputs in (
         (TripletMarginLoss, triplet_margin_loss, "margin=2.0, swap=True",
          "fgrad.tensor([[0.0, 0.0]]), fgrad.tensor([[3.0, 4.0]]), fgrad.tensor([[0.0, 1.0]])"),
         (MultiMarginLoss, multi_margin_loss, "p=2, margin=0.5",
-         "fgrad.tensor([[0.1, 0.2, 0.4]]), fgrad.tensor([2])")):
+         "fgrad.tensor([[0.1, 0.2, 0.4]]), fgrad.tensor([2])"),
+        (TripletMarginWithDistanceLoss, triplet_margin_with_distance_loss, "margin=2.0, swap=True",
+         "fgrad.tensor([[0.0, 0.0]]), fgrad.tensor([[3.0, 4.0]]), fgrad.tensor([[0.0, 1.0]])"),
+        (MultiLabelMarginLoss, multilabel_margin_loss, "reduction='sum'",
+         "fgrad.tensor([[0.1, 0.2, 0.4, 0.8]]), fgrad.tensor([[3, 0, -1, 1]])")):
     _document(_cls, _fn, _init, _inputs)

@@ -1,5 +1,6 @@
-"""fgrad.nn.loss's triplet_margin_loss, hinge_embedding_loss, poisson_nll_loss, soft_margin_loss,
-multilabel_soft_margin_loss and multi_margin_loss, and their Modules, against torch 2.13: values
+"""fgrad.nn.loss's triplet_margin_loss, triplet_margin_with_distance_loss, hinge_embedding_loss,
+poisson_nll_loss, soft_margin_loss, multilabel_soft_margin_loss, multilabel_margin_loss and
+multi_margin_loss, and their Modules, against torch 2.13: values
 and the gradients of every differentiable input (float64 to 1e-10, float32 to 1e-5) over shapes,
 reductions, weights, margins, p, swap, log_input and full, the legacy size_average/reduce; the
 Modules' attributes and buffers; torch's errors for bad arguments."""
@@ -11,6 +12,7 @@ import pytest
 
 import fgrad
 from fgrad.nn import loss as L
+from fgrad.nn.distance import cosine_similarity
 
 from .torch_reference import compare
 
@@ -240,3 +242,57 @@ def test_on_arrays_under_grad_vmap_and_compile():
         tx = torch.tensor(x, requires_grad=True)
         getattr(TF, name)(tx, torch.tensor(t)).backward()
         np.testing.assert_allclose(g, tx.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_matches_torch(reduction, dtype):
+    x = rng.standard_normal((4, 5))
+    y = np.array([[3, 0, -1, 1, 2], [1, 1, 4, -1, -1], [-1, 0, 1, 2, 3], [0, 1, 2, 3, 4]])  # repeats count twice
+    ours, theirs = _pair("multilabel_margin_loss", reduction=reduction)
+    compare(torch, ours, theirs, [x, y], dtype, what="multilabel_margin")
+    compare(torch, ours, theirs, [x[0], y[0]], dtype, what="multilabel_margin, one example")
+    compare(torch, ours, theirs, [np.array([[0.0, 1.0, 0.5]]), np.array([[1, 2, -1]])], dtype,
+            what="multilabel_margin, at the kink")
+    compare(torch, L.MultiLabelMarginLoss(reduction=reduction), torch.nn.MultiLabelMarginLoss(reduction=reduction),
+            [x, y], dtype, what="MultiLabelMarginLoss")
+    for bad, match in ((np.array([[3, 0, -1]]), r"inconsistent target size: \[1, 3\] for input of size: \[4, 5\]"),
+                       (np.where(y == 4, 5, y), "argument #2 'target' is out of range")):
+        for lib, mod in ((torch, TF), (fgrad, L)):
+            with pytest.raises(RuntimeError, match=match):
+                mod.multilabel_margin_loss(lib.tensor(x), lib.tensor(bad))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_with_distance_loss_matches_torch(swap, reduction, dtype):
+    a, pos, neg = (rng.standard_normal((5, 4)) for _ in range(3))
+    def squared(x, y):
+        return ((x - y) ** 2).sum(-1)
+    for f_dist, t_dist in ((None, None), (lambda x, y: 1.0 - cosine_similarity(x, y),
+                                          lambda x, y: 1.0 - TF.cosine_similarity(x, y)), (squared, squared)):
+        for margin in (1.0, 0.3):
+            compare(torch, lambda *t: L.triplet_margin_with_distance_loss(*t, distance_function=f_dist, margin=margin,
+                                                                           swap=swap, reduction=reduction),
+                    lambda *t: TF.triplet_margin_with_distance_loss(*t, distance_function=t_dist, margin=margin,
+                                                                    swap=swap, reduction=reduction),
+                    [a, pos, neg], dtype, what="triplet_margin_with_distance")
+    ours = L.TripletMarginWithDistanceLoss(margin=0.5, swap=swap, reduction=reduction)
+    theirs = torch.nn.TripletMarginWithDistanceLoss(margin=0.5, swap=swap, reduction=reduction)
+    assert type(ours.distance_function).__name__ == type(theirs.distance_function).__name__ == "PairwiseDistance"
+    compare(torch, ours, theirs, [a, pos, neg], dtype, what="TripletMarginWithDistanceLoss")
+
+
+def test_triplet_margin_with_distance_loss_errors_as_torch():
+    x = rng.standard_normal((3, 4))
+    for lib, mod, nn in ((torch, TF, torch.nn), (fgrad, L, L)):
+        t = lib.tensor(x)
+        with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+            mod.triplet_margin_with_distance_loss(t, t, t, reduction="avg")
+        with pytest.raises(ValueError, match="margin must be greater than 0, got 0"):
+            mod.triplet_margin_with_distance_loss(t, t, t, margin=0)
+        with pytest.raises(RuntimeError, match="anchor 2D, positive 1D, and negative 2D inputs"):
+            mod.triplet_margin_with_distance_loss(t, t[0], t)
+        with pytest.raises(ValueError, match="TripletMarginWithDistanceLoss: expected margin to be greater than 0"):
+            nn.TripletMarginWithDistanceLoss(margin=-1.0)
