@@ -20,7 +20,8 @@
 - init.py: fgrad.nn.init: torch.nn.init's initializers (xavier, kaiming, orthogonal, ...) and calculate_gain.
 - rnn.py: RNN, LSTM, GRU and their cells (torch's parameter names and numbers).
 - attention.py: MultiheadAttention and its functions (scaled_dot_product_attention, ...).
-- transformer.py: TransformerEncoderLayer.
+- transformer.py: TransformerEncoderLayer, TransformerDecoderLayer, TransformerEncoder, TransformerDecoder, Transformer.
+- upsampling.py: F.interpolate (and the deprecated F.upsample*), Upsample, UpsamplingNearest2d, UpsamplingBilinear2d.
 - utils.py: fgrad.nn.utils: gradient clipping, parameters_to_vector, vector_to_parameters.
 - parallel/: fgrad.nn.parallel: DistributedDataParallel (on fgrad.distributed).
 """
@@ -65,13 +66,21 @@ from .loss import (
     CosineEmbeddingLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from .module import Module, Parameter
 from .modules import Flatten, Identity, Linear, Unflatten
@@ -96,7 +105,14 @@ from .padding import (
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell
 from .sparse import Embedding
-from .transformer import TransformerEncoderLayer
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
            "AdaptiveAvgPool2d",
@@ -147,3 +163,7 @@ __all__ += ["CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", 
             "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
             "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
 __all__ += ["CosineSimilarity", "PairwiseDistance"]
+__all__ += ["HingeEmbeddingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
+__all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder"]
+__all__ += ["Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d"]

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.tensor import Tensor, TensorOrArray
+from ..backend import to_host
 from ..ir.value import concrete, is_batched, is_staged
 from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
@@ -193,7 +194,7 @@ def gaussian_nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, var: Ten
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = fnp.full_like(input, var)
-    elif not _traced(var) and bool(np.any(np.asarray(concrete(var.detach() if hasattr(var, "detach") else var))
+    elif not _traced(var) and bool(np.any(_on_host(var)
                                           < 0)):
         raise ValueError("var has negative entry/entries")
     in_shape, var_shape = _shape(input), _shape(var)
@@ -224,6 +225,11 @@ def _check_class_indices(target, where, probabilities=False):
                                              if probabilities else ""))
 
 
+def _on_host(x):
+    """x's values as a NumPy array on the host (a CUDA tensor's copied), for the checks made there."""
+    return to_host(concrete(x.detach() if hasattr(x, "detach") else x))
+
+
 def _labels(input, target, ignore_index, where):
     """The class indices as an index array (traced ones as they are), checked against input:
     target's shape is input's without the class axis (axis 1; a 1-D input is one example)."""
@@ -237,12 +243,12 @@ def _labels(input, target, ignore_index, where):
                          f"({c} classes), got shape {_shape(target)}")
     if _traced(target):  # under vmap each example picks its own, under compile the program does
         return target, c
-    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+    labels = _on_host(target).astype(np.int64)
     bad = labels[(labels != ignore_index) & ((labels < 0) | (labels >= c))]
     if bad.size:
         raise IndexError(f"{where}: Target {int(bad.flat[0])} is out of bounds: targets must be class indices in "
                          f"[0, {c}) (or ignore_index={ignore_index})")
-    return labels, c
+    return on_device_of(input, labels), c  # (checked on the host, gathered on the input's device)
 
 
 def _check_weight(weight, c):
@@ -263,7 +269,7 @@ def _nll(logp, labels, c, weight, ignore_index, reduction, where):
     masked = _traced(labels) or bool(np.any(labels == ignore_index))
     valid = labels != ignore_index if masked else None
     safe = fnp.where(valid, labels, 0) if masked else labels
-    grid = tuple(np.indices(_shape(labels), sparse=True)) if x.ndim > 1 else ()
+    grid = tuple(on_device_of(x, g) for g in np.indices(_shape(labels), sparse=True)) if x.ndim > 1 else ()
     picked = x[grid + (safe,)]
     if weight is None and not masked:
         return _reduce(-picked, reduction, where)
@@ -366,7 +372,7 @@ def _smoothing(logp, labels, c, weight, ignore_index, reduction):
 def _check_unit_interval(input, where):
     if _traced(input):
         return
-    values = np.asarray(concrete(input.detach() if hasattr(input, "detach") else input))
+    values = _on_host(input)
     if np.any((values < 0) | (values > 1)):
         raise RuntimeError(f"{where}: all elements of input should be between 0 and 1")
 
@@ -655,7 +661,7 @@ def multi_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, p: int =
     if _traced(target):  # under vmap each example picks its own, under compile the program does
         labels = fnp.reshape(target, (n, 1))
     else:
-        labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+        labels = _on_host(target).astype(np.int64)
         if np.any((labels < 0) | (labels >= c)):
             raise RuntimeError("target out of range")
         labels = on_device_of(input, labels.reshape(n, 1))
@@ -732,7 +738,7 @@ def multilabel_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, siz
     if not np.issubdtype(_dtype(target), np.integer):
         raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
     n, c = (1, shape[0] if shape else 1) if len(shape) <= 1 else shape
-    labels = np.asarray(concrete(target.detach() if hasattr(target, "detach") else target)).astype(np.int64)
+    labels = _on_host(target).astype(np.int64)
     labels = labels.reshape(n, c)
     valid = np.cumprod(labels >= 0, axis=1).astype(bool)  # up to the first negative entry
     if np.any(valid & (labels >= c)):
