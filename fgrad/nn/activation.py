@@ -20,7 +20,6 @@ from ..backend import Device
 from ..backend import device as to_device
 from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
-from ..ops.stop_gradient import stop_gradient
 from ..typing import Array, DTypeLike
 from .module import Module, Parameter
 from .parameters import on_device_of
@@ -456,7 +455,8 @@ def hardswish(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
 
 def hardsigmoid(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     """relu6(x + 3) / 6, elementwise: 0 below -3, 1 above 3, linear between (the gradient 1/6
-    strictly inside, 0 at and beyond ±3, as torch's; its 1/6 is float32's, as torch's).
+    strictly inside, 0 at and beyond ±3, as torch's; torch's backward rounds its 1/6 to float32,
+    fgrad's is exact).
 
     Examples
     --------
@@ -465,17 +465,13 @@ def hardsigmoid(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     >>> y, x.grad
     (tensor([0. , 0.5, 1. ], grad_fn=<...>), tensor([0.        , 0.16666667, 0.        ]))
     """
-    # torch's backward multiplies by 1/6 rounded to float32 in every dtype: the same slope here
-    # (the value itself is exact)
-    slope = float(np.float32(1.0 / 6.0))
-    linear = input * slope + stop_gradient(input / 6.0 - input * slope) + 0.5
-    out = fnp.where(input <= -3.0, 0.0, fnp.where(input >= 3.0, 1.0, linear))
+    out = fnp.where(input <= -3.0, 0.0, fnp.where(input >= 3.0, 1.0, input / 6.0 + 0.5))
     return _maybe_inplace(input, out, inplace, "hardsigmoid")
 
 
 def celu(input: TensorOrArray, alpha: float = 1.0, inplace: bool = False) -> TensorOrArray:
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise (derivative 1 at 0, as torch's;
-    like torch's, the derivative takes 1 / alpha from alpha rounded to float32).
+    torch's backward takes 1 / alpha from alpha rounded to float32, fgrad's is exact).
 
     Examples
     --------
@@ -488,10 +484,6 @@ def celu(input: TensorOrArray, alpha: float = 1.0, inplace: bool = False) -> Ten
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     negative = _negative_part(input)
     below = alpha * fnp.expm1(negative / alpha)
-    inverse = 1.0 / float(np.float32(alpha))  # torch's backward: 1 / alpha.toFloat() (derivatives.yaml)
-    if inverse != 1.0 / alpha:  # its derivative alpha * inverse * exp(x * inverse), the value exact
-        shadow = alpha * fnp.expm1(negative * inverse)
-        below = stop_gradient(below) + (shadow - stop_gradient(shadow))
     return _maybe_inplace(input, fnp.where(input > 0, input, below), inplace, "celu")
 
 
