@@ -19,7 +19,7 @@ from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
 from ..typing import ArrayLike, Callable
-from .distance import pairwise_distance
+from .distance import PairwiseDistance, pairwise_distance
 from .module import Module
 from .parameters import on_device_of
 
@@ -953,7 +953,6 @@ class TripletMarginWithDistanceLoss(_Loss):
         if margin <= 0:
             raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
                              f"instead")
-        from .distance import PairwiseDistance
         self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin, self.swap = margin, swap
 

@@ -14,12 +14,14 @@ import warnings
 import numpy as np
 
 from .. import numpy as fnp
+from ..autograd.factories import full
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.tensor import Tensor
+from ..autograd.torch_functions import triu
 from ..backend import Device
 from ..typing import Callable, DTypeLike
 from . import init
-from .activation import gelu, relu
+from .activation import GELU, ReLU, gelu, relu
 from .attention import MultiheadAttention
 from .containers import ModuleList
 from .dropout import Dropout
@@ -44,7 +46,6 @@ def _activation(activation):
 
 def _relu_or_gelu(activation):
     """torch's activation_relu_or_gelu: 1 for relu, 2 for gelu, 0 for anything else."""
-    from .activation import GELU, ReLU
     activation = _activation(activation)
     return 1 if activation is relu or isinstance(activation, ReLU) else \
         2 if activation is gelu or isinstance(activation, GELU) else 0
@@ -401,7 +402,6 @@ class Transformer(Module):
                 [  0.,   0., -inf],
                 [  0.,   0.,   0.]])
         """
-        from .. import full, triu
         return triu(full((sz, sz), float("-inf"), dtype=dtype, device=device), diagonal=1)
 
     def _reset_parameters(self):
