@@ -591,6 +591,17 @@ def poisson_nll_loss(input: TensorOrArray, target: Tensor | ArrayLike, log_input
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
+def _check_triplet(margin, anchor, positive, negative):
+    """torch's checks of a triplet loss's margin and its three inputs' dimensions."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = [len(_shape(x)) for x in (anchor, positive, negative)]
+    if not dims[0] == dims[1] == dims[2]:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
+                           f"inputs")
+
+
 def triplet_margin_loss(anchor: TensorOrArray, positive: TensorOrArray, negative: TensorOrArray,
                         margin: float = 1.0, p: float = 2, eps: float = 1e-6, swap: bool = False,
                         size_average: bool | None = None, reduce: bool | None = None,
@@ -609,13 +620,7 @@ def triplet_margin_loss(anchor: TensorOrArray, positive: TensorOrArray, negative
     """
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = [len(_shape(x)) for x in (anchor, positive, negative)]
-    if not dims[0] == dims[1] == dims[2]:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
-                           f"inputs")
+    _check_triplet(margin, anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -698,13 +703,7 @@ def triplet_margin_with_distance_loss(anchor: TensorOrArray, positive: TensorOrA
     """
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = [len(_shape(x)) for x in (anchor, positive, negative)]
-    if not dims[0] == dims[1] == dims[2]:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D "
-                           f"inputs")
+    _check_triplet(margin, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
