@@ -426,8 +426,10 @@ def svdvals(x, /):
 
 
 def matrix_power(a, n):
-    """np.linalg.matrix_power by repeated squaring; negative n inverts first."""
-    a, n_given = _matrix("matrix_power", a), n
+    """np.linalg.matrix_power by repeated squaring; negative n inverts first. Integer matrices keep
+    their dtype for n >= 0, as NumPy's (exact products: float64 rounds past 2**53)."""
+    exact, n_given = _as_operand(a), n
+    a = _matrix("matrix_power", exact)
     try:  # (operator.index: a Python int that fgrad.compile traces becomes a guard on its value)
         n = None if isinstance(n, bool) else _operator.index(n)
     except TypeError:
@@ -435,10 +437,12 @@ def matrix_power(a, n):
     if n is None:
         raise TypeError(f"fgrad.numpy.linalg.matrix_power: exponent must be an integer, got {n_given!r}")
     if n == 0:  # a constant, on a's device
-        xp = _array_module(_peek(a))
-        return xp.broadcast_to(xp.eye(_shape(a)[-1], dtype=a.dtype), _shape(a)).copy()
+        xp = _array_module(_peek(exact))
+        return xp.broadcast_to(xp.eye(_shape(exact)[-1], dtype=exact.dtype), _shape(exact)).copy()
     if n < 0:
         a, n = inv(a), -n
+    else:
+        a = exact
     result = None
     while n:
         if n & 1:
