@@ -15,13 +15,13 @@ names live in three modules and are all re-exported here (`fgrad.backend.device_
 The modules import one way: arrays.py <- devices.py <- numpy_device.py.
 """
 from .arrays import (
-                     array_module,
-                     cupy_available,
-                     linalg_errors_raised,
-                     over_stacks,
-                     scipy_function,
-                     scipy_over_stacks,
-                     to_host,
+    array_module,
+    cupy_available,
+    linalg_errors_raised,
+    over_stacks,
+    scipy_function,
+    scipy_over_stacks,
+    to_host,
 )
 from .devices import CPU, Device, DeviceMismatchError, check_one_device, device, device_of, devices
 from .numpy_device import register_numpy_device
