@@ -40,8 +40,9 @@ def _where_positive(s, fn):
 
 def _norm(x, p, axis, keepdim):
     """The p-norm of x along axis (None for all of a 0-D x), torch's values and derivatives."""
-    if p == 2:
-        return _where_positive(fnp.sum(x * x, axis=axis, keepdims=keepdim), fnp.sqrt)
+    if p == 2:  # (|x|^2 of a complex x is x conj(x), real)
+        square = fnp.real(x * fnp.conj(x)) if _kind(x) == "c" else x * x
+        return _where_positive(fnp.sum(square, axis=axis, keepdims=keepdim), fnp.sqrt)
     a = fnp.abs(x)
     if p == 1:
         return fnp.sum(a, axis=axis, keepdims=keepdim)
@@ -100,7 +101,7 @@ def _common_float(x1, x2, who):
     """torch's promotion of two inputs; integer ones to the default float dtype (pairwise_distance's
     `+ eps`), or an error (cosine_similarity)."""
     common = np.dtype(fnp.result_type(x1, x2))
-    if common.kind not in "fc":
+    if common.kind not in ("f" if who is not None else "fc"):
         if who is not None:
             raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                                f"{dtype_name(common)}")

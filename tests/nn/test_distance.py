@@ -197,3 +197,27 @@ def test_under_vmap_and_second_derivatives_as_torch():
                   (lambda u: F.pairwise_distance(u, u ** 2, p=3.0), lambda u: TF.pairwise_distance(u, u ** 2, p=3.0))]:
         want = torch.autograd.functional.hessian(tf, to_torch(torch, v))
         np.testing.assert_allclose(np.asarray(hessian(f)(v)), want.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
+def test_normalize_of_complex_input_takes_the_modulus_as_torch(p):
+    """p=2 summed x * x, not |x|^2, for a complex x: [3j, 4] came out [1.13j, 1.51], not [0.6j, 0.8]."""
+    import fgrad
+    x = np.array([[3j, 4.0 + 0j, 1 - 2j], [0j, 0j, 0j]])
+    fx, tx = fgrad.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    fy, ty = F.normalize(fx, p, dim=1), TF.normalize(tx, p, dim=1)
+    np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    fgrad.abs(fy).sum().backward()
+    ty.abs().sum().backward()
+    np.testing.assert_allclose(fx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    fd = F.pairwise_distance(fx, fgrad.tensor(np.zeros_like(x)), p)
+    td = TF.pairwise_distance(tx, torch.tensor(np.zeros_like(x)), p)
+    np.testing.assert_allclose(fd.detach().numpy(), td.detach().numpy(), rtol=1e-12)
+
+
+def test_cosine_similarity_of_complex_input_raises_as_torch():
+    x = np.array([[3j, 4.0 + 0j]])
+    with pytest.raises(RuntimeError, match="common dtype is ComplexDouble"):
+        TF.cosine_similarity(torch.tensor(x), torch.tensor(x))
+    with pytest.raises(RuntimeError, match="common dtype is ComplexDouble"):
+        F.cosine_similarity(x, x)
