@@ -22,7 +22,7 @@ from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
 from ..typing import Array, DTypeLike
 from .module import Module, Parameter
-from .parameters import on_device_of
+from .parameters import on_device_of, real_only
 
 __all__ = [
     "CELU",
@@ -411,6 +411,7 @@ def threshold(input: TensorOrArray, threshold: float, value: float, inplace: boo
     >>> y, x.grad  # no gradient at the threshold
     (tensor([-3., -3.,  2.], grad_fn=<...>), tensor([0., 0., 1.]))
     """
+    real_only("threshold", input)
     kind = np.dtype(fnp.result_type(input)).kind
     fill = bool(value) if kind == "b" else int(value) if kind in "iu" else value  # (torch casts it)
     out = fnp.where(input > threshold, input, fill)
@@ -449,6 +450,7 @@ def hardswish(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     >>> y, x.grad
     (tensor([0.   , 0.   , 1.125, 3.   ], grad_fn=<...>), tensor([0. , 0.5, 1. , 1. ]))
     """
+    real_only("hardswish", input)
     out = fnp.where(input <= -3.0, 0.0, fnp.where(input < 3.0, input * (input + 3.0) / 6.0, input))
     return _maybe_inplace(input, out, inplace, "hardswish")
 
@@ -465,6 +467,7 @@ def hardsigmoid(input: TensorOrArray, inplace: bool = False) -> TensorOrArray:
     >>> y, x.grad
     (tensor([0. , 0.5, 1. ], grad_fn=<...>), tensor([0.        , 0.16666667, 0.        ]))
     """
+    real_only("hardsigmoid", input)
     out = fnp.where(input <= -3.0, 0.0, fnp.where(input >= 3.0, 1.0, input / 6.0 + 0.5))
     return _maybe_inplace(input, out, inplace, "hardsigmoid")
 
@@ -480,6 +483,7 @@ def celu(input: TensorOrArray, alpha: float = 1.0, inplace: bool = False) -> Ten
     >>> y, x.grad  # exp(x / alpha) below 0
     (tensor([-0.78693868,  0.        ,  2.        ], grad_fn=<...>), tensor([0.60653066, 1.        , 1.        ]))
     """
+    real_only("celu", input)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     negative = _negative_part(input)
@@ -497,6 +501,7 @@ def hardshrink(input: TensorOrArray, lambd: float = 0.5) -> TensorOrArray:
     >>> y, x.grad
     (tensor([-1.,  0.,  0.,  2.], grad_fn=<...>), tensor([1., 0., 0., 1.]))
     """
+    real_only("hardshrink", input)
     return fnp.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
@@ -515,6 +520,7 @@ def softshrink(input: TensorOrArray, lambd: float = 0.5) -> TensorOrArray:
     >>> y, x.grad
     (tensor([-0.5,  0. ,  1.5], grad_fn=<...>), tensor([1., 0., 1.]))
     """
+    real_only("softshrink", input)
     dtype = np.dtype(fnp.result_type(input))
     if not 0 <= lambd <= _lambda_bound(dtype):
         names = {"float64": "Double", "float32": "Float", "float16": "Half"}
@@ -538,6 +544,7 @@ def rrelu(input: TensorOrArray, lower: float = 1.0 / 8, upper: float = 1.0 / 3, 
     >>> bool(-0.6 <= y[0] <= -0.2), float(y[1])
     (True, 3.0)
     """
+    real_only("rrelu", input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:

@@ -212,3 +212,13 @@ def test_second_derivatives_as_torch(name):
     want = torch.autograd.functional.hessian(lambda u: (tf(u) ** 2).sum(), to_torch(torch, x))
     np.testing.assert_allclose(np.asarray(hessian(lambda u: (f(u) ** 2).sum())(x)), want.numpy(), rtol=1e-9,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("name,args", [("threshold", (0.5, 0.0)), ("hardswish", ()), ("hardsigmoid", ()),
+                                       ("celu", ()), ("hardshrink", ()), ("softshrink", ()), ("rrelu", ())])
+def test_complex_input_raises_rather_than_ordering_complex_numbers(name, args):
+    """These compare the input with thresholds; NumPy orders complex numbers by their real part
+    first, so a complex input gave a number (hardshrink kept -4+5j whole) where torch raises."""
+    x = fgrad.tensor(np.array([-4 + 5j, 1 + 0j, 2 - 1j]))
+    with pytest.raises(TypeError, match="complex inputs are not supported"):
+        getattr(fgrad.nn.functional, name)(x, *args)
