@@ -34,6 +34,14 @@ def _scale(in_size, out_size, scale, dtype):
     return dtype.type(in_size) / dtype.type(out_size)
 
 
+def _source_scale(in_size, out_size, scale, align_corners, dtype):
+    """torch's area_pixel_compute_scale: (in - 1) / (out - 1) with align_corners (0 for an output
+    of 1), else _scale's."""
+    if align_corners:
+        return dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
+    return _scale(in_size, out_size, scale, dtype)
+
+
 def _nearest_indices(in_size, out_size, scale, exact, shortcut, dtype):
     """torch's CPU source indices of 'nearest' (floor(i * scale)) and 'nearest-exact' (floor((i +
     0.5) * scale)), clamped to the input. As torch 2.13's kernels: for 4-D input (nearest_idx) an
@@ -54,10 +62,7 @@ def _nearest_indices(in_size, out_size, scale, exact, shortcut, dtype):
 
 def _linear_indices(in_size, out_size, scale, align_corners, dtype):
     """torch's area_pixel_compute_source_index and guard_index_and_lambda: (i0, i1, w0, w1)."""
-    if align_corners:
-        s = dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
-    else:
-        s = _scale(in_size, out_size, scale, dtype)
+    s = _source_scale(in_size, out_size, scale, align_corners, dtype)
     i = np.arange(out_size).astype(dtype)
     src = s * i if align_corners else np.maximum(s * (i + dtype.type(0.5)) - dtype.type(0.5), dtype.type(0))
     i0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
@@ -69,10 +74,7 @@ def _linear_indices(in_size, out_size, scale, align_corners, dtype):
 def _cubic_indices(in_size, out_size, scale, align_corners, dtype):
     """torch's bicubic taps along one axis: 4 source indices (i0 - 1 .. i0 + 2, clamped to the input)
     and the cubic-convolution weights (A = -0.75) of t = src - i0, src not clamped at 0."""
-    if align_corners:
-        s = dtype.type(in_size - 1) / dtype.type(out_size - 1) if out_size > 1 else dtype.type(0)
-    else:
-        s = _scale(in_size, out_size, scale, dtype)
+    s = _source_scale(in_size, out_size, scale, align_corners, dtype)
     i = np.arange(out_size).astype(dtype)
     src = s * i if align_corners else s * (i + dtype.type(0.5)) - dtype.type(0.5)
     i0 = np.minimum(np.floor(src.astype(np.float32)).astype(np.int64), in_size - 1)
