@@ -19,7 +19,7 @@ from ..numpy import _softmax
 from ..ops.special import log_expit, xlogy
 from ..ops.stop_gradient import stop_gradient
 from ..typing import ArrayLike, Callable
-from .distance import PairwiseDistance, pairwise_distance
+from .distance import PairwiseDistance, dtype_name, pairwise_distance
 from .module import Module
 from .parameters import on_device_of
 
@@ -501,7 +501,7 @@ def margin_ranking_loss(input1: TensorOrArray, input2: TensorOrArray, target: Te
 
 def _check_reduction(reduction, message=" is not a valid value for reduction"):
     if reduction not in ("none", "mean", "sum"):
-        raise ValueError(reduction + message)
+        raise ValueError(f"{reduction}{message}")
 
 
 def hinge_embedding_loss(input: TensorOrArray, target: Tensor | ArrayLike, margin: float = 1.0,
@@ -660,7 +660,7 @@ def multi_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, p: int =
                            f"samples (batch size). Expected target size [{n}], but got {list(tshape)}. Input has "
                            f"shape {list(shape)}.")
     if not np.issubdtype(_dtype(target), np.integer):
-        raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
+        raise RuntimeError(f"expected scalar type Long but found {dtype_name(_dtype(target))}")
     if weight is not None and _shape(weight) != (c,):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(_shape(weight))}")
     if _traced(target):  # under vmap each example picks its own, under compile the program does
@@ -701,8 +701,7 @@ def triplet_margin_with_distance_loss(anchor: TensorOrArray, positive: TensorOrA
     >>> loss.backward(); loss, a.grad  # 1 + 7 - 1
     (tensor(7., grad_fn=<...>), tensor([[-1.,  0.]]))
     """
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_reduction(reduction)
     _check_triplet(margin, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     d_pos = distance(anchor, positive)
@@ -735,7 +734,7 @@ def multilabel_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, siz
     if _shape(target) != shape:
         raise RuntimeError(f"inconsistent target size: {list(_shape(target))} for input of size: {list(shape)}")
     if not np.issubdtype(_dtype(target), np.integer):
-        raise RuntimeError(f"expected scalar type Long but found {_TORCH_NAMES.get(np.dtype(_dtype(target)).name)}")
+        raise RuntimeError(f"expected scalar type Long but found {dtype_name(_dtype(target))}")
     n, c = (1, shape[0] if shape else 1) if len(shape) <= 1 else shape
     labels = _on_host(target).astype(np.int64)
     labels = labels.reshape(n, c)
@@ -753,9 +752,6 @@ def multilabel_margin_loss(input: TensorOrArray, target: Tensor | ArrayLike, siz
     if len(shape) <= 1:
         loss = fnp.reshape(loss, ())
     return _reduce(loss, reduction, "multilabel_margin_loss")
-
-
-_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bool": "Bool", "int32": "Int"}
 
 
 # ---- the Modules -------------------------------------------------------------------------------

@@ -296,3 +296,23 @@ def test_triplet_margin_with_distance_loss_errors_as_torch():
             mod.triplet_margin_with_distance_loss(t, t[0], t)
         with pytest.raises(ValueError, match="TripletMarginWithDistanceLoss: expected margin to be greater than 0"):
             nn.TripletMarginWithDistanceLoss(margin=-1.0)
+
+
+def test_a_complex_target_is_named_in_the_error_as_torch():
+    """multi_margin_loss's dtype check named the target's dtype from a table without the complex
+    dtypes ("found None"); it uses fgrad.nn's table of torch's names now."""
+    x = np.random.default_rng(0).standard_normal((2, 3))
+    target = np.array([1.0 + 0j, 2.0], dtype=np.complex64)
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found ComplexFloat"):
+        TF.multi_margin_loss(torch.tensor(x), torch.tensor(target))
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found ComplexFloat"):
+        L.multi_margin_loss(fgrad.tensor(x), fgrad.tensor(target))
+
+
+def test_triplet_margin_with_distance_loss_names_a_bad_reduction():
+    a = fgrad.tensor([[0.0, 0.0]])
+    for reduction in ("avg", None):
+        with pytest.raises(ValueError, match=f"{reduction} is not a valid value for reduction"):
+            L.triplet_margin_with_distance_loss(a, a, a, reduction=reduction)
+        with pytest.raises(ValueError, match=f"{reduction} is not a valid value for reduction"):
+            L.triplet_margin_loss(a, a, a, reduction=reduction)
