@@ -447,6 +447,8 @@ def sort(input: Tensor | ArrayLike, dim: int = -1, descending: bool = False, sta
     (tensor([1., 2., 3.]), tensor([1, 2, 0]))
     """
     values, dim = _values(input), wrap_dim(dim, np.ndim(input), "sort")
+    if values.dtype.kind == "c":  # (no order: NumPy's is lexicographic; torch's sort, argsort, topk raise)
+        raise RuntimeError("Sort does not support complex dtypes on CPU (as torch's)")
     if not values.ndim:  # (a 0-D tensor is sorted; its one index is 0)
         return _sort_result(_tensor(input), Tensor(np.zeros((), np.int64)))
     if descending:  # (the stable ascending order of the reversed values, reversed: ties keep their order,
@@ -1739,8 +1741,9 @@ def clamp_max(input: Tensor, max: Tensor | float) -> Tensor:
 
 def _scalar_in(value, dtype):
     """A Python number argument (addcmul's value, baddbmm's alpha and beta) converted to `dtype` as torch's:
-    truncated toward zero for an integer dtype; RuntimeError where it does not fit (a complex number for
-    a real dtype, an int out of range, a finite float beyond the floating dtype's range)."""
+    truncated toward zero for an integer dtype (for an unsigned one, -max to -1 wrap as two's complement);
+    RuntimeError where it does not fit (a complex number for a real dtype, an int out of range, a finite
+    float beyond the floating dtype's range)."""
     overflow = RuntimeError(f"value cannot be converted to type {_dtype_name(dtype)} without overflow (the "
                             f"Python number {value!r}; torch's error)")
     if isinstance(value, complex):
@@ -1748,10 +1751,10 @@ def _scalar_in(value, dtype):
             raise overflow
         return value
     if dtype.kind in "iu":
-        value = int(value)
-        if not np.iinfo(dtype).min <= value <= np.iinfo(dtype).max:
+        value, info = int(value), np.iinfo(dtype)
+        if not (-info.max if dtype.kind == "u" else info.min) <= value <= info.max:
             raise overflow
-        return value
+        return value % (info.max + 1) if value < 0 and dtype.kind == "u" else value  # (torch's: -1 wraps to max)
     if dtype.kind == "b":
         return builtins.bool(value)
     if math.isfinite(value) and builtins.abs(value) > float(np.finfo(dtype).max):

@@ -20,7 +20,8 @@ from ..typing import Any, ArrayLike, Sequence
 from .dims import shape_index, wrap_dim, wrap_dims
 from .dtypes import name as _dtype_name
 from .tensor import Tensor
-from .torch_functions import _values
+from .torch_functions import _no_kernel, _values
+from .torch_functions import _tensor as _t
 from .torch_functions import sort as _sort
 
 __all__ = ["aminmax", "argwhere", "bucketize", "count_nonzero", "cummax", "cummin", "histc", "isin", "kthvalue",
@@ -34,10 +35,6 @@ _mode_result = collections.namedtuple("mode", ["values", "indices"])
 _cummax_result = collections.namedtuple("cummax", ["values", "indices"])
 _cummin_result = collections.namedtuple("cummin", ["values", "indices"])
 _aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
-
-
-def _t(x):
-    return x if isinstance(x, Tensor) else Tensor(x)
 
 
 def _index(a):
@@ -54,12 +51,19 @@ def _no_bool(x, who):
         raise NotImplementedError(f"{who}: not implemented for {_dtype_name(x.dtype)} (as torch's)")
 
 
+def _no_complex(x, kernel):
+    """torch's NotImplementedError for a complex tensor, which has no order (NumPy's would be lexicographic)."""
+    if x.dtype.kind == "c":
+        raise _no_kernel(kernel, x.dtype)
+
+
 # ---- values chosen along a dim -----------------------------------------------------------------
 def _chosen(input, dim, keepdim, who, choose, result):
     """result(values, indices): the entries at the indices choose(values, axis) picks along `dim`
     (an int64 array with the axis kept at size 1), read with take_along_axis (the gradient goes
     there alone). A 0-D tensor's one dim has size 1."""
     x = _t(input)
+    _no_complex(x, f"{who}_cpu")
     axis = wrap_dim(dim, x.ndim, who)
     src = x if x.ndim else fnp.reshape(x, (1,))
     if src.shape[axis] == 0:
@@ -92,6 +96,7 @@ def _middle(ignore_nan):
 def _median(input, dim, keepdim, who, ignore_nan, result):
     x = _t(input)
     _no_bool(x, who)
+    _no_complex(x, "median_cpu")
     if dim is not None:
         return _chosen(x, dim, keepdim, who, _middle(ignore_nan), result)
     if keepdim:
@@ -152,6 +157,7 @@ def kthvalue(input: Tensor | ArrayLike, k: int, dim: int = -1, keepdim: bool = F
     (tensor(2., grad_fn=<...>), tensor(2), tensor([0., 0., 1.]))
     """
     x = _t(input)
+    _no_complex(x, "kthvalue_cpu")
     axis = wrap_dim(dim, x.ndim, "kthvalue")
     if not 1 <= k <= (x.shape[axis] if x.ndim else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
@@ -208,6 +214,7 @@ def _cumulative(input, dim, who, largest, result):
     equal to the running extreme so far; a NaN is the extreme from where it appears (the last NaN's
     index), as torch's."""
     x = _t(input)
+    _no_complex(x, f"{who}_cpu")
     axis = wrap_dim(dim, x.ndim, who)
     src = x if x.ndim else fnp.reshape(x, (1,))
     values = _values(src)
@@ -264,6 +271,7 @@ def aminmax(input: Tensor | ArrayLike, *, dim: int | None = None, keepdim: bool 
     (tensor(1., grad_fn=<...>), tensor(3., grad_fn=<...>), tensor([1. , 0.5, 0.5, 1. ]))
     """
     x = _t(input)
+    _no_complex(x, "aminmax_cpu")
     axes = wrap_dims(dim, x.ndim, "aminmax")
     if (x.shape[axes] if axes is not None else int(np.prod(x.shape))) == 0:
         raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "

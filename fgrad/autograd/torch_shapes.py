@@ -27,7 +27,9 @@ from .dims import shape_index, wrap_dim
 from .dtypes import Size, get_default_dtype
 from .promotion import astype, fitted, result_type
 from .tensor import Tensor
-from .torch_functions import _floating, _values, cat, flip, movedim, stack
+from .torch_functions import _floating, _scalar_in, _values, cat, flip, movedim, stack
+from .torch_functions import _scalar_name as _scalar  # (torch's C++ names of the dtypes: Long, Float, ...)
+from .torch_functions import _tensor as _t
 
 __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes", "broadcast_tensors",
            "broadcast_to", "cartesian_prod", "column_stack", "combinations", "corrcoef", "cov",
@@ -35,20 +37,6 @@ __all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_sh
            "hstack", "index_add", "index_copy", "index_fill", "is_complex", "is_floating_point", "is_nonzero",
            "meshgrid", "moveaxis", "ravel", "rot90", "row_stack", "swapaxes", "swapdims", "take", "tensor_split",
            "trapezoid", "trapz", "tril_indices", "triu_indices", "vsplit", "vstack"]
-
-# torch's C++ names of the dtypes, as its messages write them
-_SCALAR = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-           "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-           "complex128": "ComplexDouble"}
-
-
-def _scalar(dtype):
-    return _SCALAR.get(np.dtype(dtype).name, np.dtype(dtype).name)
-
-
-def _t(x):
-    return x if isinstance(x, Tensor) else Tensor(x)
-
 
 def _listed(tensors):
     """f(a, b) or f([a, b]): the tensors as a tuple."""
@@ -729,8 +717,7 @@ def index_add(input: Tensor | ArrayLike, dim: int, index: Tensor, source: Tensor
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(x.shape)} source.shape = {list(src.shape)}")
     flat = _check_bounds(idx.reshape(-1).astype(np.int64), x.shape[dim] if x.ndim else 1, dim, "", RuntimeError)
-    if x.dtype.kind in "iub":
-        alpha = int(alpha)
+    alpha = _scalar_in(alpha, x.dtype)  # (torch's: truncated for integers; out of range or complex: RuntimeError)
     values = src if builtins.isinstance(alpha, (int, float)) and alpha == 1 else src * alpha
     if not x.ndim:
         return _t(fnp.reshape(fnp.at(fnp.reshape(x, (1,)))[flat].add(fnp.reshape(values, (-1,))), ()))
@@ -799,6 +786,9 @@ def index_fill(input: Tensor | ArrayLike, dim: int, index: Tensor, value: Tensor
     if idx.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     flat = _check_bounds(idx.reshape(-1), x.shape[dim] if x.ndim else 1, dim, "", IndexError, negative=True)
+    if (isinstance(value, complex) or getattr(value, "dtype", np.dtype(np.float64)).kind == "c") and \
+            x.dtype.kind != "c":  # (its imaginary part would be dropped)
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if isinstance(value, Tensor):
         value = value if value.dtype == x.dtype else astype(value, x.dtype)
     else:

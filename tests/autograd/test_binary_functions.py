@@ -670,3 +670,16 @@ def test_complex_gradients_as_torch(name):
     np.testing.assert_allclose(fy.detach().numpy(), ty.detach().numpy(), rtol=1e-10)
     for t, f in ((ta, fa), (tb, fb)):
         np.testing.assert_allclose(f.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", [-1, -255, -7])
+def test_negative_scalars_of_unsigned_tensors_wrap_as_torchs(value):
+    # torch takes -max..-1 for an unsigned dtype as two's complement (fgrad raised that they overflow)
+    u, w = fgrad.ones(2, dtype=fgrad.uint8), torch.ones(2, dtype=torch.uint8)
+    np.testing.assert_array_equal(fgrad.addcmul(u, u, u, value=value).numpy(),
+                                  torch.addcmul(w, w, w, value=value).numpy())
+    m, n = fgrad.ones(1, 2, 2, dtype=fgrad.uint8), torch.ones(1, 2, 2, dtype=torch.uint8)
+    np.testing.assert_array_equal(fgrad.baddbmm(m, m, m, alpha=value, beta=value).numpy(),
+                                  torch.baddbmm(n, n, n, alpha=value, beta=value).numpy())
+    with pytest.raises(RuntimeError, match="cannot be converted"):
+        fgrad.addcmul(u, u, u, value=-256)

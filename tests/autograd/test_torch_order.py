@@ -364,3 +364,15 @@ def test_methods_and_namespace():
     assert type(fgrad.kthvalue(fgrad.tensor([1.0]), 1)).__name__ == "kthvalue"
     assert fgrad.aminmax(fgrad.tensor([1.0, 2.0]))._fields == ("min", "max")
     assert values.item() == 2.0 and indices.item() == 2 and indices.dtype == fgrad.int64
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: fgrad.median(x), lambda x: fgrad.median(x, 0), lambda x: fgrad.nanmedian(x),
+    lambda x: fgrad.nanmedian(x, 0), lambda x: fgrad.kthvalue(x, 1), lambda x: fgrad.mode(x),
+    lambda x: fgrad.cummax(x, 0), lambda x: fgrad.cummin(x, 0), lambda x: fgrad.aminmax(x),
+    lambda x: fgrad.msort(x), lambda x: fgrad.sort(x), lambda x: fgrad.argsort(x), lambda x: fgrad.topk(x, 1)])
+def test_orders_of_complex_tensors_raise_as_torchs(fn):
+    # a complex tensor has no order: torch raises (NotImplementedError, or sort's RuntimeError) where
+    # NumPy's lexicographic order gave a value
+    with pytest.raises((NotImplementedError, RuntimeError)):
+        fn(fgrad.tensor([1 + 2j, 3 - 1j, 0.5j]))

@@ -838,3 +838,40 @@ def test_in_place_gradients(name, args):
     np.testing.assert_allclose(grads[0][0], grads[1][0], rtol=1e-10, atol=1e-10)
     if grads[1][1] is not None:
         np.testing.assert_allclose(grads[0][1], grads[1][1], rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype, alpha", [("float64", 1j), ("float32", 2 - 1j), ("int8", 300), ("uint8", -256),
+                                          ("uint8", 256), ("int64", 2**63)])
+def test_index_add_of_an_alpha_not_fitting_the_dtype_raises_as_torchs(dtype, alpha):
+    # (a complex alpha of a real tensor was dropped to 0 and an int8 one of 300 wrapped to 44)
+    index = [0, 2]
+    with pytest.raises(RuntimeError, match="cannot be converted"):
+        torch.zeros(3, dtype=getattr(torch, dtype)).index_add(0, torch.tensor(index), torch.ones(2, dtype=getattr(
+            torch, dtype)), alpha=alpha)
+    x = fgrad.zeros(3, dtype=getattr(fgrad, dtype))
+    with pytest.raises(RuntimeError, match="cannot be converted"):
+        x.index_add(0, fgrad.tensor(index), fgrad.ones(2, dtype=x.dtype), alpha=alpha)
+
+
+@pytest.mark.parametrize("dtype, alpha, expected", [("int64", 2.7, [2, 0, 2]), ("int8", -3, [-3, 0, -3]),
+                                                    ("uint8", -1, [255, 0, 255]), ("bool", 2, [True, False, True]),
+                                                    ("complex128", 1j, [1j, 0, 1j]), ("float32", 0.5, [0.5, 0, 0.5])])
+def test_index_add_alpha_converted_as_torchs(dtype, alpha, expected):
+    got = fgrad.zeros(3, dtype=getattr(fgrad, dtype)).index_add(
+        0, fgrad.tensor([0, 2]), fgrad.ones(2, dtype=getattr(fgrad, dtype)), alpha=alpha)
+    want = torch.zeros(3, dtype=getattr(torch, dtype)).index_add(
+        0, torch.tensor([0, 2]), torch.ones(2, dtype=getattr(torch, dtype)), alpha=alpha)
+    assert got.dtype == getattr(fgrad, dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(got.numpy(), np.array(expected, dtype=dtype))
+
+
+@pytest.mark.parametrize("value", [fgrad.tensor(2 + 1j), 2 + 1j])
+def test_index_fill_of_a_complex_value_into_a_real_tensor_raises_as_torchs(value):
+    # (a complex 0-D tensor's imaginary part was dropped: [2., 0., 2.])
+    with pytest.raises(RuntimeError, match="complex Scalar"):
+        torch.zeros(3).index_fill(0, torch.tensor([0, 2]), torch.tensor(2 + 1j))
+    with pytest.raises(RuntimeError, match="complex Scalar"):
+        fgrad.zeros(3).index_fill(0, fgrad.tensor([0, 2]), value)
+    np.testing.assert_array_equal(fgrad.zeros(3, dtype=fgrad.complex128).index_fill(
+        0, fgrad.tensor([0, 2]), value).numpy(), [2 + 1j, 0, 2 + 1j])
