@@ -2317,6 +2317,8 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: int | Sequence[int] | None
     dims = tuple(range(input.ndim)) if dim is None else (wrap_dims(dim, input.ndim, "gradient"),) \
         if isinstance(dim, int) else wrap_dims(dim, input.ndim, "gradient")
     spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if input.dtype.kind in "iu" and input.numel():  # (differences are shift-invariant: NumPy's float64 cast of
+        input = input - fnp.min(input)  # the values would round those past 2**53, as [2**60, 2**60 + 3] to 0)
     out = fnp.gradient(input, *spacings, axis=dims, edge_order=edge_order)
     return tuple(_tensor(o) for o in (out if isinstance(out, tuple) else (out,)))
 

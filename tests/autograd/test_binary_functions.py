@@ -683,3 +683,19 @@ def test_negative_scalars_of_unsigned_tensors_wrap_as_torchs(value):
                                   torch.baddbmm(n, n, n, alpha=value, beta=value).numpy())
     with pytest.raises(RuntimeError, match="cannot be converted"):
         fgrad.addcmul(u, u, u, value=-256)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_gradient_of_large_integers_exact(dtype):
+    # NumPy's gradient casts integers to float64 first: past 2**53 the differences were lost ([0., 0., 0.]);
+    # the reference is torch's of the same values less 2**60 (torch's edge_order=2 edges round too)
+    values = np.array([2**60, 2**60 + 3, 2**60 + 9, 2**60 + 10], dtype=dtype)
+    small = torch.tensor((values - np.array(2**60, dtype)).astype(np.int64))
+    for edge_order in (1, 2):
+        (got,) = fgrad.gradient(fgrad.tensor(values), edge_order=edge_order)
+        (want,) = torch.gradient(small, edge_order=edge_order)
+        np.testing.assert_allclose(got.numpy(), want.numpy().astype(np.float64))
+    got = fgrad.gradient(fgrad.tensor(values.reshape(2, 2)), spacing=2.0)
+    want = torch.gradient(small.reshape(2, 2), spacing=2.0)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), w.numpy().astype(np.float64))
