@@ -22,7 +22,7 @@ from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
 from ..typing import Array, DTypeLike
 from .module import Module, Parameter
-from .parameters import on_device_of, real_only
+from .parameters import on_device_of, real_only, scalar_of_kind
 
 __all__ = [
     "CELU",
@@ -412,9 +412,7 @@ def threshold(input: TensorOrArray, threshold: float, value: float, inplace: boo
     (tensor([-3., -3.,  2.], grad_fn=<...>), tensor([0., 0., 1.]))
     """
     real_only("threshold", input)
-    kind = np.dtype(fnp.result_type(input)).kind
-    fill = bool(value) if kind == "b" else int(value) if kind in "iu" else value  # (torch casts it)
-    out = fnp.where(input > threshold, input, fill)
+    out = fnp.where(input > threshold, input, scalar_of_kind(value, fnp.result_type(input)))
     return _maybe_inplace(input, out, inplace, "threshold")
 
 

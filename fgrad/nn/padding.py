@@ -12,7 +12,7 @@ from .. import numpy as fnp
 from ..autograd.tensor import Tensor, TensorOrArray
 from ..typing import Sequence
 from .module import Module
-from .parameters import on_device_of
+from .parameters import on_device_of, scalar_of_kind
 
 __all__ = [
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -133,8 +133,8 @@ def _constant(input, shape, pads, value):
             raise RuntimeError("narrow(): length must be non-negative.")
         widths[axis] = (max(left, 0), max(right, 0))
     input = _crop(input, shape, pads)
-    kind = np.dtype(fnp.result_type(input)).kind
-    value = bool(value) if kind == "b" else int(value) if kind in "iu" else value  # (torch casts it)
+    # (torch's value is a float: -1 overflows uint8 here, where threshold's integer -1 wraps around)
+    value = scalar_of_kind(value if isinstance(value, complex) else float(value), fnp.result_type(input))
     return fnp.pad(input, widths, mode="constant", constant_values=value)
 
 

@@ -6,6 +6,7 @@ reset_parameters), and constants (masks, divisors) made on the device of the inp
 not torch's numbers, whose generator differs: tests copy parameters across.)
 """
 import math
+import numbers
 
 import numpy as np
 
@@ -16,7 +17,7 @@ from ..backend import device as to_device
 from ..ir.value import peek
 from .module import Parameter
 
-__all__ = ["filled", "kaiming_uniform", "normal", "on_device_of", "real_only"]
+__all__ = ["filled", "kaiming_uniform", "normal", "on_device_of", "real_only", "scalar_of_kind"]
 
 
 def _make(array, device, dtype):
@@ -53,3 +54,23 @@ def real_only(name, *values):
         if v is not None and getattr(v, "dtype", None) is not None and np.dtype(v.dtype).kind == "c":
             raise TypeError(f"fgrad.nn.functional.{name}: complex inputs are not supported (got dtype {v.dtype}); "
                             f"the layers of fgrad.nn take real values")
+
+
+def scalar_of_kind(value, dtype):
+    """A fill value as torch converts a Scalar argument to dtype: bool for a boolean dtype, a float
+    truncated for an integer one, and torch's error where it overflows the dtype (a float outside
+    [min, max]; an integer above max, or for an unsigned dtype below -max, which wraps around)."""
+    d = np.dtype(dtype)
+    if d.kind == "b":
+        return bool(value)
+    if d.kind not in "iu":
+        return value
+    info = np.iinfo(d)
+    if isinstance(value, numbers.Integral):
+        ok = (-int(info.max) if d.kind == "u" else int(info.min)) <= int(value) <= int(info.max)
+    else:
+        ok = bool(info.min <= float(value) <= info.max)  # (NaN fails too)
+    if not ok:
+        name = "int" if d == np.int32 else f"{d.name}_t"
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(value) % (int(info.max) + 1) if d.kind == "u" else int(value)

@@ -222,3 +222,21 @@ def test_complex_input_raises_rather_than_ordering_complex_numbers(name, args):
     x = fgrad.tensor(np.array([-4 + 5j, 1 + 0j, 2 - 1j]))
     with pytest.raises(TypeError, match="complex inputs are not supported"):
         getattr(fgrad.nn.functional, name)(x, *args)
+
+
+@pytest.mark.parametrize("dtype,value", [(np.uint8, -1), (np.uint8, -255), (np.uint8, -256), (np.uint8, 300),
+                                         (np.uint8, 255.5), (np.uint8, -0.5), (np.uint8, 2.7), (np.int8, 200.0),
+                                         (np.int32, 2 ** 31), (np.int64, float("inf"))])
+def test_threshold_value_outside_an_integer_dtype_raises_as_torch(dtype, value):
+    """threshold's value was cast with int() and wrapped around (uint8 with 300 gave 44) where torch
+    raises; an integer value down to -max still wraps for an unsigned dtype, as torch's."""
+    x = np.array([0, 5, 100], dtype=dtype)
+    try:
+        want = torch.nn.functional.threshold(torch.tensor(x), 3, value).numpy()
+    except RuntimeError as e:
+        assert "without overflow" in str(e)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            F.threshold(fgrad.tensor(x), 3, value)
+        return
+    got = F.threshold(fgrad.tensor(x), 3, value)
+    assert got.dtype == dtype and np.array_equal(got.numpy(), want)

@@ -185,3 +185,21 @@ def test_under_vmap_and_grad():
         (TF.pad(t, (2, 1, 1, 0), mode) ** 2).sum().backward()
         g = grad(lambda v, mode=mode: (F.pad(v, (2, 1, 1, 0), mode) ** 2).sum())(x)
         np.testing.assert_allclose(np.asarray(g), t.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype,value", [(np.uint8, -1), (np.uint8, 256), (np.uint8, 255.5), (np.uint8, -0.5),
+                                         (np.int8, 128), (np.int32, 2 ** 31), (np.int64, float("nan")),
+                                         (np.uint8, 255), (np.uint8, 2.7), (np.int8, -128), (np.int32, -7.9)])
+def test_a_fill_value_outside_an_integer_dtype_raises_as_torch(dtype, value):
+    """The constant was cast with int() and wrapped around (uint8 padded with -1 gave 255) where
+    torch raises its overflow error; values in range still truncate as torch's."""
+    x = np.array([[0, 5, 100]], dtype=dtype)
+    try:
+        want = TF.pad(torch.tensor(x), (1, 1), value=value).numpy()
+    except RuntimeError as e:
+        assert "without overflow" in str(e)
+        with pytest.raises(RuntimeError, match="without overflow"):
+            F.pad(to_fgrad(x, False), (1, 1), value=value)
+        return
+    got = F.pad(to_fgrad(x, False), (1, 1), value=value)
+    assert got.dtype == dtype and np.array_equal(got.numpy(), want)
