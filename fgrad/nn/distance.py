@@ -176,6 +176,8 @@ def pdist(input: TensorOrArray, p: float = 2) -> TensorOrArray:
     diff = fnp.take(input, on_device_of(input, i), axis=0) - fnp.take(input, on_device_of(input, j), axis=0)
     if p == math.inf:  # each tied largest entry gets the whole gradient (torch's pdist backward)
         a = fnp.abs(diff)
+        if 0 in diff.shape:  # no pairs (one row) or no columns: the zero distances, with no max to take
+            return fnp.sum(a, axis=-1)
         top = stop_gradient(fnp.max(a, axis=-1, keepdims=True))
         return fnp.sum(fnp.where(a == top, a - top, 0.0), axis=-1) + fnp.sum(top, axis=-1)
     return _norm(diff, p, 1, False)

@@ -221,3 +221,13 @@ def test_cosine_similarity_of_complex_input_raises_as_torch():
         TF.cosine_similarity(torch.tensor(x), torch.tensor(x))
     with pytest.raises(RuntimeError, match="common dtype is ComplexDouble"):
         F.cosine_similarity(x, x)
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (0, 3), (3, 0), (2, 0)])
+def test_pdist_inf_of_no_pairs_or_no_columns_as_torch(shape):
+    """p=inf took a max over an empty axis and raised where torch gives the empty (one row) or
+    zero (no columns) distances."""
+    x = np.ones(shape)
+    want = TF.pdist(torch.tensor(x), math.inf).numpy()
+    got = F.pdist(to_fgrad(x), math.inf)
+    assert got.shape == want.shape and np.array_equal(got.numpy(), want)
