@@ -21,6 +21,7 @@ from ..backend import device as to_device
 from ..numpy import _softmax
 from ..ops.special import erf, expit, log_expit
 from ..typing import Array, DTypeLike
+from .distance import dtype_name
 from .module import Module, Parameter
 from .parameters import on_device_of, real_only, scalar_of_kind
 
@@ -547,7 +548,10 @@ def rrelu(input: TensorOrArray, lower: float = 1.0 / 8, upper: float = 1.0 / 3, 
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slopes = _rng[0].uniform(lower, upper, tuple(input.shape)).astype(fnp.result_type(input))
+    dtype = np.dtype(fnp.result_type(input))
+    if dtype.kind != "f":  # (the slopes cast to an integer dtype would truncate to 0)
+        raise NotImplementedError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{dtype_name(dtype)}'")
+    slopes = _rng[0].uniform(lower, upper, tuple(input.shape)).astype(dtype)
     out = fnp.where(input > 0, input, input * on_device_of(input, slopes))
     return _maybe_inplace(input, out, inplace, "rrelu")
 

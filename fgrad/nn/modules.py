@@ -22,7 +22,8 @@ _T = TypeVar("_T")  # (Identity gives what it gets)
 
 
 _TORCH_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "bool": "Bool"}
+                "complex128": "ComplexDouble", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                "uint8": "Byte", "bool": "Bool"}
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

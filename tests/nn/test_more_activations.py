@@ -240,3 +240,14 @@ def test_threshold_value_outside_an_integer_dtype_raises_as_torch(dtype, value):
         return
     got = F.threshold(fgrad.tensor(x), 3, value)
     assert got.dtype == dtype and np.array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.int8])
+def test_rrelu_in_training_refuses_integer_input_as_torch(dtype):
+    """The random slopes were cast to the input's integer dtype, truncating them to 0: rrelu of
+    [-4, 2] in training gave [0, 2]. torch raises; so does fgrad now."""
+    x = np.array([-4, 2], dtype=dtype)
+    with pytest.raises(NotImplementedError, match="rrelu_with_noise_out_cpu"):
+        TF.rrelu(torch.tensor(x), training=True)
+    with pytest.raises(NotImplementedError, match="rrelu_with_noise_out_cpu\" not implemented for '"):
+        F.rrelu(fgrad.tensor(x), training=True)
