@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import numpy as fnp
 from ..autograd.tensor import Tensor, TensorOrArray
+from .distance import dtype_name
 from .module import Module
 from .parameters import on_device_of, real_only
 from .pooling import _averaging
@@ -193,10 +194,9 @@ def interpolate(input: TensorOrArray, size: int | tuple[int, ...] | None = None,
     dtype = np.dtype(input.dtype)
     nearest = mode in ("nearest", "nearest-exact")
     if dtype.kind != "f" and not (nearest and dtype == np.uint8):  # (torch's kernels: floats, and uint8 for nearest)
-        name = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
         kernel = {"area": "adaptive_avg_pool", "bicubic": "compute_indices_weights_cubic"}.get(
             mode, f"compute_indices_weights_{'nearest' if nearest else 'linear'}")
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name.get(dtype.name, dtype.name)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtype_name(dtype)}'")
     x = input
     for k, (n, o, s) in enumerate(zip(input.shape[2:], out, scales)):
         axis = 2 + k
